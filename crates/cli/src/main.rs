@@ -1,0 +1,20 @@
+//! `fastaudit`: command line wiring of the fastaudit crates.
+
+mod cli;
+mod rules_cmd;
+
+use clap::Parser;
+
+fn main() -> std::process::ExitCode {
+    let args = cli::Cli::parse();
+    let result = match args.command {
+        cli::Command::Rules(cmd) => rules_cmd::run(cmd),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("fastaudit: {e:#}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,44 @@
+//! `fastaudit rules list|check`.
+
+use crate::cli::{RulesArgs, RulesCommand};
+use anyhow::{Context, Result};
+use fastaudit_rules::{RuleSet, SystemHost};
+use std::io::Write;
+use std::process::ExitCode;
+
+/// Load the rules; print the listing (`list`) or nothing (`check`).
+pub fn run(cmd: RulesCommand) -> Result<ExitCode> {
+    let (args, list) = match cmd {
+        RulesCommand::List(a) => (a, true),
+        RulesCommand::Check(a) => (a, false),
+    };
+    let host = SystemHost;
+    let set = match RuleSet::load(&args.paths, &host) {
+        Ok(set) => set,
+        Err(errors) => {
+            for e in &errors.0 {
+                eprintln!("{e}");
+            }
+            return Ok(ExitCode::from(1));
+        }
+    };
+    for (origin, w) in &set.warnings {
+        eprintln!("{origin}: warning: {w}");
+    }
+    if list {
+        print(&set, &args, &host).context("writing the listing")?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print(set: &RuleSet, args: &RulesArgs, host: &SystemHost) -> std::io::Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    if args.settings {
+        for (_, s) in &set.settings {
+            writeln!(out, "{s}")?;
+        }
+    }
+    set.write_listing(&mut out, host)?;
+    out.flush()
+}

@@ -1,0 +1,254 @@
+//! Shared pieces of the integration tests: the real `fastaudit` binary and
+//! the real kernel audit (through auditctl) as the oracle.
+#![allow(dead_code)]
+
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Mutex, MutexGuard};
+
+/// Run the fastaudit binary.
+pub fn fastaudit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fastaudit"))
+        .args(args)
+        .output()
+        .expect("run fastaudit")
+}
+
+/// The shared test material (`../shared/corpus`) beside the checkout.
+pub fn corpus() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/rules");
+    root.canonicalize().unwrap_or(root)
+}
+
+/// Every rules file of the shared corpus.
+pub fn corpus_files() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for dir in ["audit-userspace", "community"] {
+        let mut v: Vec<_> = std::fs::read_dir(corpus().join(dir))
+            .expect("shared corpus present beside the checkout")
+            .map(|e| e.expect("dir entry").path())
+            .filter(|p| p.extension().is_some_and(|e| e == "rules"))
+            .collect();
+        v.sort();
+        files.extend(v);
+    }
+    files
+}
+
+/// Holds the kernel audit for one test at a time (across test binaries, by
+/// flock) and restores it on drop: no rules, audit disabled, `-a never,task`.
+pub struct KernelAudit {
+    _thread: MutexGuard<'static, ()>,
+    _file: nix::fcntl::Flock<File>,
+}
+
+static THREAD_LOCK: Mutex<()> = Mutex::new(());
+
+impl KernelAudit {
+    /// Take the lock and start from a clean kernel rule list.
+    pub fn acquire() -> KernelAudit {
+        let guard = THREAD_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let file = File::create("/tmp/fastaudit-kernel-audit.lock").expect("lock file");
+        let file = nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusive)
+            .map_err(|(_, e)| e)
+            .expect("flock");
+        auditctl(&["-D"]);
+        KernelAudit {
+            _thread: guard,
+            _file: file,
+        }
+    }
+
+    /// Load `lines` one at a time, as separate `auditctl -R` runs; returns
+    /// which were accepted and the final `auditctl -l`. Lines that are not
+    /// safe to send (control lines) are not sent and count as `None`.
+    pub fn load_lines(&self, lines: &[Vec<u8>]) -> (Vec<Option<bool>>, String) {
+        auditctl(&["-D"]);
+        let tmp =
+            std::env::temp_dir().join(format!("fastaudit-oracle-{}.rules", std::process::id()));
+        let mut verdicts = Vec::new();
+        for line in lines {
+            if !safe_to_send(line) {
+                verdicts.push(None);
+                continue;
+            }
+            let mut f = File::create(&tmp).expect("temp rules file");
+            f.write_all(line)
+                .and_then(|_| f.write_all(b"\n"))
+                .expect("write temp rules");
+            drop(f);
+            let ok = Command::new("auditctl")
+                .arg("-R")
+                .arg(&tmp)
+                .output()
+                .expect("run auditctl")
+                .status
+                .success();
+            verdicts.push(Some(ok));
+        }
+        let _ = std::fs::remove_file(&tmp);
+        let listing = auditctl(&["-l"]);
+        auditctl(&["-D"]);
+        (
+            verdicts,
+            String::from_utf8_lossy(&listing.stdout).into_owned(),
+        )
+    }
+}
+
+impl Drop for KernelAudit {
+    fn drop(&mut self) {
+        restore_kernel();
+    }
+}
+
+/// Leave the kernel as the project promises: no rules, audit off, never,task.
+pub fn restore_kernel() {
+    auditctl(&["-D"]);
+    auditctl(&["-e", "0"]);
+    auditctl(&["-a", "never,task"]);
+}
+
+/// Run auditctl with arguments.
+pub fn auditctl(args: &[&str]) -> Output {
+    Command::new("auditctl")
+        .args(args)
+        .output()
+        .expect("auditctl installed (apt-get install auditd)")
+}
+
+/// Whether a line only adds or deletes rules, so the kernel may see it. Any
+/// control option (-e above all: `-e 2` locks audit until reboot) makes it
+/// unsafe. Short options are scanned the way getopt clusters them.
+pub fn safe_to_send(line: &[u8]) -> bool {
+    const CONTROL: &[u8] = b"ebfrmtqslvichRU";
+    const TAKES_VALUE: &[u8] = b"CefrbaAdSFmRwWkpqU";
+    let words: Vec<&[u8]> = line
+        .split(|&b| b == b' ')
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.first().is_some_and(|w| w.starts_with(b"#")) {
+        return true;
+    }
+    let mut skip_next = false;
+    for w in words {
+        if skip_next {
+            skip_next = false;
+            continue;
+        }
+        if w.starts_with(b"--") {
+            return false;
+        }
+        if w.len() < 2 || w[0] != b'-' {
+            continue;
+        }
+        for (i, c) in w[1..].iter().enumerate() {
+            if CONTROL.contains(c) || !c.is_ascii_alphabetic() {
+                return false;
+            }
+            if TAKES_VALUE.contains(c) {
+                skip_next = i + 2 == w.len();
+                break;
+            }
+        }
+    }
+    true
+}
+
+/// Raw lines of a file (split on newlines, as written).
+pub fn raw_lines(path: &Path) -> Vec<Vec<u8>> {
+    let data = std::fs::read(path).expect("read rules file");
+    let mut lines: Vec<Vec<u8>> = data.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
+    if data.ends_with(b"\n") {
+        lines.pop();
+    }
+    lines
+}
+
+/// Compare one set of lines against the kernel: the refused lines must be
+/// the same, and the listing of the accepted lines must be identical.
+/// Returns a description of every difference.
+pub fn differential(ka: &KernelAudit, name: &str, lines: &[Vec<u8>]) -> Vec<String> {
+    let (verdicts, kernel_listing) = ka.load_lines(lines);
+    let dir = tempdir();
+    let file = dir.join(format!("{}.rules", name.replace('/', "_")));
+    std::fs::write(&file, lines.join(&b"\n"[..])).expect("write rules");
+    let check = fastaudit(&["rules", "check", file.to_str().expect("utf8 path")]);
+    let stderr = String::from_utf8_lossy(&check.stderr).into_owned();
+    let prefix = format!("{}:", file.display());
+    let refused: std::collections::BTreeSet<usize> = stderr
+        .lines()
+        .filter(|l| !l.contains(": warning: "))
+        .filter_map(|l| l.strip_prefix(&prefix)?.split(':').next()?.parse().ok())
+        .collect();
+    let mut diffs = Vec::new();
+    for (i, v) in verdicts.iter().enumerate() {
+        let fa_ok = !refused.contains(&(i + 1));
+        let line = String::from_utf8_lossy(&lines[i]);
+        match v {
+            Some(k) if *k != fa_ok => diffs.push(format!(
+                "{name}:{}: kernel {} but fastaudit {}: {line}",
+                i + 1,
+                if *k { "accepts" } else { "refuses" },
+                if fa_ok { "accepts" } else { "refuses" }
+            )),
+            None if !fa_ok => diffs.push(format!(
+                "{name}:{}: control line refused by fastaudit: {line}",
+                i + 1
+            )),
+            _ => {}
+        }
+    }
+    if !refused.is_empty() && check.status.success() {
+        diffs.push(format!("{name}: errors printed but exit status 0"));
+    }
+    // Keep only what the kernel accepted (blank the rest, keeping line numbers).
+    let kept: Vec<Vec<u8>> = lines
+        .iter()
+        .zip(&verdicts)
+        .map(|(l, v)| {
+            if *v == Some(false) {
+                Vec::new()
+            } else {
+                l.clone()
+            }
+        })
+        .collect();
+    std::fs::write(&file, kept.join(&b"\n"[..])).expect("write rules");
+    let list = fastaudit(&["rules", "list", file.to_str().expect("utf8 path")]);
+    let ours = String::from_utf8_lossy(&list.stdout).into_owned();
+    if ours != kernel_listing {
+        let k: Vec<&str> = kernel_listing.lines().collect();
+        let o: Vec<&str> = ours.lines().collect();
+        for i in 0..k.len().max(o.len()) {
+            if k.get(i) != o.get(i) {
+                diffs.push(format!(
+                    "{name}: listing line {}:\n  auditctl -l: {}\n  fastaudit:   {}",
+                    i + 1,
+                    k.get(i).unwrap_or(&"<none>"),
+                    o.get(i).unwrap_or(&"<none>")
+                ));
+                break;
+            }
+        }
+        if !list.status.success() {
+            diffs.push(format!(
+                "{name}: fastaudit list failed: {}",
+                String::from_utf8_lossy(&list.stderr)
+            ));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    diffs
+}
+
+/// A fresh private temporary directory.
+pub fn tempdir() -> PathBuf {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let d = std::env::temp_dir().join(format!("fastaudit-test-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}

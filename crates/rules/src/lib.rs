@@ -1,0 +1,24 @@
+//! The auditctl rule language: read rules files the way `auditctl -R` and
+//! augenrules do, refuse what auditctl or the kernel would refuse, and list
+//! the result exactly as `auditctl -l` prints it.
+//!
+//! Data flows `lexer` (lines and words) → `getopt` (options) → `parse`
+//! (one request per line, auditctl's checks) → `ruleset` (the kernel's
+//! checks, duplicate and delete semantics, list order) → `listing`.
+
+pub mod abi;
+pub mod cnum;
+pub mod getopt;
+pub mod host;
+pub mod lexer;
+pub mod listing;
+pub mod parse;
+pub mod rule;
+pub mod ruleset;
+pub mod settings;
+pub mod tables;
+
+pub use host::{Host, SystemHost};
+pub use rule::{Field, Rule};
+pub use ruleset::{LineError, LoadErrors, Loaded, Origin, RuleSet};
+pub use settings::Setting;

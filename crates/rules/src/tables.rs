@@ -1,0 +1,434 @@
+//! Name tables of the rule language: fields, machines, syscalls, errnos,
+//! message types, file types, file systems, io_uring operations.
+//!
+//! The large tables (syscalls per machine, errnos, message types) are data
+//! files generated from the oracle's libaudit by `tools/gen-tables.py`; the
+//! small ones are declared here. Every lookup folds ASCII case the way
+//! libaudit's generated tables do.
+
+use crate::abi::{arch, field};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// Field names in libaudit's order; the first name of a number is the one listed.
+pub const FIELDS: &[(&str, u32)] = &[
+    ("pid", field::PID),
+    ("uid", field::UID),
+    ("euid", field::EUID),
+    ("suid", field::SUID),
+    ("fsuid", field::FSUID),
+    ("gid", field::GID),
+    ("egid", field::EGID),
+    ("sgid", field::SGID),
+    ("fsgid", field::FSGID),
+    ("auid", field::LOGINUID),
+    ("loginuid", field::LOGINUID),
+    ("pers", field::PERS),
+    ("arch", field::ARCH),
+    ("msgtype", field::MSGTYPE),
+    ("subj_user", field::SUBJ_USER),
+    ("subj_role", field::SUBJ_ROLE),
+    ("subj_type", field::SUBJ_TYPE),
+    ("subj_sen", field::SUBJ_SEN),
+    ("subj_clr", field::SUBJ_CLR),
+    ("ppid", field::PPID),
+    ("obj_user", field::OBJ_USER),
+    ("obj_role", field::OBJ_ROLE),
+    ("obj_type", field::OBJ_TYPE),
+    ("obj_lev_low", field::OBJ_LEV_LOW),
+    ("obj_lev_high", field::OBJ_LEV_HIGH),
+    ("sessionid", field::SESSIONID),
+    ("devmajor", field::DEVMAJOR),
+    ("devminor", field::DEVMINOR),
+    ("inode", field::INODE),
+    ("exit", field::EXIT),
+    ("success", field::SUCCESS),
+    ("path", field::WATCH),
+    ("perm", field::PERM),
+    ("dir", field::DIR),
+    ("filetype", field::FILETYPE),
+    ("fstype", field::FSTYPE),
+    ("obj_uid", field::OBJ_UID),
+    ("obj_gid", field::OBJ_GID),
+    ("field_compare", field::FIELD_COMPARE),
+    ("a0", field::ARG0),
+    ("a1", field::ARG1),
+    ("a2", field::ARG2),
+    ("a3", field::ARG3),
+    ("key", field::FILTERKEY),
+    ("exe", field::EXE),
+    ("saddr_fam", field::SADDR_FAM),
+];
+
+/// A machine type auditctl knows, each with its syscall table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Machine {
+    X86,
+    X86_64,
+    Ppc64,
+    Ppc,
+    S390x,
+    S390,
+    Arm,
+    Aarch64,
+    Ppc64le,
+}
+
+/// Machine names (`uname -m` spellings) accepted by `-F arch=`.
+const MACHINE_NAMES: &[(&str, Machine)] = &[
+    ("i386", Machine::X86),
+    ("i486", Machine::X86),
+    ("i586", Machine::X86),
+    ("i686", Machine::X86),
+    ("x86_64", Machine::X86_64),
+    ("ppc64", Machine::Ppc64),
+    ("ppc64le", Machine::Ppc64le),
+    ("ppc", Machine::Ppc),
+    ("s390x", Machine::S390x),
+    ("s390", Machine::S390),
+    ("armeb", Machine::Arm),
+    ("arm", Machine::Arm),
+    ("armv5tejl", Machine::Arm),
+    ("armv5tel", Machine::Arm),
+    ("armv6l", Machine::Arm),
+    ("armv7l", Machine::Arm),
+    ("aarch64", Machine::Aarch64),
+    ("armv8l", Machine::Aarch64),
+];
+
+/// Machine to `AUDIT_ARCH_*`, in libaudit's order (the first match of an ELF value wins).
+const MACHINE_ELF: &[(Machine, u32)] = &[
+    (Machine::X86, arch::I386),
+    (Machine::X86_64, arch::X86_64),
+    (Machine::Ppc64, arch::PPC64),
+    (Machine::Ppc64le, arch::PPC64LE),
+    (Machine::Ppc, arch::PPC),
+    (Machine::S390x, arch::S390X),
+    (Machine::S390, arch::S390),
+    (Machine::Arm, arch::ARM),
+    (Machine::Aarch64, arch::AARCH64),
+];
+
+impl Machine {
+    /// Machine named by a `uname -m` style string (case-insensitive).
+    pub fn from_name(name: &[u8]) -> Option<Machine> {
+        let lower = name.to_ascii_lowercase();
+        MACHINE_NAMES
+            .iter()
+            .find(|(n, _)| n.as_bytes() == lower.as_slice())
+            .map(|(_, m)| *m)
+    }
+
+    /// Canonical name (the first of its spellings).
+    pub fn name(self) -> &'static str {
+        MACHINE_NAMES
+            .iter()
+            .find(|(_, m)| *m == self)
+            .map(|(n, _)| *n)
+            .unwrap_or("unknown")
+    }
+
+    /// The `AUDIT_ARCH_*` value of this machine.
+    pub fn elf(self) -> u32 {
+        MACHINE_ELF
+            .iter()
+            .find(|(m, _)| *m == self)
+            .map(|(_, e)| *e)
+            .unwrap_or(0)
+    }
+
+    /// The machine an `AUDIT_ARCH_*` value stands for.
+    pub fn from_elf(elf: u32) -> Option<Machine> {
+        MACHINE_ELF.iter().find(|(_, e)| *e == elf).map(|(m, _)| *m)
+    }
+
+    /// Whether this machine is 64-bit (`b64` in listings).
+    pub fn is_64bit(self) -> bool {
+        self.elf() & arch::BIT64 != 0
+    }
+
+    fn syscall_data(self) -> &'static str {
+        match self {
+            Machine::X86 => include_str!("../data/syscalls-i386.tsv"),
+            Machine::X86_64 => include_str!("../data/syscalls-x86_64.tsv"),
+            Machine::Ppc | Machine::Ppc64 | Machine::Ppc64le => {
+                include_str!("../data/syscalls-ppc.tsv")
+            }
+            Machine::S390x => include_str!("../data/syscalls-s390x.tsv"),
+            Machine::S390 => include_str!("../data/syscalls-s390.tsv"),
+            Machine::Arm => include_str!("../data/syscalls-arm.tsv"),
+            Machine::Aarch64 => include_str!("../data/syscalls-aarch64.tsv"),
+        }
+    }
+
+    /// Syscall number of a name on this machine (case-insensitive).
+    pub fn syscall_number(self, name: &[u8]) -> Option<u32> {
+        syscalls(self).lookup(&name.to_ascii_lowercase())
+    }
+
+    /// Syscall name of a number on this machine.
+    pub fn syscall_name(self, nr: u32) -> Option<&'static str> {
+        syscalls(self).name(nr)
+    }
+}
+
+/// A bidirectional name/number table read from a generated data file.
+#[derive(Debug, Default)]
+pub struct NameTable {
+    by_name: HashMap<&'static str, u32>,
+    by_number: HashMap<u32, &'static str>,
+}
+
+impl NameTable {
+    /// Parse `number<TAB>name` lines; `#` lines are comments. The first name
+    /// given for a number is the one `name()` returns.
+    fn parse(data: &'static str) -> NameTable {
+        let mut t = NameTable::default();
+        for line in data
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+        {
+            let mut parts = line.splitn(2, '\t');
+            let (Some(nr), Some(name)) = (parts.next(), parts.next()) else {
+                continue;
+            };
+            let Ok(nr) = nr.parse::<u32>() else { continue };
+            t.by_name.entry(name).or_insert(nr);
+            t.by_number.entry(nr).or_insert(name);
+        }
+        t
+    }
+
+    /// Number of an exact name.
+    pub fn lookup(&self, name: &[u8]) -> Option<u32> {
+        std::str::from_utf8(name)
+            .ok()
+            .and_then(|n| self.by_name.get(n).copied())
+    }
+
+    /// Canonical name of a number.
+    pub fn name(&self, nr: u32) -> Option<&'static str> {
+        self.by_number.get(&nr).copied()
+    }
+
+    /// Every (number, canonical name) pair, by number.
+    pub fn entries(&self) -> Vec<(u32, &'static str)> {
+        let mut v: Vec<_> = self.by_number.iter().map(|(n, s)| (*n, *s)).collect();
+        v.sort();
+        v
+    }
+}
+
+fn syscalls(m: Machine) -> &'static NameTable {
+    static TABLES: OnceLock<HashMap<&'static str, NameTable>> = OnceLock::new();
+    let all = TABLES.get_or_init(|| {
+        [
+            Machine::X86,
+            Machine::X86_64,
+            Machine::Ppc,
+            Machine::S390x,
+            Machine::S390,
+            Machine::Arm,
+            Machine::Aarch64,
+        ]
+        .into_iter()
+        .map(|m| (m.syscall_data(), NameTable::parse(m.syscall_data())))
+        .collect()
+    });
+    &all[m.syscall_data()]
+}
+
+/// Errno names (`EPERM` ...), upper case in the table.
+pub fn errnos() -> &'static NameTable {
+    static T: OnceLock<NameTable> = OnceLock::new();
+    T.get_or_init(|| NameTable::parse(include_str!("../data/errno.tsv")))
+}
+
+/// Audit record type names (`SYSCALL`, `USER_LOGIN` ...), upper case in the table.
+pub fn msgtypes() -> &'static NameTable {
+    static T: OnceLock<NameTable> = OnceLock::new();
+    T.get_or_init(|| NameTable::parse(include_str!("../data/msgtype.tsv")))
+}
+
+/// io_uring operations of kernel 6.18, named as io_uring names them (lower case).
+pub const URING_OPS: &[&str] = &[
+    "nop",
+    "readv",
+    "writev",
+    "fsync",
+    "read_fixed",
+    "write_fixed",
+    "poll_add",
+    "poll_remove",
+    "sync_file_range",
+    "sendmsg",
+    "recvmsg",
+    "timeout",
+    "timeout_remove",
+    "accept",
+    "async_cancel",
+    "link_timeout",
+    "connect",
+    "fallocate",
+    "openat",
+    "close",
+    "files_update",
+    "statx",
+    "read",
+    "write",
+    "fadvise",
+    "madvise",
+    "send",
+    "recv",
+    "openat2",
+    "epoll_ctl",
+    "splice",
+    "provide_buffers",
+    "remove_buffers",
+    "tee",
+    "shutdown",
+    "renameat",
+    "unlinkat",
+    "mkdirat",
+    "symlinkat",
+    "linkat",
+    "msg_ring",
+    "fsetxattr",
+    "setxattr",
+    "fgetxattr",
+    "getxattr",
+    "socket",
+    "uring_cmd",
+    "send_zc",
+    "sendmsg_zc",
+    "read_multishot",
+    "waitid",
+    "futex_wait",
+    "futex_wake",
+    "futex_waitv",
+    "fixed_fd_install",
+    "ftruncate",
+    "bind",
+    "listen",
+    "recv_zc",
+    "epoll_wait",
+    "readv_fixed",
+    "writev_fixed",
+    "pipe",
+];
+
+/// io_uring operation number of a name (case-insensitive).
+pub fn uring_op_number(name: &[u8]) -> Option<u32> {
+    let lower = name.to_ascii_lowercase();
+    URING_OPS
+        .iter()
+        .position(|n| n.as_bytes() == lower.as_slice())
+        .map(|i| i as u32)
+}
+
+/// File type names of `-F filetype=` and their `S_IF*` values.
+pub const FILETYPES: &[(&str, u32)] = &[
+    ("socket", 0o140000),
+    ("link", 0o120000),
+    ("file", 0o100000),
+    ("block", 0o060000),
+    ("dir", 0o040000),
+    ("character", 0o020000),
+    ("fifo", 0o010000),
+];
+
+/// File system names of `-F fstype=` and their magic numbers.
+pub const FSTYPES: &[(&str, u32)] = &[("tracefs", 0x7472_6163), ("debugfs", 0x6462_6720)];
+
+/// Look a lower-case name up in a small declared table, folding case.
+pub fn lookup_lower(table: &[(&'static str, u32)], name: &[u8]) -> Option<u32> {
+    let lower = name.to_ascii_lowercase();
+    table
+        .iter()
+        .find(|(n, _)| n.as_bytes() == lower.as_slice())
+        .map(|(_, v)| *v)
+}
+
+/// Name of a value in a small declared table.
+pub fn name_of(table: &[(&'static str, u32)], value: u32) -> Option<&'static str> {
+    table.iter().find(|(_, v)| *v == value).map(|(n, _)| *n)
+}
+
+/// Field number of a field name (case-insensitive).
+pub fn field_number(name: &[u8]) -> Option<u32> {
+    lookup_lower(FIELDS, name)
+}
+
+/// Listed name of a field number.
+pub fn field_name(nr: u32) -> Option<&'static str> {
+    name_of(FIELDS, nr)
+}
+
+/// `-C` comparisons: the two fields and the `AUDIT_COMPARE_*` value, in the
+/// order auditctl lists them.
+pub const COMPARISONS: &[(u32, u32, u32)] = &[
+    (field::UID, field::OBJ_UID, 1),
+    (field::GID, field::OBJ_GID, 2),
+    (field::EUID, field::OBJ_UID, 3),
+    (field::EGID, field::OBJ_GID, 4),
+    (field::LOGINUID, field::OBJ_UID, 5),
+    (field::SUID, field::OBJ_UID, 6),
+    (field::SGID, field::OBJ_GID, 7),
+    (field::FSUID, field::OBJ_UID, 8),
+    (field::FSGID, field::OBJ_GID, 9),
+    (field::UID, field::LOGINUID, 10),
+    (field::UID, field::EUID, 11),
+    (field::UID, field::FSUID, 12),
+    (field::UID, field::SUID, 13),
+    (field::LOGINUID, field::FSUID, 14),
+    (field::LOGINUID, field::SUID, 15),
+    (field::LOGINUID, field::EUID, 16),
+    (field::EUID, field::SUID, 17),
+    (field::EUID, field::FSUID, 18),
+    (field::SUID, field::FSUID, 19),
+    (field::GID, field::EGID, 20),
+    (field::GID, field::FSGID, 21),
+    (field::GID, field::SGID, 22),
+    (field::EGID, field::FSGID, 23),
+    (field::EGID, field::SGID, 24),
+    (field::SGID, field::FSGID, 25),
+];
+
+/// The `AUDIT_COMPARE_*` value for two fields, in either order.
+pub fn comparison(a: u32, b: u32) -> Option<u32> {
+    COMPARISONS
+        .iter()
+        .find(|(x, y, _)| (*x == a && *y == b) || (*x == b && *y == a))
+        .map(|(_, _, v)| *v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn syscall_tables_resolve_both_ways() {
+        assert_eq!(Machine::X86_64.syscall_number(b"OPENAT"), Some(257));
+        assert_eq!(Machine::X86.syscall_number(b"open"), Some(5));
+        assert_eq!(Machine::X86_64.syscall_name(90), Some("chmod"));
+        assert_eq!(Machine::X86_64.syscall_number(b"fchmodat2"), None);
+        assert_eq!(Machine::Aarch64.syscall_number(b"openat"), Some(56));
+    }
+
+    #[test]
+    fn errno_aliases_list_as_their_first_name() {
+        assert_eq!(errnos().lookup(b"EWOULDBLOCK"), Some(11));
+        assert_eq!(errnos().name(11), Some("EAGAIN"));
+    }
+
+    #[test]
+    fn machines_map_to_elf() {
+        assert_eq!(
+            Machine::from_name(b"X86_64").map(Machine::elf),
+            Some(arch::X86_64)
+        );
+        assert_eq!(Machine::from_elf(arch::I386), Some(Machine::X86));
+        assert_eq!(field_name(field::LOGINUID), Some("auid"));
+        assert_eq!(comparison(field::EUID, field::LOGINUID), Some(16));
+    }
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Set up a Debian machine for fastaudit: build tools, BPF toolchain, the
+# kernel audit userspace (the test oracle), then build fastaudit.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ "$(id -u)" != 0 ]; then echo "setup.sh: run as root (it installs packages)" >&2; exit 1; fi
+export DEBIAN_FRONTEND=noninteractive
+pkgs=(build-essential pkg-config clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool auditd binutils python3)
+missing=()
+for p in "${pkgs[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  apt-get update -qq
+  apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+if ! command -v cargo >/dev/null 2>&1; then
+  apt-get install -y -qq cargo >/dev/null
+fi
+# The package may start auditd (and load its rules) where an init system runs;
+# fastaudit's tests own the kernel audit state, so leave it clean.
+if command -v systemctl >/dev/null 2>&1 && systemctl is-active -q auditd 2>/dev/null; then
+  systemctl stop auditd || true
+fi
+pkill -x auditd 2>/dev/null || true
+auditctl -D >/dev/null 2>&1 || true
+auditctl -e 0 >/dev/null 2>&1 || true
+auditctl -a never,task >/dev/null 2>&1 || true
+cargo build --release --locked 2>&1 | tail -n 3
