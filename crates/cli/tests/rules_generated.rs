@@ -193,6 +193,188 @@ fn field() -> impl Strategy<Value = String> {
     ]
 }
 
+/// Fields with values of their own type, so most generated rules are accepted.
+const TYPED: &[(&str, &[&str])] = &[
+    (
+        "uid",
+        &[
+            "0", "1000", "root", "daemon", "unset", "-1", "0x10", "65534",
+        ],
+    ),
+    ("euid", &["0", "1000", "root"]),
+    ("suid", &["0", "42"]),
+    ("fsuid", &["0", "7"]),
+    ("auid", &["0", "1000", "unset", "-1", "4294967295", "500"]),
+    ("loginuid", &["1000", "unset"]),
+    ("gid", &["0", "root", "daemon", "100"]),
+    ("egid", &["0", "10"]),
+    ("sgid", &["5"]),
+    ("fsgid", &["6"]),
+    ("obj_uid", &["0", "root"]),
+    ("obj_gid", &["0", "root"]),
+    ("pid", &["1", "1234"]),
+    ("ppid", &["1", "99"]),
+    ("pers", &["0", "8"]),
+    ("sessionid", &["1", "unset", "-1", "x"]),
+    (
+        "exit",
+        &[
+            "0",
+            "-1",
+            "-EPERM",
+            "-EACCES",
+            "EPERM",
+            "-ENOENT",
+            "-EWOULDBLOCK",
+            "13",
+            "-13",
+            "-200",
+        ],
+    ),
+    ("success", &["0", "1", "2"]),
+    (
+        "a0",
+        &["0", "1", "0x10", "-1", "4294967295", "0777", "99999999999"],
+    ),
+    ("a1", &["0", "0x1f"]),
+    ("a2", &["0100", "03"]),
+    ("a3", &["8"]),
+    ("inode", &["1234", "4294967295"]),
+    ("devmajor", &["8"]),
+    ("devminor", &["1"]),
+    (
+        "filetype",
+        &[
+            "file",
+            "dir",
+            "socket",
+            "link",
+            "block",
+            "character",
+            "fifo",
+            "FILE",
+        ],
+    ),
+    ("path", &["/etc/passwd", "/etc/hosts", "/tmp/nothing-here"]),
+    ("dir", &["/etc", "/etc/", "/tmp"]),
+    ("perm", &["r", "w", "x", "a", "rwxa", "wa"]),
+    ("exe", &["/usr/bin/ls", "/bin/sh", "/usr/bin/nothing-here"]),
+    ("subj_type", &["unconfined_t", "crond_t"]),
+    ("subj_user", &["system_u"]),
+    ("subj_sen", &["s0"]),
+    ("obj_type", &["etc_t"]),
+    ("obj_lev_high", &["s0:c0.c1023"]),
+    ("saddr_fam", &["2", "10", "45"]),
+    ("key", &["k1", "identity", "a-b_c"]),
+];
+
+fn typed_field() -> impl Strategy<Value = String> {
+    (
+        prop::sample::select(TYPED),
+        pick(&["=", "=", "=", "!=", ">=", "<=", "<", ">", "&", "&="]),
+        any::<prop::sample::Index>(),
+    )
+        .prop_map(|((f, vals), o, i)| format!("-F {f}{o}{}", i.get(vals)))
+}
+
+fn typed_line() -> impl Strategy<Value = String> {
+    (
+        pick(&[
+            "-a always,exit",
+            "-a never,exit",
+            "-A always,exit",
+            "-a exit,always",
+            "-d always,exit",
+        ]),
+        pick(&["-F arch=b64", "-F arch=b32", "-F arch=b64", ""]),
+        prop::collection::vec(
+            pick(&[
+                "open",
+                "openat",
+                "chmod,fchmod",
+                "execve",
+                "all",
+                "2",
+                "5",
+                "rename",
+                "mount",
+                "socketcall",
+                "ipc",
+                "999",
+            ]),
+            0..3,
+        ),
+        prop::collection::vec(
+            prop_oneof![8 => typed_field(), 1 => pick(CMPS).prop_map(|c| format!("-C {c}"))],
+            0..4,
+        ),
+        prop::collection::vec(pick(&["k1", "k2", "longer-key"]), 0..3),
+    )
+        .prop_map(|(l, a, s, f, k)| {
+            let mut parts = vec![l.to_string(), a.to_string()];
+            parts.extend(s.iter().map(|s| format!("-S {s}")));
+            parts.extend(f);
+            parts.extend(k.iter().map(|k| format!("-k {k}")));
+            parts
+                .into_iter()
+                .filter(|p| !p.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+}
+
+fn other_list_line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        (
+            pick(&[
+                "-a always,user",
+                "-a never,user",
+                "-a always,exclude",
+                "-a never,exclude"
+            ]),
+            prop::collection::vec(
+                prop_oneof![
+                    (
+                        pick(&["msgtype"]),
+                        pick(&["=", "!=", "<", ">="]),
+                        pick(&[
+                            "USER_LOGIN",
+                            "SYSCALL",
+                            "1100",
+                            "CWD",
+                            "UNKNOWN[1999]",
+                            "PATH"
+                        ])
+                    )
+                        .prop_map(|(f, o, v)| format!("-F {f}{o}{v}")),
+                    (
+                        pick(&["uid", "gid", "pid", "auid", "subj_type", "exe"]),
+                        pick(&["=", "!="]),
+                        pick(&["0", "root", "/usr/bin/ls", "1"])
+                    )
+                        .prop_map(|(f, o, v)| format!("-F {f}{o}{v}")),
+                ],
+                1..3
+            )
+        )
+            .prop_map(|(l, f)| format!("{l} {}", f.join(" "))),
+        (
+            pick(&["-a always,filesystem", "-a never,filesystem"]),
+            pick(&["tracefs", "debugfs", "61267", "0x9fa0"]),
+            prop::option::of(pick(&["k1", "fs"]))
+        )
+            .prop_map(|(l, t, k)| format!(
+                "{l} -F fstype={t}{}",
+                k.map(|k| format!(" -k {k}")).unwrap_or_default()
+            )),
+        (
+            pick(&["-a never,task", "-a always,task"]),
+            prop::collection::vec(typed_field(), 0..2)
+        )
+            .prop_map(|(l, f)| format!("{l} {}", f.join(" "))),
+    ]
+}
+
 fn line() -> impl Strategy<Value = String> {
     let rule = (
         pick(LISTS),
@@ -225,7 +407,13 @@ fn line() -> impl Strategy<Value = String> {
         prop::collection::vec(field(), 0..3),
     )
         .prop_map(|(w, p, f)| format!("{w} {p} {}", f.join(" ")));
-    prop_oneof![8 => rule, 2 => watch, 1 => Just("-D".to_string()), 1 => pick(VALUES).prop_map(|k| format!("-D -k {k}"))]
+    prop_oneof![
+        6 => rule,
+        12 => typed_line(),
+        3 => other_list_line(),
+        2 => watch,
+        1 => pick(&["k1", "k2", "ident"]).prop_map(|k| format!("-D -k {k}")),
+    ]
 }
 
 fn generated(seed_name: &str, count: usize) -> Vec<Vec<u8>> {
@@ -272,4 +460,21 @@ fn generated_rules_match_auditctl_batch_a() {
 #[test]
 fn generated_rules_match_auditctl_batch_b() {
     run("fastaudit-generated-b", 400);
+}
+
+#[test]
+fn generated_rules_match_auditctl_batch_c() {
+    run("fastaudit-generated-c", 600);
+}
+
+/// Deeper local runs: `FASTAUDIT_SEEDS=20 cargo test --test rules_generated extra`.
+#[test]
+fn generated_rules_match_auditctl_extra_seeds() {
+    let n: usize = std::env::var("FASTAUDIT_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    for i in 0..n {
+        run(&format!("fastaudit-extra-{i}"), 500);
+    }
 }

@@ -344,6 +344,14 @@ impl State<'_> {
                     return Ok(Flow::Continue(0));
                 }
                 self.fieldpair(&arg, flags)?;
+                if self
+                    .rule
+                    .fields
+                    .last()
+                    .is_some_and(|f| f.field == field::PERM)
+                {
+                    self.perm_added = true;
+                }
                 Ok(Flow::Continue(0))
             }
             b'C' => {

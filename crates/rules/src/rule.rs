@@ -71,6 +71,23 @@ impl Rule {
             .all(|&w| w == u32::MAX)
     }
 
+    /// The kernel's syscall-class expansion: the top 16 bitmap bits name
+    /// classes (dir-write, chattr, read, write, signal, native and 32-bit);
+    /// a set class bit is replaced by the class's syscalls.
+    pub fn expand_syscall_classes(&mut self) {
+        let classes = crate::tables::syscall_classes();
+        for (class, nrs) in classes.iter().enumerate() {
+            let bit = (abi::BITMASK_WORDS * 32 - 1 - class) as u32;
+            if !self.has_syscall(bit) {
+                continue;
+            }
+            self.mask[(bit / 32) as usize] &= !(1 << (bit % 32));
+            for &nr in nrs {
+                self.add_syscall(nr as u64);
+            }
+        }
+    }
+
     /// The filter key(s) of the rule, joined by `\x01` as the kernel keeps them.
     pub fn key(&self) -> Option<&[u8]> {
         self.fields

@@ -93,7 +93,8 @@ impl RuleSet {
         host: &dyn Host,
     ) -> Result<(), KernelError> {
         match parsed.request {
-            Some(Request::Add { rule, prepend }) => {
+            Some(Request::Add { mut rule, prepend }) => {
+                rule.expand_syscall_classes();
                 rule::check_entry(&rule)?;
                 let list = &mut self.lists[rule.list as usize];
                 // The kernel marks a prepended rule until it is inserted, so
@@ -112,7 +113,8 @@ impl RuleSet {
                     list.push(loaded);
                 }
             }
-            Some(Request::Delete(rule)) => {
+            Some(Request::Delete(mut rule)) => {
+                rule.expand_syscall_classes();
                 rule::check_entry(&rule)?;
                 let list = &mut self.lists[rule.list as usize];
                 let at = list

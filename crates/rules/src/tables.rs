@@ -250,6 +250,27 @@ pub fn msgtypes() -> &'static NameTable {
     T.get_or_init(|| NameTable::parse(include_str!("../data/msgtype.tsv")))
 }
 
+/// Syscalls of each of the kernel's 16 syscall classes (generated from the
+/// running kernel by `tools/gen-classes.py`; an empty class is unregistered).
+pub fn syscall_classes() -> &'static [Vec<u32>] {
+    static T: OnceLock<Vec<Vec<u32>>> = OnceLock::new();
+    T.get_or_init(|| {
+        let mut classes = vec![Vec::new(); 16];
+        let data = include_str!("../data/syscall-classes.tsv");
+        for line in data.lines().filter(|l| !l.starts_with('#')) {
+            let mut parts = line.splitn(2, '\t');
+            let (Some(c), Some(nrs)) = (parts.next(), parts.next()) else {
+                continue;
+            };
+            let Ok(c) = c.parse::<usize>() else { continue };
+            if let Some(slot) = classes.get_mut(c) {
+                *slot = nrs.split(',').filter_map(|n| n.parse().ok()).collect();
+            }
+        }
+        classes
+    })
+}
+
 /// io_uring operations of kernel 6.18, named as io_uring names them (lower case).
 pub const URING_OPS: &[&str] = &[
     "nop",
