@@ -585,7 +585,36 @@ impl State<'_> {
             self.syscall_by_name(name)?;
         }
         self.syscall_added = true;
+        if unknown_arch && self.add != list::UNSET && self.differs_on_32bit(arg) {
+            self.out.warnings.push(
+                "32/64 bit syscall mismatch, you should specify an arch (-F arch=b64 or b32)"
+                    .into(),
+            );
+        }
         Ok(Flow::Continue(0))
+    }
+
+    /// auditctl's `check_rule_mismatch`: would the same names select other
+    /// numbers on the 32-bit side of this machine?
+    fn differs_on_32bit(&self, arg: &[u8]) -> bool {
+        let alt = match Machine::from_elf(self.elf) {
+            Some(Machine::X86_64) => Machine::X86,
+            Some(Machine::Ppc64) => Machine::Ppc,
+            Some(Machine::S390x) => Machine::S390,
+            Some(m) => m,
+            None => return false,
+        };
+        let mut other = Rule::empty();
+        for name in arg.split(|&b| b == b',').filter(|n| !n.is_empty()) {
+            if name == b"all" {
+                other.add_all_syscalls();
+            } else if let Some(nr) = alt.syscall_number(name) {
+                other.add_syscall(nr as u64);
+            } else if starts_with_digit(name) {
+                other.add_syscall(strtol(name, 0).value as u64);
+            }
+        }
+        other.mask != self.rule.mask
     }
 
     /// `audit_rule_syscallbyname_data`: a name of this arch, a number, or `all`.

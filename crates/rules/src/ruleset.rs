@@ -255,22 +255,21 @@ pub fn source_lines(path: &Path) -> Result<Vec<(Origin, Words)>, LineError> {
 }
 
 /// augenrules' reordering: the last bare `-D` first, then the last `-b` and
-/// `-f`, the other lines in order, and the last `-e` at the very end.
+/// `-f`, the other lines in order, and the last `-e` at the very end; empty
+/// and comment lines dropped. Debian runs augenrules' awk program with mawk,
+/// where its `\s` means a literal `s`, so an indented `-e` or a `-D ` with a
+/// trailing space stays in place; this follows that awk, the oracle here.
 fn augenrules_order(raw: Vec<(Origin, Vec<u8>)>) -> Vec<(Origin, Vec<u8>)> {
     let (mut d, mut b, mut f, mut e) = (None, None, None, None);
     let mut rest = Vec::new();
     for (o, text) in raw {
-        let start = text
-            .iter()
-            .position(|c| !c.is_ascii_whitespace())
-            .unwrap_or(text.len());
-        let body = &text[start..];
+        let body = &text[text.iter().take_while(|&&c| c == b's').count()..];
         if text.is_empty() || body.starts_with(b"#") {
             continue;
         }
         if body.starts_with(b"-e") {
             e = Some((o, text));
-        } else if body.starts_with(b"-D") && body[2..].iter().all(u8::is_ascii_whitespace) {
+        } else if body.starts_with(b"-D") && body[2..].iter().all(|&c| c == b's') {
             d = Some((o, text));
         } else if body.starts_with(b"-f") {
             f = Some((o, text));
