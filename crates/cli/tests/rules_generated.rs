@@ -375,6 +375,99 @@ fn other_list_line() -> impl Strategy<Value = String> {
     ]
 }
 
+/// Spelling and limit edge cases: attached values, escapes, tabs, operator
+/// characters inside values, many fields, long keys.
+fn syntax_line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        pick(&[
+            "-aalways,exit -Farch=b64 -Sopen -kattached",
+            "-A exit,always -F arch=b64 -S open -k a=b",
+            "-a always,exit -F arch=b64 -S open -F key=a=b",
+            "-a always,exit -F arch=b64 -S open -F key=a!=b",
+            "-a always,exit -F arch=b64 -S open -F key=",
+            "-a always,exit -F arch=b64 -S open -F key",
+            "-a always,exit -F arch=b64 -S open -k has\\ space",
+            "-a always,exit -F arch=b64 -S open -k back\\\\slash",
+            "-a always,exit -F arch=b64 -S open\t-k tab",
+            "-a always,exit\t-F arch=b64 -S open",
+            "-a always,exit -F arch=b64 -S open -k #hash",
+            "-a always,exit -F arch=b64 -S open -F path=/etc/../etc/passwd",
+            "-a always,exit -F arch=b64 -S open -F path=/etc/pass*",
+            "-w /etc/pass?d -p w",
+            "-w /etc/../etc/hosts -p r",
+            "-a always,exit -F arch=b64 -S open -F uid<=1000 -F uid>=1000",
+            "-a always,exit -F arch=b64 -S open -F a0=-0x10 -F a1=+5",
+            "-a always,exit -F arch=b64 -S open -F exit=-0x10",
+            "-a always,exit -F arch=b64 -S open -F exit=+1",
+            "-a always,exit -F arch=b64 -S open -F uid=1e3",
+            "-a always,exit -F arch=b64 -S open -F success=-1",
+            "-a always,exit -F arch=b64 -S 0x101,0b1,010",
+            "-a always,exit -F arch=b64 -S ,open,",
+            "-a always,exit -F arch=B64 -S Open",
+            "-a always,exit -F arch=X86_64 -S open",
+            "-a ALWAYS,exit -S open",
+            "-a always,EXIT -S open",
+            "-a always,exit -F arch=b64 -S open -- -k x",
+            "-a always,exit -F arch=b64 -S open -k",
+            "-a always,exit -F arch=b64 -S",
+            "-a",
+            "-w",
+            "-w /etc/passwd -p",
+            "-w /etc/passwd -p ''",
+            "-w /etc/passwd -k x -p ra",
+            "-w /etc/passwd -p w -p r",
+            "-W /etc/passwd -p w -p r",
+            "-w /etc/passwd -F uid=0",
+            "-w /etc/passwd -S open",
+            "-w /etc/passwd -C uid=euid",
+            "-a always,exit -w /etc/passwd",
+            "-a always,exit -F arch=b64 -S open -p r",
+            "-a always,exit -F arch=b64 -S open -F perm=r -p w",
+            "-a always,exit -F arch=b64 -F perm=r -p w -k permkey",
+            "-a always,exit -F path=/etc/hosts -F path=/etc/passwd",
+            "-a always,exit -F dir=/etc -F path=/etc/passwd",
+            "-a always,exit -F inode=5 -F path=/etc/passwd",
+            "-a always,exit -F path=/etc/passwd -F inode=5",
+            "-a always,exit -F inode!=5 -F inode!=6",
+            "-a always,exit -F exe=/usr/bin/ls -F exe=/bin/sh",
+            "-a always,exit -F exe=/usr/bin/ls -k exekey",
+            "-a never,exit -F exe!=/usr/bin/ls",
+            "-a always,user -F exe=/usr/bin/ls",
+            "-a always,exclude -F exe=/usr/bin/ls",
+            "-a always,exclude -F msgtype=SYSCALL -k x",
+            "-a always,user -F uid=0 -k x",
+            "-a always,task -F uid=0 -k x",
+            "-a never,filesystem -F fstype=tracefs -F fstype=debugfs",
+            "-a never,filesystem -F fstype!=tracefs -k fskey",
+            "-a always,exit -F arch=b64 -S open -F saddr_fam=abc",
+            "-a always,exit -F arch=b64 -S open -F sessionid=abc",
+            "-a always,exit -F arch=b64 -S open -F field_compare=3",
+            "-a always,exit -F arch=b64 -S open -F field_compare=99",
+            "-a always,exit -F arch=b64 -S open -F loginuid_set=1",
+            "-a always,exit -F arch=b64 -S open -F devmajor&1",
+            "-a always,exit -F arch=b64 -S open -F pers&=1",
+            "-a always,exit -F arch=b64 -S open -F subj_sen>s0",
+            "-a always,exit -F arch=b64 -S open -F subj_type>x",
+            "-a always,exit -F arch=b64 -S open -F obj_lev_low&s0",
+        ])
+        .prop_map(str::to_string),
+        (1usize..70).prop_map(|n| {
+            let fields: Vec<String> = (0..n).map(|i| format!("-F a{}={i}", i % 4)).collect();
+            format!("-a always,exit -F arch=b64 -S open {}", fields.join(" "))
+        }),
+        (1usize..40, 1usize..12).prop_map(|(n, len)| {
+            let keys: Vec<String> = (0..n)
+                .map(|i| format!("-k {}", "k".repeat(len) + &i.to_string()))
+                .collect();
+            format!("-a always,exit -F arch=b64 -S close {}", keys.join(" "))
+        }),
+        (250usize..260).prop_map(|n| format!(
+            "-a always,exit -F arch=b64 -S close -F key={}",
+            "x".repeat(n)
+        )),
+    ]
+}
+
 fn line() -> impl Strategy<Value = String> {
     let rule = (
         pick(LISTS),
@@ -411,6 +504,7 @@ fn line() -> impl Strategy<Value = String> {
         6 => rule,
         12 => typed_line(),
         3 => other_list_line(),
+        4 => syntax_line(),
         2 => watch,
         1 => pick(&["k1", "k2", "ident"]).prop_map(|k| format!("-D -k {k}")),
     ]

@@ -149,8 +149,6 @@ pub const KEY_SEPARATOR: u8 = 0x01;
 pub const PATH_MAX: usize = 4096;
 /// Longest file name component (`NAME_MAX`).
 pub const NAME_MAX: usize = 255;
-/// Highest `AUDIT_COMPARE_*` value.
-pub const MAX_FIELD_COMPARE: u32 = 25;
 /// Address families the kernel knows (`AF_MAX`).
 pub const AF_MAX: u32 = 46;
 /// The uid/gid value that means "unset" (`(uid_t)-1`).

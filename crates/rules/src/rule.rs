@@ -231,9 +231,6 @@ pub fn check_entry(rule: &Rule) -> Result<(), KernelError> {
             field::FILETYPE if f.value & !abi::S_IFMT != 0 => {
                 return Err(invalid("filetype value out of range"))
             }
-            field::FIELD_COMPARE if f.value > abi::MAX_FIELD_COMPARE => {
-                return Err(invalid("unknown field comparison"))
-            }
             field::SADDR_FAM if f.value >= abi::AF_MAX => {
                 return Err(invalid("saddr_fam is past AF_MAX"))
             }
@@ -284,8 +281,9 @@ pub fn check_entry(rule: &Rule) -> Result<(), KernelError> {
                         "inode= needs the exit list and no other path, dir or inode field",
                     ));
                 }
-                // An inode != test is not kept as the rule's inode.
-                inode = f.op == op::EQUAL;
+                // Any inode field counts here; the kernel forgets an inode
+                // != test only after all fields are read.
+                inode = true;
             }
             field::FILTERKEY => {
                 if key || f.text.len() > abi::MAX_KEY_LEN {

@@ -138,6 +138,10 @@ pub fn safe_to_send(line: &[u8]) -> bool {
             skip_next = false;
             continue;
         }
+        if w == b"--" {
+            // getopt stops here: the rest are plain words, never options.
+            break;
+        }
         if w.starts_with(b"--") {
             return false;
         }
