@@ -53,12 +53,7 @@ fn directory_matches_real_augenrules() {
 
     let lines = raw_lines(&combined);
     let diffs = differential(&ka, "augenrules-combined", &lines);
-    assert!(
-        diffs.is_empty(),
-        "{} differences:\n{}",
-        diffs.len(),
-        diffs.join("\n")
-    );
+    assert_agrees(&diffs);
 
     let from_dir = fastaudit(&["rules", "list", "--settings", rulesd.to_str().unwrap()]);
     let from_file = fastaudit(&["rules", "list", "--settings", combined.to_str().unwrap()]);

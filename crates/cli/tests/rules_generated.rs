@@ -538,12 +538,7 @@ fn run(seed: &str, count: usize) {
         std::fs::write(format!("/tmp/{seed}.rules"), lines.join(&b"\n"[..])).unwrap();
     }
     let diffs = differential(&ka, seed, &lines);
-    assert!(
-        diffs.is_empty(),
-        "{} differences:\n{}",
-        diffs.len(),
-        diffs.join("\n")
-    );
+    assert_agrees(&diffs);
 }
 
 #[test]

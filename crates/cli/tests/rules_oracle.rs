@@ -14,12 +14,7 @@ fn corpus_files_match_auditctl() {
         let name = file.file_name().unwrap().to_string_lossy().into_owned();
         diffs.extend(differential(&ka, &name, &raw_lines(&file)));
     }
-    assert!(
-        diffs.is_empty(),
-        "{} differences:\n{}",
-        diffs.len(),
-        diffs.join("\n")
-    );
+    assert_agrees(&diffs);
 }
 
 #[test]
@@ -27,12 +22,7 @@ fn hand_written_mixed_set_matches_auditctl() {
     let ka = KernelAudit::acquire();
     let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/mixed.rules");
     let diffs = differential(&ka, "mixed.rules", &raw_lines(&file));
-    assert!(
-        diffs.is_empty(),
-        "{} differences:\n{}",
-        diffs.len(),
-        diffs.join("\n")
-    );
+    assert_agrees(&diffs);
 }
 
 #[test]
@@ -41,12 +31,7 @@ fn shipped_default_rules_match_auditctl() {
     let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../rules/default.rules");
     let lines = raw_lines(&file);
     let diffs = differential(&ka, "default.rules", &lines);
-    assert!(
-        diffs.is_empty(),
-        "{} differences:\n{}",
-        diffs.len(),
-        diffs.join("\n")
-    );
+    assert_agrees(&diffs);
     let out = fastaudit(&["rules", "check", file.to_str().unwrap()]);
     assert!(
         out.status.success(),

@@ -619,38 +619,56 @@ impl State<'_> {
 
     /// `audit_rule_syscallbyname_data`: a name of this arch, a number, or `all`.
     fn syscall_by_name(&mut self, name: &[u8]) -> Result<(), SyntaxError> {
-        if name == b"all" {
-            self.rule.add_all_syscalls();
-            return Ok(());
-        }
         let Some(machine) = Machine::from_elf(self.elf) else {
             return err(format!("-S: elf type unknown: 0x{:x}", self.elf));
         };
-        let nr = match machine.syscall_number(name) {
-            Some(nr) => nr as u64,
-            None if starts_with_digit(name) => strtol(name, 0).value as u64,
-            None => return err(format!("-S: syscall name unknown: {}", show(name))),
-        };
-        if !self.rule.add_syscall(nr) {
-            return err(format!("-S: syscall name unknown: {}", show(name)));
-        }
-        Ok(())
+        self.select(
+            name,
+            |n| machine.syscall_number(n),
+            "-S: syscall name unknown",
+        )
     }
 
+    /// An io_uring operation by name, number or `all`.
     fn uring_op(&mut self, name: &[u8]) -> Result<(), SyntaxError> {
-        if name == b"all" {
+        let all_ops = |r: &mut Rule| {
             for i in 0..tables::URING_OPS.len() {
-                self.rule.add_syscall(i as u64);
+                r.add_syscall(i as u64);
+            }
+        };
+        self.select(
+            name,
+            tables::uring_op_number,
+            all_ops,
+            "io_uring op unknown",
+        )
+    }
+
+    /// Set the bitmap bit of `name`: `all`, a name `lookup` knows, or a
+    /// number (C `strtol`, as auditctl reads it).
+    fn select(
+        &mut self,
+        name: &[u8],
+        lookup: impl Fn(&[u8]) -> Option<u32>,
+        unknown: &str,
+    ) -> Result<(), SyntaxError> {
+        if name == b"all" {
+            if unknown.starts_with("io_uring") {
+                (0..tables::URING_OPS.len()).for_each(|i| {
+                    self.rule.add_syscall(i as u64);
+                });
+            } else {
+                self.rule.add_all_syscalls();
             }
             return Ok(());
         }
-        let nr = match tables::uring_op_number(name) {
+        let nr = match lookup(name) {
             Some(nr) => nr as u64,
             None if starts_with_digit(name) => strtol(name, 0).value as u64,
-            None => return err(format!("io_uring op unknown: {}", show(name))),
+            None => return err(format!("{unknown}: {}", show(name))),
         };
         if !self.rule.add_syscall(nr) {
-            return err(format!("io_uring op unknown: {}", show(name)));
+            return err(format!("{unknown}: {}", show(name)));
         }
         Ok(())
     }

@@ -256,3 +256,13 @@ pub fn tempdir() -> PathBuf {
     std::fs::create_dir_all(&d).expect("temp dir");
     d
 }
+
+/// Fail the test with every difference listed.
+pub fn assert_agrees(diffs: &[String]) {
+    assert!(
+        diffs.is_empty(),
+        "{} differences:\n{}",
+        diffs.len(),
+        diffs.join("\n")
+    );
+}
