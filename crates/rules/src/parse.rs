@@ -644,22 +644,17 @@ impl State<'_> {
         )
     }
 
-    /// Set the bitmap bit of `name`: `all`, a name `lookup` knows, or a
-    /// number (C `strtol`, as auditctl reads it).
+    /// Set the bitmap bit of `name`: `all` (as `all` sets it), a name
+    /// `lookup` knows, or a number (C `strtol`, as auditctl reads it).
     fn select(
         &mut self,
         name: &[u8],
         lookup: impl Fn(&[u8]) -> Option<u32>,
+        all: impl FnOnce(&mut Rule),
         unknown: &str,
     ) -> Result<(), SyntaxError> {
         if name == b"all" {
-            if unknown.starts_with("io_uring") {
-                (0..tables::URING_OPS.len()).for_each(|i| {
-                    self.rule.add_syscall(i as u64);
-                });
-            } else {
-                self.rule.add_all_syscalls();
-            }
+            all(&mut self.rule);
             return Ok(());
         }
         let nr = match lookup(name) {
