@@ -625,6 +625,7 @@ impl State<'_> {
         self.select(
             name,
             |n| machine.syscall_number(n),
+            Rule::add_all_syscalls,
             "-S: syscall name unknown",
         )
     }
