@@ -1,0 +1,485 @@
+//! Compiling a loaded rule set into what the kernel side needs: the hooks to
+//! attach and, per syscall, the ordered list of candidate rules (the idea of
+//! the 2021 per-syscall audit RFC), so a syscall only evaluates the rules
+//! that name it and unaudited syscalls cost nothing.
+//!
+//! Semantics follow the kernel's exit list (`audit_filter_syscall`): rules
+//! are tried in list order, a rule matches when its syscall bit is set and
+//! every field test holds, and the first match decides (`never` = do not
+//! record). Every field test is `subject OP constant` on 32-bit values, as
+//! the kernel's `audit_comparator` truncates both sides to u32.
+
+use fastaudit_rules::abi::{action, arch, field, list, op};
+use fastaudit_rules::tables::{self, Machine};
+use fastaudit_rules::{Origin, Rule, RuleSet};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use thiserror::Error;
+
+/// Highest syscall number a rule bitmap can name below the class bits.
+const MAX_SYSCALL: u32 = 2048 - 16;
+
+/// Field code for a test that can never hold (an LSM label test on a
+/// machine without an LSM that supports audit rules, as in the kernel).
+pub const FIELD_NEVER: u32 = 0xFFFF;
+
+/// One field test as the BPF side evaluates it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Test {
+    /// Kernel field number (`abi::field`), `LOGINUID_SET` for `auid=-1`, or [`FIELD_NEVER`].
+    pub field: u32,
+    /// Kernel operator bits (`abi::op`).
+    pub op: u32,
+    /// Constant; for `exe` an index into [`Plan::exes`], for `-C` the comparison id.
+    pub value: u32,
+}
+
+/// A rule ready for the kernel side.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompiledRule {
+    /// Where the rule was written.
+    pub origin: Origin,
+    /// True for `always`, false for `never`.
+    pub always: bool,
+    /// Field tests, all of which must hold.
+    pub tests: Vec<Test>,
+    /// The rule's key(s), joined by `\x01`, if any.
+    pub key: Option<Vec<u8>>,
+}
+
+/// A kernel hook the plan needs.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Hook {
+    /// `raw_syscalls:sys_enter`/`sys_exit`: every syscall of every ABI.
+    RawSyscalls,
+    /// `syscalls:sys_exit_NAME` for one native syscall.
+    SyscallExit { nr: u32, name: String },
+    /// Process creation, for the task list.
+    TaskFork,
+    /// io_uring operation completion, for the io_uring list.
+    IoUring,
+}
+
+/// The compiled form of a rule set.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Plan {
+    /// Exit-list rules in kernel order.
+    pub exit_rules: Vec<CompiledRule>,
+    /// Per syscall number: indexes into `exit_rules`, in order. Only numbers
+    /// that some `always` rule can record are present.
+    pub by_syscall: BTreeMap<u32, Vec<u32>>,
+    /// Task-list rules (evaluated when a process is created).
+    pub task_rules: Vec<CompiledRule>,
+    /// io_uring-list rules.
+    pub uring_rules: Vec<CompiledRule>,
+    /// Per io_uring operation: indexes into `uring_rules`.
+    pub by_uring_op: BTreeMap<u32, Vec<u32>>,
+    /// Executable paths named by `exe=` tests.
+    pub exes: Vec<Vec<u8>>,
+    /// Hooks to attach, cheapest first choice already made.
+    pub hooks: Vec<Hook>,
+    /// Rules on lists fastaudit records nothing for (user, exclude, filesystem).
+    pub not_applicable: Vec<Origin>,
+}
+
+/// A rule the kernel side cannot enforce.
+#[derive(Debug, Error, PartialEq, Eq)]
+#[error(
+    "{origin}: fastaudit cannot enforce {what} yet; remove the rule or keep it in the kernel audit"
+)]
+pub struct CompileError {
+    /// The rule's line.
+    pub origin: Origin,
+    /// The field or form that is not supported.
+    pub what: String,
+}
+
+/// What the host offers that changes rule meaning.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Environment {
+    /// Whether an LSM that evaluates audit rule labels is active.
+    pub lsm_audit_rules: bool,
+}
+
+fn unsupported(origin: &Origin, what: impl Into<String>) -> CompileError {
+    CompileError {
+        origin: origin.clone(),
+        what: what.into(),
+    }
+}
+
+/// Compile the rule set.
+pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
+    let mut plan = Plan::default();
+    for loaded in set.rules() {
+        let r = &loaded.rule;
+        match r.list {
+            list::EXIT | list::URING_EXIT | list::TASK => {}
+            _ => {
+                plan.not_applicable.push(loaded.origin.clone());
+                continue;
+            }
+        }
+        let compiled = compile_rule(r, &loaded.origin, env, &mut plan.exes)?;
+        match r.list {
+            list::EXIT => {
+                let idx = plan.exit_rules.len() as u32;
+                for nr in (0..MAX_SYSCALL).filter(|&n| r.has_syscall(n)) {
+                    plan.by_syscall.entry(nr).or_default().push(idx);
+                }
+                plan.exit_rules.push(compiled);
+            }
+            list::URING_EXIT => {
+                let idx = plan.uring_rules.len() as u32;
+                for nr in (0..MAX_SYSCALL).filter(|&n| r.has_syscall(n)) {
+                    plan.by_uring_op.entry(nr).or_default().push(idx);
+                }
+                plan.uring_rules.push(compiled);
+            }
+            _ => plan.task_rules.push(compiled),
+        }
+    }
+    // A syscall whose candidates are all `never` rules can record nothing.
+    let exit_rules = &plan.exit_rules;
+    plan.by_syscall
+        .retain(|_, idx| idx.iter().any(|&i| exit_rules[i as usize].always));
+    let uring_rules = &plan.uring_rules;
+    plan.by_uring_op
+        .retain(|_, idx| idx.iter().any(|&i| uring_rules[i as usize].always));
+    plan.hooks = choose_hooks(&plan);
+    Ok(plan)
+}
+
+fn compile_rule(
+    r: &Rule,
+    origin: &Origin,
+    env: Environment,
+    exes: &mut Vec<Vec<u8>>,
+) -> Result<CompiledRule, CompileError> {
+    let mut tests = Vec::new();
+    let mut key = None;
+    for f in &r.fields {
+        let mut t = Test {
+            field: f.field,
+            op: f.op,
+            value: f.value,
+        };
+        match f.field {
+            field::LOGINUID if f.value == fastaudit_rules::abi::UNSET_ID => {
+                t = Test {
+                    field: field::LOGINUID_SET,
+                    op: f.op,
+                    value: 0,
+                };
+            }
+            field::PID
+            | field::UID..=field::FSGID
+            | field::LOGINUID
+            | field::PERS
+            | field::ARCH
+            | field::PPID
+            | field::SESSIONID
+            | field::EXIT
+            | field::SUCCESS
+            | field::ARG0..=field::ARG3 => {}
+            field::FIELD_COMPARE => {
+                let objects = tables::COMPARISONS
+                    .iter()
+                    .find(|(_, _, c)| *c == f.value)
+                    .is_none_or(|(a, b, _)| {
+                        [a, b]
+                            .iter()
+                            .any(|x| matches!(**x, field::OBJ_UID | field::OBJ_GID))
+                    });
+                if objects {
+                    return Err(unsupported(
+                        origin,
+                        "a -C comparison with a file's owner (obj_uid/obj_gid)",
+                    ));
+                }
+            }
+            field::EXE => {
+                let at = exes.iter().position(|e| *e == f.text).unwrap_or_else(|| {
+                    exes.push(f.text.clone());
+                    exes.len() - 1
+                });
+                t.value = at as u32;
+            }
+            field::FILTERKEY => {
+                key = Some(f.text.clone());
+                continue;
+            }
+            field::SUBJ_USER..=field::SUBJ_CLR | field::OBJ_USER..=field::OBJ_LEV_HIGH
+                if !env.lsm_audit_rules =>
+            {
+                // Without an LSM the kernel keeps the rule but the test never holds.
+                t = Test {
+                    field: FIELD_NEVER,
+                    op: op::EQUAL,
+                    value: 0,
+                };
+            }
+            other => {
+                let name = tables::field_name(other)
+                    .map_or_else(|| format!("field {other}"), |n| format!("-F {n}"));
+                let what = if matches!(other, field::WATCH | field::DIR) && is_watch_shape(r) {
+                    "file watches (-w)".to_string()
+                } else {
+                    name
+                };
+                return Err(unsupported(origin, what));
+            }
+        }
+        tests.push(t);
+    }
+    Ok(CompiledRule {
+        origin: origin.clone(),
+        always: r.action == action::ALWAYS,
+        tests,
+        key,
+    })
+}
+
+fn is_watch_shape(r: &Rule) -> bool {
+    r.all_syscalls() && r.fields.iter().any(|f| f.field == field::PERM)
+}
+
+/// Whether a rule's arch tests can hold for syscalls of `arch_value`.
+fn arch_allows(rule: &CompiledRule, arch_value: u32) -> bool {
+    rule.tests
+        .iter()
+        .filter(|t| t.field == field::ARCH)
+        .all(|t| match t.op {
+            op::EQUAL => arch_value == t.value,
+            op::NOT_EQUAL => arch_value != t.value,
+            _ => true,
+        })
+}
+
+/// Per-syscall tracepoints only see native syscalls, and each one attached
+/// costs every syscall a little; raw syscall hooks see both ABIs. Use
+/// per-syscall tracepoints when only native syscalls with a tracepoint name
+/// can be recorded, else the raw hooks.
+fn choose_hooks(plan: &Plan) -> Vec<Hook> {
+    let mut hooks = Vec::new();
+    if !plan.by_syscall.is_empty() {
+        let compat = plan
+            .by_syscall
+            .values()
+            .flatten()
+            .any(|&i| arch_allows(&plan.exit_rules[i as usize], arch::I386));
+        let names: Option<Vec<Hook>> = plan
+            .by_syscall
+            .keys()
+            .map(|&nr| {
+                Machine::X86_64.syscall_name(nr).map(|n| Hook::SyscallExit {
+                    nr,
+                    name: n.to_string(),
+                })
+            })
+            .collect();
+        match names {
+            Some(per_syscall) if !compat && per_syscall.len() < 64 => hooks.extend(per_syscall),
+            _ => hooks.push(Hook::RawSyscalls),
+        }
+    }
+    if !plan.task_rules.is_empty() {
+        hooks.push(Hook::TaskFork);
+    }
+    if !plan.by_uring_op.is_empty() {
+        hooks.push(Hook::IoUring);
+    }
+    hooks
+}
+
+impl Plan {
+    /// A human-readable account of the plan (`fastaudit run --explain`).
+    pub fn explain(&self) -> String {
+        let mut s = String::new();
+        if self.hooks.is_empty() {
+            s.push_str("hooks: none (no rule can record anything; nothing is attached)\n");
+        } else {
+            let _ = writeln!(s, "hooks:");
+            for h in &self.hooks {
+                let _ = match h {
+                    Hook::RawSyscalls => writeln!(s, "  raw_syscalls:sys_enter + raw_syscalls:sys_exit (all syscalls, both ABIs)"),
+                    Hook::SyscallExit { name, nr } => writeln!(s, "  syscalls:sys_exit_{name} (nr {nr})"),
+                    Hook::TaskFork => writeln!(s, "  sched:sched_process_fork (task list)"),
+                    Hook::IoUring => writeln!(s, "  io_uring:io_uring_complete (io_uring list)"),
+                };
+            }
+        }
+        let _ = writeln!(
+            s,
+            "exit rules: {} ({} always, {} never); task rules: {}; io_uring rules: {}",
+            self.exit_rules.len(),
+            self.exit_rules.iter().filter(|r| r.always).count(),
+            self.exit_rules.iter().filter(|r| !r.always).count(),
+            self.task_rules.len(),
+            self.uring_rules.len()
+        );
+        let max = self.by_syscall.values().map(Vec::len).max().unwrap_or(0);
+        let _ = writeln!(
+            s,
+            "audited syscalls: {}; most candidate rules for one syscall: {max}",
+            self.by_syscall.len()
+        );
+        for (nr, idx) in &self.by_syscall {
+            let name = Machine::X86_64
+                .syscall_name(*nr)
+                .map_or_else(|| nr.to_string(), str::to_string);
+            let _ = writeln!(s, "  {name}: {} rule(s)", idx.len());
+        }
+        for o in &self.not_applicable {
+            let _ = writeln!(s, "not applicable (user/exclude/filesystem list): {o}");
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fastaudit_rules::{Host, Origin};
+    use std::io;
+
+    struct H;
+    impl Host for H {
+        fn machine(&self) -> Option<Machine> {
+            Some(Machine::X86_64)
+        }
+        fn user_id(&self, n: &[u8]) -> Option<u32> {
+            (n == b"root").then_some(0)
+        }
+        fn group_id(&self, _: &[u8]) -> Option<u32> {
+            None
+        }
+        fn is_dir(&self, _: &[u8]) -> bool {
+            false
+        }
+        fn lookup(&self, _: &[u8]) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn set(text: &str) -> RuleSet {
+        let mut s = RuleSet::default();
+        for l in fastaudit_rules::lexer::lines(text.as_bytes()) {
+            s.apply_words(
+                &l.words,
+                &Origin {
+                    file: "t.rules".into(),
+                    line: l.lineno,
+                },
+                &H,
+            )
+            .expect("valid rule");
+        }
+        s
+    }
+
+    fn plan(text: &str) -> Result<Plan, CompileError> {
+        compile(&set(text), Environment::default())
+    }
+
+    #[test]
+    fn no_rules_no_hooks() {
+        let p = plan("").unwrap();
+        assert!(p.hooks.is_empty());
+        let p = plan("-a never,exit -F arch=b64 -S all -F uid=0\n").unwrap();
+        assert!(
+            p.hooks.is_empty(),
+            "only never rules: nothing can be recorded"
+        );
+    }
+
+    #[test]
+    fn native_syscall_rules_use_per_syscall_tracepoints() {
+        let p =
+            plan("-a always,exit -F arch=b64 -S chmod,fchmodat -F auid>=1000 -k perm\n").unwrap();
+        assert_eq!(
+            p.hooks,
+            vec![
+                Hook::SyscallExit {
+                    nr: 90,
+                    name: "chmod".into()
+                },
+                Hook::SyscallExit {
+                    nr: 268,
+                    name: "fchmodat".into()
+                }
+            ]
+        );
+        assert_eq!(p.by_syscall[&90], vec![0]);
+        assert_eq!(p.exit_rules[0].key.as_deref(), Some(&b"perm"[..]));
+    }
+
+    #[test]
+    fn compat_or_all_syscalls_need_raw_hooks() {
+        assert_eq!(
+            plan("-a always,exit -F arch=b32 -S chmod\n").unwrap().hooks,
+            vec![Hook::RawSyscalls]
+        );
+        assert_eq!(
+            plan("-a always,exit -S chmod\n").unwrap().hooks,
+            vec![Hook::RawSyscalls]
+        );
+        assert_eq!(
+            plan("-a always,exit -F arch=b64 -S all\n").unwrap().hooks,
+            vec![Hook::RawSyscalls]
+        );
+    }
+
+    #[test]
+    fn candidates_keep_kernel_order_never_first() {
+        let p = plan(
+            "-a never,exit -F arch=b64 -S chmod -F uid=0\n-a always,exit -F arch=b64 -S chmod,open\n-A always,exit -F arch=b64 -S chmod -k first\n",
+        )
+        .unwrap();
+        let keys: Vec<_> = p.by_syscall[&90]
+            .iter()
+            .map(|&i| p.exit_rules[i as usize].key.clone())
+            .collect();
+        assert_eq!(keys, vec![Some(b"first".to_vec()), None, None]);
+        assert!(!p.exit_rules[p.by_syscall[&90][1] as usize].always);
+    }
+
+    #[test]
+    fn loginuid_unset_becomes_loginuid_set_test() {
+        let p = plan("-a always,exit -F arch=b64 -S open -F auid!=unset\n").unwrap();
+        assert_eq!(
+            p.exit_rules[0].tests[1],
+            Test {
+                field: field::LOGINUID_SET,
+                op: op::NOT_EQUAL,
+                value: 0
+            }
+        );
+    }
+
+    #[test]
+    fn unenforceable_fields_are_refused_with_the_line() {
+        let e = plan("\n-w /etc/passwd -p wa -k x\n").unwrap_err();
+        assert_eq!(e.origin.line, 2);
+        assert!(e.to_string().contains("file watches"), "{e}");
+        let e = plan("-a always,exit -F arch=b64 -S open -F filetype=file\n").unwrap_err();
+        assert!(e.to_string().contains("-F filetype"), "{e}");
+    }
+
+    #[test]
+    fn lsm_tests_never_hold_without_an_lsm() {
+        let p = plan("-a never,exit -F arch=b64 -S open -F subj_type=crond_t\n-a always,exit -F arch=b64 -S open\n").unwrap();
+        assert_eq!(p.exit_rules[0].tests[1].field, FIELD_NEVER);
+        assert_eq!(p.by_syscall[&2], vec![0, 1]);
+    }
+
+    #[test]
+    fn explain_names_hooks_and_counts() {
+        let e = plan("-a always,exit -F arch=b64 -S chmod\n")
+            .unwrap()
+            .explain();
+        assert!(e.contains("syscalls:sys_exit_chmod"), "{e}");
+        assert!(e.contains("chmod: 1 rule(s)"), "{e}");
+        assert!(plan("").unwrap().explain().contains("hooks: none"));
+    }
+}
