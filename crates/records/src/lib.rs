@@ -1,0 +1,27 @@
+//! Audit records exactly as the kernel writes them and auditd frames them:
+//! the kernel's untrusted-string encoding, the SYSCALL and PROCTITLE bodies,
+//! and auditd's RAW and ENRICHED line formats.
+
+pub mod encode;
+pub mod enrich;
+pub mod line;
+pub mod syscall;
+
+pub use line::{Format, Stamp};
+pub use syscall::Syscall;
+
+/// Record type numbers (`<linux/audit.h>`).
+pub mod types {
+    /// `SYSCALL`.
+    pub const SYSCALL: u32 = 1300;
+    /// `PATH`.
+    pub const PATH: u32 = 1302;
+    /// `CWD`.
+    pub const CWD: u32 = 1307;
+    /// `EOE` (auditd never writes it to disk).
+    pub const EOE: u32 = 1320;
+    /// `PROCTITLE`.
+    pub const PROCTITLE: u32 = 1327;
+    /// `DAEMON_ERR`, which auditd's own tools accept for daemon-side reports.
+    pub const DAEMON_ERR: u32 = 1209;
+}
