@@ -205,7 +205,7 @@ impl Writer {
             dir
         };
         let Ok(st) = statvfs(dir) else { return };
-        let free = u64::from(st.blocks_available()).saturating_mul(u64::from(st.fragment_size()));
+        let free = st.blocks_available().saturating_mul(st.fragment_size());
         if self.cfg.admin_space_left > 0 && free < self.cfg.admin_space_left {
             self.apply(
                 self.cfg.admin_space_action,
