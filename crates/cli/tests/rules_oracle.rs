@@ -39,3 +39,10 @@ fn shipped_default_rules_match_auditctl() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn cis_style_set_matches_auditctl() {
+    let ka = KernelAudit::acquire();
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cis-style.rules");
+    assert_agrees(&differential(&ka, "cis-style.rules", &raw_lines(&file)));
+}
