@@ -1,10 +1,9 @@
 //! The engine: compiles a rule set into the hooks to attach and the
-//! per-syscall rule tables the BPF side evaluates.
-//!
-//! Loading, attaching and reading events arrive with the BPF programs; this
-//! crate starts with the compiler so that its semantics are fixed and tested
-//! first.
+//! per-syscall rule tables the BPF side evaluates (`plan`), then loads,
+//! attaches, reads the ring buffer and assembles audit events (`runtime`).
 
 pub mod plan;
+pub mod runtime;
 
 pub use plan::{compile, CompileError, CompiledRule, Environment, Hook, Plan, Test};
+pub use runtime::{run, Attached, AuditEvent, EngineError, Stats};

@@ -1,0 +1,370 @@
+//! Running a plan: load the BPF object, fill its rule tables, attach the
+//! hooks, and turn ring-buffer events into audit events until told to stop.
+//! Every hook is detached when [`run`] returns, on every path.
+
+use crate::plan::{Hook, Plan};
+use fastaudit_bpf::types::{fa_event, fa_exe, fa_rule, fa_span, fa_test};
+use fastaudit_bpf::FastauditSkelBuilder;
+use fastaudit_records::Syscall;
+use libbpf_rs::skel::{OpenSkel, SkelBuilder};
+use libbpf_rs::{Link, MapCore, MapFlags, RingBufferBuilder, TracepointCategory};
+use std::cell::RefCell;
+use std::mem::MaybeUninit;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+use thiserror::Error;
+
+/// Bits in a rule bitmap: native syscalls first, compat ones after.
+const NR_SYSCALLS: u32 = 2048;
+const MAX_TESTS: usize = 64;
+const TRACEFS: &str = "/sys/kernel/tracing";
+
+/// Why the engine could not start or keep running.
+#[derive(Debug, Error)]
+pub enum EngineError {
+    /// Loading or attaching BPF failed (not root, BPF unavailable, ...).
+    #[error("{what}: {source}")]
+    Bpf {
+        what: String,
+        source: libbpf_rs::Error,
+    },
+    /// The plan does not fit the kernel tables.
+    #[error("{0}")]
+    Plan(String),
+}
+
+fn bpf(what: impl Into<String>) -> impl FnOnce(libbpf_rs::Error) -> EngineError {
+    let what = what.into();
+    move |source| EngineError::Bpf { what, source }
+}
+
+/// One audited syscall, ready to be formatted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AuditEvent {
+    /// Wall-clock time of the syscall exit: seconds and milliseconds.
+    pub sec: u64,
+    /// Milliseconds part.
+    pub msec: u32,
+    /// The SYSCALL record's content.
+    pub syscall: Syscall,
+    /// The command line (argv joined by NULs), as PROCTITLE wants it.
+    pub cmdline: Vec<u8>,
+}
+
+/// Counters of a run: generated = delivered + lost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Events the kernel side put into the ring buffer.
+    pub emitted: u64,
+    /// Events the kernel side could not queue (ring buffer full).
+    pub lost: u64,
+    /// Events handed to the caller.
+    pub delivered: u64,
+}
+
+/// What was attached, for `--explain` and tests.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Attached {
+    /// Hook descriptions, one per attached link.
+    pub hooks: Vec<String>,
+}
+
+/// Run `plan` until `stop` is set. `ready` is called once every hook is
+/// attached (or at once when the plan needs none); `on_event` gets each
+/// audited syscall in order.
+pub fn run(
+    plan: &Plan,
+    stop: &AtomicBool,
+    ready: impl FnOnce(&Attached),
+    mut on_event: impl FnMut(AuditEvent),
+) -> Result<Stats, EngineError> {
+    if plan.hooks.is_empty() {
+        ready(&Attached::default());
+        while !stop.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        return Ok(Stats::default());
+    }
+    let mut storage = MaybeUninit::uninit();
+    let mut open = FastauditSkelBuilder::default()
+        .open(&mut storage)
+        .map_err(bpf("opening the BPF object"))?;
+    if let Some(ro) = open.maps.rodata_data.as_deref_mut() {
+        ro.self_tgid = std::process::id();
+    }
+    let skel = open.load().map_err(bpf(
+        "loading the BPF programs (root and BPF support needed)",
+    ))?;
+    fill_tables(plan, &skel)?;
+
+    let mut links: Vec<Link> = Vec::new();
+    let mut attached = Attached::default();
+    let per_syscall: Vec<&str> = plan
+        .hooks
+        .iter()
+        .filter_map(|h| match h {
+            Hook::SyscallExit { name, .. } => Some(name.as_str()),
+            _ => None,
+        })
+        .collect();
+    let raw = plan.hooks.contains(&Hook::RawSyscalls)
+        || (!per_syscall.is_empty() && !per_syscall.iter().all(|n| tracepoint_exists(n)));
+    if raw {
+        links.push(
+            skel.progs
+                .fa_raw_exit
+                .attach()
+                .map_err(bpf("attaching raw_syscalls:sys_exit"))?,
+        );
+        attached.hooks.push("tp_btf/sys_exit".into());
+    } else {
+        for name in per_syscall {
+            let tp = format!("sys_exit_{name}");
+            let link = skel
+                .progs
+                .fa_syscall_exit
+                .attach_tracepoint(TracepointCategory::Syscalls, &tp)
+                .map_err(bpf(format!("attaching syscalls:{tp}")))?;
+            links.push(link);
+            attached.hooks.push(format!("syscalls:{tp}"));
+        }
+    }
+
+    let clock = Clock::now();
+    let pending: RefCell<Vec<fa_event>> = RefCell::new(Vec::new());
+    let mut rbb = RingBufferBuilder::new();
+    rbb.add(&skel.maps.events, |data: &[u8]| {
+        if data.len() >= std::mem::size_of::<fa_event>() {
+            // SAFETY: the kernel side writes exactly one fa_event (a plain
+            // repr(C) struct of integers and byte arrays) per record.
+            let ev = unsafe { std::ptr::read_unaligned(data.as_ptr().cast::<fa_event>()) };
+            pending.borrow_mut().push(ev);
+        }
+        0
+    })
+    .map_err(bpf("setting up the ring buffer"))?;
+    let rb = rbb.build().map_err(bpf("setting up the ring buffer"))?;
+    ready(&attached);
+
+    let mut stats = Stats::default();
+    let mut deliver = |stats: &mut Stats| {
+        for ev in pending.borrow_mut().drain(..) {
+            stats.delivered += 1;
+            on_event(assemble(plan, &ev, &clock));
+        }
+    };
+    while !stop.load(Ordering::Relaxed) {
+        // Events are queued without waking us (BPF_RB_NO_WAKEUP), so poll
+        // on a short period rather than waiting for a wakeup.
+        rb.consume().map_err(bpf("reading the ring buffer"))?;
+        deliver(&mut stats);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(links);
+    rb.consume().map_err(bpf("draining the ring buffer"))?;
+    deliver(&mut stats);
+    let (emitted, lost) = read_stats(&skel)?;
+    stats.emitted = emitted;
+    stats.lost = lost;
+    Ok(stats)
+}
+
+fn as_bytes<T>(v: &T) -> &[u8] {
+    // SAFETY: only used on the skeleton's plain repr(C) types and u32.
+    unsafe { std::slice::from_raw_parts((v as *const T).cast::<u8>(), std::mem::size_of::<T>()) }
+}
+
+fn fill_tables(plan: &Plan, skel: &fastaudit_bpf::FastauditSkel) -> Result<(), EngineError> {
+    for (i, r) in plan.exit_rules.iter().enumerate() {
+        if r.tests.len() > MAX_TESTS {
+            return Err(EngineError::Plan(format!(
+                "{}: more than {MAX_TESTS} fields",
+                r.origin
+            )));
+        }
+        let mut rule = fa_rule {
+            always: u32::from(r.always),
+            ntests: r.tests.len() as u32,
+            ..fa_rule::default()
+        };
+        for (slot, t) in rule.tests.iter_mut().zip(&r.tests) {
+            *slot = fa_test {
+                field: t.field,
+                op: t.op,
+                value: t.value,
+            };
+        }
+        skel.maps
+            .rules
+            .update(as_bytes(&(i as u32)), as_bytes(&rule), MapFlags::ANY)
+            .map_err(bpf("filling the rule table"))?;
+    }
+    let mut next = 0u32;
+    for (nr, ids) in &plan.by_syscall {
+        let span = fa_span {
+            start: next,
+            count: ids.len() as u32,
+        };
+        for id in ids {
+            skel.maps
+                .candidates
+                .update(as_bytes(&next), as_bytes(id), MapFlags::ANY)
+                .map_err(bpf("filling the candidate table"))?;
+            next += 1;
+        }
+        // The kernel matches a rule's bitmap by number for either ABI; the
+        // rule's own arch tests tell them apart.
+        for key in [*nr, nr + NR_SYSCALLS] {
+            skel.maps
+                .spans
+                .update(as_bytes(&key), as_bytes(&span), MapFlags::ANY)
+                .map_err(bpf("filling the syscall index"))?;
+        }
+    }
+    for (i, path) in plan.exes.iter().enumerate() {
+        let exe = exe_identity(path);
+        skel.maps
+            .exes
+            .update(as_bytes(&(i as u32)), as_bytes(&exe), MapFlags::ANY)
+            .map_err(bpf("filling the exe table"))?;
+    }
+    Ok(())
+}
+
+/// The inode and kernel device number of an executable path; a missing
+/// file matches nothing.
+fn exe_identity(path: &[u8]) -> fa_exe {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::MetadataExt;
+    match std::fs::metadata(std::ffi::OsStr::from_bytes(path)) {
+        Ok(m) => {
+            let dev = m.dev();
+            let (major, minor) = (nix::sys::stat::major(dev), nix::sys::stat::minor(dev));
+            fa_exe {
+                ino: m.ino(),
+                dev: ((major << 20) | minor) as u32,
+                pad: 0,
+            }
+        }
+        Err(_) => fa_exe {
+            ino: 0,
+            dev: u32::MAX,
+            pad: 0,
+        },
+    }
+}
+
+fn tracepoint_exists(name: &str) -> bool {
+    if !Path::new(TRACEFS).join("events/syscalls").exists() {
+        // tracefs is where libbpf finds tracepoint ids; mount it if absent.
+        let _ = nix::mount::mount(
+            Some("nodev"),
+            TRACEFS,
+            Some("tracefs"),
+            nix::mount::MsFlags::empty(),
+            None::<&str>,
+        );
+    }
+    Path::new(TRACEFS)
+        .join(format!("events/syscalls/sys_exit_{name}"))
+        .exists()
+}
+
+fn read_stats(skel: &fastaudit_bpf::FastauditSkel) -> Result<(u64, u64), EngineError> {
+    let sum = |idx: u32| -> Result<u64, EngineError> {
+        let per_cpu = skel
+            .maps
+            .stats
+            .lookup_percpu(as_bytes(&idx), MapFlags::ANY)
+            .map_err(bpf("reading counters"))?;
+        Ok(per_cpu
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|v| {
+                v.get(..8)
+                    .and_then(|b| b.try_into().ok())
+                    .map(u64::from_ne_bytes)
+            })
+            .sum())
+    };
+    Ok((sum(0)?, sum(1)?))
+}
+
+/// Converts the kernel's monotonic clock to wall-clock time.
+struct Clock {
+    offset_ns: i128,
+}
+
+impl Clock {
+    fn now() -> Clock {
+        use nix::time::{clock_gettime, ClockId};
+        let ns = |c| {
+            clock_gettime(c)
+                .map(|t| t.tv_sec() as i128 * 1_000_000_000 + t.tv_nsec() as i128)
+                .unwrap_or(0)
+        };
+        Clock {
+            offset_ns: ns(ClockId::CLOCK_REALTIME) - ns(ClockId::CLOCK_MONOTONIC),
+        }
+    }
+
+    fn wall(&self, mono_ns: u64) -> (u64, u32) {
+        let t = (mono_ns as i128 + self.offset_ns).max(0) as u128;
+        (
+            (t / 1_000_000_000) as u64,
+            ((t % 1_000_000_000) / 1_000_000) as u32,
+        )
+    }
+}
+
+fn cstr(b: &[u8]) -> Vec<u8> {
+    b.iter().take_while(|&&c| c != 0).copied().collect()
+}
+
+fn assemble(plan: &Plan, ev: &fa_event, clock: &Clock) -> AuditEvent {
+    let (sec, msec) = clock.wall(ev.time_ns);
+    let bytes = |v: &[std::ffi::c_char]| cstr(&v.iter().map(|&c| c as u8).collect::<Vec<u8>>());
+    let exe = (ev.exe_depth > 0).then(|| {
+        let mut path = Vec::new();
+        for name in ev.exe_names.iter().take(ev.exe_depth as usize).rev() {
+            path.push(b'/');
+            path.extend(bytes(name));
+        }
+        path
+    });
+    let cmdline: Vec<u8> = ev
+        .proctitle
+        .iter()
+        .take(ev.proctitle_len as usize)
+        .map(|&c| c as u8)
+        .collect();
+    let tty = bytes(&ev.tty);
+    let key = plan
+        .exit_rules
+        .get(ev.rule as usize)
+        .and_then(|r| r.key.clone());
+    AuditEvent {
+        sec,
+        msec,
+        syscall: Syscall {
+            arch: ev.arch,
+            syscall: ev.syscall,
+            personality: ev.pers,
+            exit: Some(ev.ret),
+            args: ev.args,
+            items: 0,
+            ppid: ev.ppid as i32,
+            pid: ev.pid as i32,
+            auid: ev.auid,
+            ids: ev.ids,
+            tty: (!tty.is_empty()).then_some(tty),
+            ses: ev.ses,
+            comm: bytes(&ev.comm),
+            exe,
+            subj: None,
+            key,
+        },
+        cmdline,
+    }
+}
