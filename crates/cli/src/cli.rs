@@ -17,6 +17,35 @@ pub enum Command {
     /// Read, check and list auditctl rules.
     #[command(subcommand)]
     Rules(RulesCommand),
+    /// Audit the live system with the rules (root; runs in the foreground).
+    Run(RunArgs),
+}
+
+/// `fastaudit run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Rules files or directories; default: /etc/audit/rules.d when present,
+    /// else the built-in default rules.
+    #[arg(long = "rules", num_args = 1..)]
+    pub rules: Vec<PathBuf>,
+    /// Audit log to append to.
+    #[arg(long, default_value = "/var/log/fastaudit/audit.log")]
+    pub log: PathBuf,
+    /// Log line format.
+    #[arg(long, value_enum, default_value_t = LogFormat::Raw)]
+    pub format: LogFormat,
+    /// Print the plan (hooks, rules per syscall) and exit without attaching.
+    #[arg(long)]
+    pub explain: bool,
+}
+
+/// Log line formats (auditd's log_format).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// As the kernel writes records.
+    Raw,
+    /// With interpreted ids, arch and syscall appended (auditd ENRICHED).
+    Enriched,
 }
 
 /// `fastaudit rules ...`.

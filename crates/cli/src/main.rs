@@ -2,6 +2,7 @@
 
 mod cli;
 mod rules_cmd;
+mod run_cmd;
 
 use clap::Parser;
 
@@ -9,6 +10,7 @@ fn main() -> std::process::ExitCode {
     let args = cli::Cli::parse();
     let result = match args.command {
         cli::Command::Rules(cmd) => rules_cmd::run(cmd),
+        cli::Command::Run(args) => run_cmd::run(args),
     };
     match result {
         Ok(code) => code,

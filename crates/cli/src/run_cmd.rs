@@ -1,0 +1,157 @@
+//! `fastaudit run`: rules → plan → engine → records → log, in the foreground.
+
+use crate::cli::{LogFormat, RunArgs};
+use anyhow::{bail, Context, Result};
+use fastaudit_engine::{compile, run as run_engine, Environment};
+use fastaudit_log::{Config, Writer};
+use fastaudit_records::enrich::SystemNames;
+use fastaudit_records::line::line;
+use fastaudit_records::syscall::proctitle_body;
+use fastaudit_records::{types, Format, Stamp};
+use fastaudit_rules::{lexer, Origin, RuleSet, SystemHost};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// The rules used when neither --rules nor /etc/audit/rules.d is given.
+const DEFAULT_RULES: &str = include_str!("../../../rules/default.rules");
+const RULES_D: &str = "/etc/audit/rules.d";
+
+/// Run until SIGINT/SIGTERM; exit 0 after draining and flushing.
+pub fn run(args: RunArgs) -> Result<ExitCode> {
+    let host = SystemHost;
+    let set = match load_rules(&args.rules, &host) {
+        Ok(set) => set,
+        Err(errors) => {
+            for e in errors {
+                eprintln!("{e}");
+            }
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let plan = compile(&set, Environment::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
+    if args.explain {
+        print!("{}", plan.explain());
+        return Ok(ExitCode::SUCCESS);
+    }
+    if !nix::unistd::geteuid().is_root() {
+        bail!("run must be started as root (it loads BPF programs)");
+    }
+    let mut log = Writer::open(Config::new(&args.log))
+        .with_context(|| format!("opening the log {}", args.log.display()))?;
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(sig, Arc::clone(&stop))
+            .context("installing signal handlers")?;
+    }
+    let format = match args.format {
+        LogFormat::Raw => Format::Raw,
+        LogFormat::Enriched => Format::Enriched,
+    };
+    let mut serial = 0u64;
+    let mut write_error = None;
+    let stats = run_engine(
+        &plan,
+        &stop,
+        |attached| {
+            if attached.hooks.is_empty() {
+                eprintln!("fastaudit: no rule can record anything; nothing is attached");
+            }
+            eprintln!("fastaudit: ready");
+        },
+        |ev| {
+            serial += 1;
+            let stamp = Stamp {
+                sec: ev.sec,
+                msec: ev.msec,
+                serial,
+            };
+            let mut lines = line(
+                None,
+                types::SYSCALL,
+                stamp,
+                &ev.syscall.body(),
+                format,
+                &SystemNames,
+            );
+            lines.extend(line(
+                None,
+                types::PROCTITLE,
+                stamp,
+                &proctitle_body(&ev.cmdline),
+                format,
+                &SystemNames,
+            ));
+            if let Err(e) = log.write_event(&lines) {
+                write_error.get_or_insert(e);
+                stop.store(true, Ordering::Relaxed);
+            }
+        },
+    )
+    .context("running the BPF engine")?;
+    if let Some(e) = write_error {
+        return Err(e).context("writing the log");
+    }
+    if stats.lost > 0 {
+        serial += 1;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        let stamp = Stamp {
+            sec: now.as_secs(),
+            msec: now.subsec_millis(),
+            serial,
+        };
+        let body = format!(
+            "op=lost-events lost={} pid={} res=failed",
+            stats.lost,
+            std::process::id()
+        );
+        log.write_event(&line(
+            None,
+            types::DAEMON_ERR,
+            stamp,
+            body.as_bytes(),
+            format,
+            &SystemNames,
+        ))
+        .context("writing the lost-events record")?;
+    }
+    log.flush().context("flushing the log")?;
+    eprintln!(
+        "fastaudit: stopped: {} events generated, {} logged, {} lost in the ring buffer, {} dropped by the log",
+        stats.emitted + stats.lost,
+        log.written(),
+        stats.lost,
+        log.dropped()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn load_rules(paths: &[PathBuf], host: &SystemHost) -> Result<RuleSet, Vec<String>> {
+    let strings =
+        |e: fastaudit_rules::LoadErrors| e.0.into_iter().map(|e| e.to_string()).collect::<Vec<_>>();
+    if !paths.is_empty() {
+        return RuleSet::load(paths, host).map_err(strings);
+    }
+    if Path::new(RULES_D).is_dir() {
+        return RuleSet::load(&[PathBuf::from(RULES_D)], host).map_err(strings);
+    }
+    let mut set = RuleSet::default();
+    let mut errors = Vec::new();
+    for l in lexer::lines(DEFAULT_RULES.as_bytes()) {
+        let origin = Origin {
+            file: "<built-in default rules>".into(),
+            line: l.lineno,
+        };
+        if let Err(e) = set.apply_words(&l.words, &origin, host) {
+            errors.push(e.to_string());
+        }
+    }
+    if errors.is_empty() {
+        Ok(set)
+    } else {
+        Err(errors)
+    }
+}
