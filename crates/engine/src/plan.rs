@@ -54,10 +54,6 @@ pub enum Hook {
     RawSyscalls,
     /// `syscalls:sys_exit_NAME` for one native syscall.
     SyscallExit { nr: u32, name: String },
-    /// Process creation, for the task list.
-    TaskFork,
-    /// io_uring operation completion, for the io_uring list.
-    IoUring,
 }
 
 /// The compiled form of a rule set.
@@ -68,12 +64,6 @@ pub struct Plan {
     /// Per syscall number: indexes into `exit_rules`, in order. Only numbers
     /// that some `always` rule can record are present.
     pub by_syscall: BTreeMap<u32, Vec<u32>>,
-    /// Task-list rules (evaluated when a process is created).
-    pub task_rules: Vec<CompiledRule>,
-    /// io_uring-list rules.
-    pub uring_rules: Vec<CompiledRule>,
-    /// Per io_uring operation: indexes into `uring_rules`.
-    pub by_uring_op: BTreeMap<u32, Vec<u32>>,
     /// Executable paths named by `exe=` tests.
     pub exes: Vec<Vec<u8>>,
     /// Hooks to attach, cheapest first choice already made.
@@ -115,37 +105,33 @@ pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
         let r = &loaded.rule;
         match r.list {
             list::EXIT | list::URING_EXIT | list::TASK => {}
+            // User messages, record exclusion and PATH filtering concern
+            // records fastaudit does not produce.
             _ => {
                 plan.not_applicable.push(loaded.origin.clone());
                 continue;
             }
         }
-        let compiled = compile_rule(r, &loaded.origin, env, &mut plan.exes)?;
-        match r.list {
-            list::EXIT => {
-                let idx = plan.exit_rules.len() as u32;
-                for nr in (0..MAX_SYSCALL).filter(|&n| r.has_syscall(n)) {
-                    plan.by_syscall.entry(nr).or_default().push(idx);
-                }
-                plan.exit_rules.push(compiled);
-            }
-            list::URING_EXIT => {
-                let idx = plan.uring_rules.len() as u32;
-                for nr in (0..MAX_SYSCALL).filter(|&n| r.has_syscall(n)) {
-                    plan.by_uring_op.entry(nr).or_default().push(idx);
-                }
-                plan.uring_rules.push(compiled);
-            }
-            _ => plan.task_rules.push(compiled),
+        if r.list != list::EXIT {
+            // Until the fork and io_uring hooks exist, refuse rather than ignore.
+            let what = if r.list == list::TASK {
+                "the task list (-a ...,task)"
+            } else {
+                "the io_uring list"
+            };
+            return Err(unsupported(&loaded.origin, what));
         }
+        let compiled = compile_rule(r, &loaded.origin, env, &mut plan.exes)?;
+        let idx = plan.exit_rules.len() as u32;
+        for nr in (0..MAX_SYSCALL).filter(|&n| r.has_syscall(n)) {
+            plan.by_syscall.entry(nr).or_default().push(idx);
+        }
+        plan.exit_rules.push(compiled);
     }
     // A syscall whose candidates are all `never` rules can record nothing.
     let exit_rules = &plan.exit_rules;
     plan.by_syscall
         .retain(|_, idx| idx.iter().any(|&i| exit_rules[i as usize].always));
-    let uring_rules = &plan.uring_rules;
-    plan.by_uring_op
-        .retain(|_, idx| idx.iter().any(|&i| uring_rules[i as usize].always));
     plan.hooks = choose_hooks(&plan);
     Ok(plan)
 }
@@ -283,12 +269,6 @@ fn choose_hooks(plan: &Plan) -> Vec<Hook> {
             _ => hooks.push(Hook::RawSyscalls),
         }
     }
-    if !plan.task_rules.is_empty() {
-        hooks.push(Hook::TaskFork);
-    }
-    if !plan.by_uring_op.is_empty() {
-        hooks.push(Hook::IoUring);
-    }
     hooks
 }
 
@@ -304,19 +284,15 @@ impl Plan {
                 let _ = match h {
                     Hook::RawSyscalls => writeln!(s, "  raw_syscalls:sys_enter + raw_syscalls:sys_exit (all syscalls, both ABIs)"),
                     Hook::SyscallExit { name, nr } => writeln!(s, "  syscalls:sys_exit_{name} (nr {nr})"),
-                    Hook::TaskFork => writeln!(s, "  sched:sched_process_fork (task list)"),
-                    Hook::IoUring => writeln!(s, "  io_uring:io_uring_complete (io_uring list)"),
                 };
             }
         }
         let _ = writeln!(
             s,
-            "exit rules: {} ({} always, {} never); task rules: {}; io_uring rules: {}",
+            "exit rules: {} ({} always, {} never)",
             self.exit_rules.len(),
             self.exit_rules.iter().filter(|r| r.always).count(),
-            self.exit_rules.iter().filter(|r| !r.always).count(),
-            self.task_rules.len(),
-            self.uring_rules.len()
+            self.exit_rules.iter().filter(|r| !r.always).count()
         );
         let max = self.by_syscall.values().map(Vec::len).max().unwrap_or(0);
         let _ = writeln!(
@@ -471,6 +447,18 @@ mod tests {
         let p = plan("-a never,exit -F arch=b64 -S open -F subj_type=crond_t\n-a always,exit -F arch=b64 -S open\n").unwrap();
         assert_eq!(p.exit_rules[0].tests[1].field, FIELD_NEVER);
         assert_eq!(p.by_syscall[&2], vec![0, 1]);
+    }
+
+    #[test]
+    fn task_and_io_uring_lists_are_refused_not_ignored() {
+        assert!(plan("-a never,task\n")
+            .unwrap_err()
+            .to_string()
+            .contains("task list"));
+        assert!(plan("-a always,io_uring -U openat\n")
+            .unwrap_err()
+            .to_string()
+            .contains("io_uring"));
     }
 
     #[test]
