@@ -1,0 +1,303 @@
+//! The differential suite: the same rules go to the kernel audit (auditd in
+//! the foreground writing RAW) and to `fastaudit run` at the same time; a
+//! workload runs; the SYSCALL events both select for the workload's
+//! processes must agree one to one on key, syscall, success, exit, a0-a3,
+//! pid, ppid, every id, auid, ses, tty, comm and exe.
+
+mod common;
+use common::*;
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const COMPARED: &[&str] = &[
+    "key", "arch", "syscall", "success", "exit", "a0", "a1", "a2", "a3", "pid", "ppid", "auid",
+    "uid", "gid", "euid", "suid", "fsuid", "egid", "sgid", "fsgid", "tty", "ses", "comm", "exe",
+];
+
+fn decode(v: &str) -> String {
+    if let Some(q) = v.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
+        return q.to_string();
+    }
+    if v != "(null)"
+        && v.len().is_multiple_of(2)
+        && v.bytes().all(|b| b.is_ascii_hexdigit())
+        && v.bytes()
+            .any(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+    {
+        let bytes: Option<Vec<u8>> = (0..v.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&v[i..i + 2], 16).ok())
+            .collect();
+        if let Some(b) = bytes {
+            return String::from_utf8_lossy(&b).into_owned();
+        }
+    }
+    v.to_string()
+}
+
+fn serial(line: &str) -> Option<&str> {
+    line.split_once("msg=audit(")?
+        .1
+        .split_once(')')?
+        .0
+        .split_once(':')
+        .map(|x| x.1)
+}
+
+/// SYSCALL records of a log as field maps (values decoded). Records of the
+/// kernel's own LOGIN events (a loginuid write, selected by no rule) are
+/// left out: fastaudit does not produce LOGIN events yet.
+fn syscalls(log: &Path) -> Vec<BTreeMap<String, String>> {
+    let text = std::fs::read(log).unwrap_or_default();
+    let text = String::from_utf8_lossy(&text);
+    let logins: BTreeSet<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("type=LOGIN "))
+        .filter_map(serial)
+        .collect();
+    text.lines()
+        .filter(|l| l.starts_with("type=SYSCALL "))
+        .filter(|l| serial(l).is_none_or(|s| !logins.contains(s)))
+        .map(|l| {
+            let body = l.split_once("): ").map(|x| x.1).unwrap_or("");
+            let body = body.split('\x1d').next().unwrap_or("");
+            body.split(' ')
+                .filter_map(|kv| kv.split_once('='))
+                .filter(|(k, _)| COMPARED.contains(k))
+                .map(|(k, v)| {
+                    (
+                        k.to_string(),
+                        if ["key", "comm", "exe"].contains(&k) {
+                            decode(v)
+                        } else {
+                            v.to_string()
+                        },
+                    )
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn wait_for(mut ok: impl FnMut() -> bool, what: &str) {
+    let start = Instant::now();
+    while !ok() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+struct Auditd(Child);
+
+impl Auditd {
+    fn start(dir: &Path) -> Auditd {
+        let conf = dir.join("conf");
+        std::fs::create_dir_all(conf.join("plugins")).unwrap();
+        std::fs::write(
+            conf.join("auditd.conf"),
+            format!(
+                "local_events = yes\nwrite_logs = yes\nlog_file = {d}/unused.log\nlog_format = RAW\nflush = INCREMENTAL_ASYNC\nfreq = 50\nname_format = NONE\nmax_log_file = 64\nmax_log_file_action = IGNORE\nspace_left = 2\nspace_left_action = IGNORE\nadmin_space_left = 1\nadmin_space_left_action = IGNORE\ndisk_full_action = IGNORE\ndisk_error_action = IGNORE\nplugin_dir = {d}/conf/plugins\nq_depth = 2000\noverflow_action = IGNORE\nend_of_event_timeout = 2\n",
+                d = dir.display()
+            ),
+        )
+        .unwrap();
+        // In the foreground auditd writes events to stdout.
+        let out = std::fs::File::create(dir.join("kernel.log")).unwrap();
+        let child = Command::new("auditd")
+            .args(["-f", "-c", conf.to_str().unwrap()])
+            .stdout(out)
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("auditd");
+        let pid = child.id().to_string();
+        wait_for(
+            || {
+                String::from_utf8_lossy(&auditctl(&["-s"]).stdout)
+                    .lines()
+                    .any(|l| l == format!("pid {pid}"))
+            },
+            "auditd to register",
+        );
+        Auditd(child)
+    }
+}
+
+impl Drop for Auditd {
+    fn drop(&mut self) {
+        auditctl(&["-e", "0"]);
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(self.0.id() as i32),
+            nix::sys::signal::SIGTERM,
+        );
+        let _ = self.0.wait();
+    }
+}
+
+struct Fastaudit(Child);
+
+impl Fastaudit {
+    fn start(rules: &Path, log: &Path) -> Fastaudit {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_fastaudit"))
+            .args([
+                "run",
+                "--rules",
+                rules.to_str().unwrap(),
+                "--log",
+                log.to_str().unwrap(),
+            ])
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("fastaudit run");
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        loop {
+            match lines.next() {
+                Some(Ok(l)) if l == "fastaudit: ready" => break,
+                Some(Ok(_)) => {}
+                _ => panic!("fastaudit run ended before ready"),
+            }
+        }
+        std::thread::spawn(move || for _ in lines {});
+        Fastaudit(child)
+    }
+
+    fn stop(mut self) {
+        nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(self.0.id() as i32),
+            nix::sys::signal::SIGTERM,
+        )
+        .unwrap();
+        assert!(self.0.wait().unwrap().success());
+    }
+}
+
+/// Run a scenario; returns the differences (empty when both agree).
+fn scenario(name: &str, rules: &str, workload: &[&str]) -> Vec<String> {
+    let _ka = KernelAudit::acquire();
+    let dir = tempdir();
+    let rules_file = dir.join("rules");
+    std::fs::write(&rules_file, rules).unwrap();
+    std::fs::write(dir.join("file"), "x").unwrap();
+    let auditd = Auditd::start(&dir);
+    assert!(
+        Command::new("auditctl")
+            .arg("-R")
+            .arg(&rules_file)
+            .status()
+            .unwrap()
+            .success(),
+        "kernel takes the rules"
+    );
+    auditctl(&["-e", "1"]);
+    let fa_log = dir.join("fastaudit.log");
+    let fa = Fastaudit::start(&rules_file, &fa_log);
+
+    let mut pids = BTreeSet::new();
+    for cmd in workload {
+        let cmd = cmd.replace("FILE", dir.join("file").to_str().unwrap());
+        let mut child = Command::new("sh")
+            .args(["-c", &cmd])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        pids.insert(child.id().to_string());
+        child.wait().unwrap();
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    fa.stop();
+    drop(auditd);
+    restore_kernel();
+
+    let kernel = syscalls(&dir.join("kernel.log"));
+    let ours = syscalls(&fa_log);
+    // The workload's processes: the shells and everything they started.
+    loop {
+        let before = pids.len();
+        for e in kernel.iter().chain(&ours) {
+            if e.get("ppid").is_some_and(|p| pids.contains(p)) {
+                pids.insert(e["pid"].clone());
+            }
+        }
+        if pids.len() == before {
+            break;
+        }
+    }
+    let pick = |v: &[BTreeMap<String, String>]| {
+        let mut v: Vec<String> = v
+            .iter()
+            .filter(|e| e.get("pid").is_some_and(|p| pids.contains(p)))
+            .map(|e| format!("{e:?}"))
+            .collect();
+        v.sort();
+        v
+    };
+    let (k, o) = (pick(&kernel), pick(&ours));
+    let mut diffs = Vec::new();
+    if k.is_empty() {
+        diffs.push(format!("{name}: the kernel recorded nothing for the workload (scenario is not testing anything)"));
+    }
+    for e in k.iter().filter(|e| !o.contains(e)) {
+        diffs.push(format!("{name}: only the kernel recorded {e}"));
+    }
+    for e in o.iter().filter(|e| !k.contains(e)) {
+        diffs.push(format!("{name}: only fastaudit recorded {e}"));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    diffs
+}
+
+#[test]
+fn basic_success_and_failure() {
+    assert_agrees(&scenario(
+        "basic",
+        "-a always,exit -F arch=b64 -S fchmodat,chmod,fchownat -F key=basic\n",
+        &["chmod 600 FILE", "chown 0:0 FILE", "python3 -c 'import os\ntry: os.chmod(\"/nonexistent/x\", 0o600)\nexcept OSError: pass'"],
+    ));
+}
+
+#[test]
+fn never_before_always_and_argument_tests() {
+    assert_agrees(&scenario(
+        "never-first",
+        "-a never,exit -F arch=b64 -S fchmodat -F a2=0644\n-a always,exit -F arch=b64 -S fchmodat -F a2&0200 -k w\n-a always,exit -F arch=b64 -S fchmodat -k other\n",
+        &["chmod 644 FILE", "chmod 600 FILE", "chmod 400 FILE"],
+    ));
+}
+
+#[test]
+fn ids_auid_and_unprivileged_users() {
+    assert_agrees(&scenario(
+        "ids",
+        "-a always,exit -F arch=b64 -S fchmodat -F auid>=1000 -F auid!=unset -k login\n-a always,exit -F arch=b64 -S fchmodat -F uid=65534 -k nobody\n-a always,exit -F arch=b64 -S fchmodat -C uid!=euid -k setuid\n",
+        &[
+            "echo 1000 > /proc/self/loginuid; exec chmod 600 FILE",
+            "setpriv --reuid=65534 --regid=65534 --clear-groups chmod 600 FILE",
+            "echo 1001 > /proc/self/loginuid; setpriv --reuid=65534 --regid=65534 --clear-groups chmod 644 FILE",
+            "chmod 600 FILE",
+        ],
+    ));
+}
+
+#[test]
+fn failing_syscalls_exit_and_success_fields() {
+    assert_agrees(&scenario(
+        "failures",
+        "-a always,exit -F arch=b64 -S openat -F success=0 -F exit=-ENOENT -k enoent\n-a always,exit -F arch=b64 -S fchmodat -F success=1 -k ok\n",
+        &["cat /nonexistent/fastaudit-a", "cat /nonexistent/fastaudit-b", "chmod 600 FILE"],
+    ));
+}
+
+#[test]
+fn raw_hook_without_arch_and_exe_identity() {
+    assert_agrees(&scenario(
+        "raw-exe",
+        "-a always,exit -S fchmodat -F exe=/usr/bin/chmod -k exe\n-a always,exit -S unlinkat,unlink -k rm\n",
+        &["chmod 600 FILE", "python3 -c 'import os; os.chmod(\"FILE\", 0o640)'", "touch FILE.x; rm FILE.x"],
+    ));
+}
