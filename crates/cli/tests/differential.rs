@@ -301,3 +301,26 @@ fn raw_hook_without_arch_and_exe_identity() {
         &["chmod 600 FILE", "python3 -c 'import os; os.chmod(\"FILE\", 0o640)'", "touch FILE.x; rm FILE.x"],
     ));
 }
+
+#[test]
+fn exec_arguments_forks_and_execs() {
+    assert_agrees(&scenario(
+        "exec",
+        "-a always,exit -F arch=b64 -S execve,clone,clone3,fork,vfork -k proc\n",
+        &[
+            "true",
+            "ls / > /dev/null",
+            "sh -c 'exec true'",
+            "/nonexistent/prog",
+        ],
+    ));
+}
+
+#[test]
+fn exec_arguments_through_the_raw_hooks() {
+    assert_agrees(&scenario(
+        "exec-raw",
+        "-a always,exit -S execve -k exec-raw\n",
+        &["true", "env true"],
+    ));
+}

@@ -54,6 +54,10 @@ pub enum Hook {
     RawSyscalls,
     /// `syscalls:sys_exit_NAME` for one native syscall.
     SyscallExit { nr: u32, name: String },
+    /// `raw_syscalls:sys_enter`, to save exec arguments (both ABIs).
+    RawSyscallsEnter,
+    /// `syscalls:sys_enter_NAME`, to save one native exec syscall's arguments.
+    SyscallEnter { nr: u32, name: String },
 }
 
 /// The compiled form of a rule set.
@@ -264,9 +268,27 @@ fn choose_hooks(plan: &Plan) -> Vec<Hook> {
                 })
             })
             .collect();
+        // execve/execveat clear the registers on success: save the
+        // arguments at entry (x86_64 59/322, ia32 11/358).
+        let audited = |nr: &u32| plan.by_syscall.contains_key(nr);
         match names {
-            Some(per_syscall) if !compat && per_syscall.len() < 64 => hooks.extend(per_syscall),
-            _ => hooks.push(Hook::RawSyscalls),
+            Some(per_syscall) if !compat && per_syscall.len() < 64 => {
+                hooks.extend(per_syscall);
+                for (nr, name) in [(59, "execve"), (322, "execveat")] {
+                    if audited(&nr) {
+                        hooks.push(Hook::SyscallEnter {
+                            nr,
+                            name: name.into(),
+                        });
+                    }
+                }
+            }
+            _ => {
+                hooks.push(Hook::RawSyscalls);
+                if [59, 322, 11, 358].iter().any(audited) {
+                    hooks.push(Hook::RawSyscallsEnter);
+                }
+            }
         }
     }
     hooks
@@ -282,8 +304,18 @@ impl Plan {
             let _ = writeln!(s, "hooks:");
             for h in &self.hooks {
                 let _ = match h {
-                    Hook::RawSyscalls => writeln!(s, "  raw_syscalls:sys_enter + raw_syscalls:sys_exit (all syscalls, both ABIs)"),
-                    Hook::SyscallExit { name, nr } => writeln!(s, "  syscalls:sys_exit_{name} (nr {nr})"),
+                    Hook::RawSyscalls => {
+                        writeln!(s, "  raw_syscalls:sys_exit (all syscalls, both ABIs)")
+                    }
+                    Hook::SyscallExit { name, nr } => {
+                        writeln!(s, "  syscalls:sys_exit_{name} (nr {nr})")
+                    }
+                    Hook::RawSyscallsEnter => {
+                        writeln!(s, "  raw_syscalls:sys_enter (exec arguments only)")
+                    }
+                    Hook::SyscallEnter { name, nr } => {
+                        writeln!(s, "  syscalls:sys_enter_{name} (nr {nr}, arguments)")
+                    }
                 };
             }
         }

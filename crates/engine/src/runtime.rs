@@ -108,8 +108,21 @@ pub fn run(
             _ => None,
         })
         .collect();
+    let enters: Vec<&str> = plan
+        .hooks
+        .iter()
+        .filter_map(|h| match h {
+            Hook::SyscallEnter { name, .. } => Some(name.as_str()),
+            _ => None,
+        })
+        .collect();
+    // A tracepoint name that does not exist (the syscall table and the
+    // kernel's SYSCALL_DEFINE names can differ) sends everything to the raw hooks.
     let raw = plan.hooks.contains(&Hook::RawSyscalls)
-        || (!per_syscall.is_empty() && !per_syscall.iter().all(|n| tracepoint_exists(n)));
+        || !per_syscall
+            .iter()
+            .chain(&enters)
+            .all(|n| tracepoint_exists(n));
     if raw {
         links.push(
             skel.progs
@@ -118,16 +131,28 @@ pub fn run(
                 .map_err(bpf("attaching raw_syscalls:sys_exit"))?,
         );
         attached.hooks.push("tp_btf/sys_exit".into());
+        if plan.hooks.contains(&Hook::RawSyscallsEnter) || !enters.is_empty() {
+            links.push(
+                skel.progs
+                    .fa_raw_enter
+                    .attach()
+                    .map_err(bpf("attaching raw_syscalls:sys_enter"))?,
+            );
+            attached.hooks.push("tp_btf/sys_enter".into());
+        }
     } else {
-        for name in per_syscall {
-            let tp = format!("sys_exit_{name}");
-            let link = skel
-                .progs
-                .fa_syscall_exit
-                .attach_tracepoint(TracepointCategory::Syscalls, &tp)
-                .map_err(bpf(format!("attaching syscalls:{tp}")))?;
-            links.push(link);
-            attached.hooks.push(format!("syscalls:{tp}"));
+        for (prog, dir, names) in [
+            (&skel.progs.fa_syscall_exit, "exit", &per_syscall),
+            (&skel.progs.fa_syscall_enter, "enter", &enters),
+        ] {
+            for name in names.iter() {
+                let tp = format!("sys_{dir}_{name}");
+                let link = prog
+                    .attach_tracepoint(TracepointCategory::Syscalls, &tp)
+                    .map_err(bpf(format!("attaching syscalls:{tp}")))?;
+                links.push(link);
+                attached.hooks.push(format!("syscalls:{tp}"));
+            }
         }
     }
 

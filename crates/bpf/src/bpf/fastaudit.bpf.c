@@ -58,6 +58,14 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
+/* Entry arguments of exec syscalls in flight, per thread. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct fa_args);
+} entry_args SEC(".maps");
+
 /* Makes the event layout part of the object's BTF so the Rust skeleton
  * gets the type from this one definition. */
 struct fa_event fa_event_layout = {};
@@ -65,6 +73,7 @@ struct fa_event fa_event_layout = {};
 struct subject {
 	struct task_struct *task;
 	struct pt_regs *regs;
+	struct fa_args *saved;   /* entry arguments, when the registers are gone */
 	long ret;
 	__u32 compat;
 	__u32 tgid;
@@ -96,6 +105,8 @@ static __always_inline int compare(__u32 l, __u32 op, __u32 r)
 static __always_inline __u64 arg(struct subject *s, int n)
 {
 	struct pt_regs *r = s->regs;
+	if (s->saved)
+		return s->saved->a[n & 3];
 	if (s->compat) {
 		switch (n) {
 		case 0: return (__u32)BPF_CORE_READ(r, bx);
@@ -300,6 +311,28 @@ static __always_inline void read_exe_path(struct file *f, struct fa_event *ev)
 	ev->exe_depth = w.n;
 }
 
+/* execve and execveat in either ABI: their registers are gone at exit. */
+static __always_inline int is_exec(__u32 nr, __u32 compat)
+{
+	return compat ? (nr == 11 || nr == 358) : (nr == 59 || nr == 322);
+}
+
+/* fork, vfork, clone, clone3 in either ABI. */
+static __always_inline int is_fork(__u32 nr, __u32 compat)
+{
+	return compat ? (nr == 2 || nr == 190 || nr == 120 || nr == 435)
+		      : (nr == 57 || nr == 58 || nr == 56 || nr == 435);
+}
+
+static __always_inline void save_entry_args(struct subject *s)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct fa_args a;
+	for (int i = 0; i < 4; i++)
+		a.a[i] = arg(s, i);
+	bpf_map_update_elem(&entry_args, &tid, &a, BPF_ANY);
+}
+
 static __always_inline void count(__u32 which)
 {
 	__u64 *v = bpf_map_lookup_elem(&stats, &which);
@@ -318,6 +351,10 @@ static __always_inline int on_exit(__u32 nr, long ret)
 	struct fa_span *span = bpf_map_lookup_elem(&spans, &key);
 	if (!span || !span->count)
 		return 0;
+	/* A new task's first return (0 from fork/clone) ends no syscall it
+	 * entered; the kernel audits only the parent's side. */
+	if (ret == 0 && is_fork(nr, compat))
+		return 0;
 
 	struct subject s = {
 		.task = task,
@@ -326,6 +363,21 @@ static __always_inline int on_exit(__u32 nr, long ret)
 		.compat = compat,
 		.tgid = tgid,
 	};
+	/* For exec syscalls, the arguments saved at entry replace the
+	 * registers (zero after a successful exec) before any rule looks. */
+	struct fa_args saved = {};
+	int have_saved = 0;
+	if (is_exec(nr, compat)) {
+		__u32 tid = (__u32)bpf_get_current_pid_tgid();
+		struct fa_args *a = bpf_map_lookup_elem(&entry_args, &tid);
+		if (a) {
+			saved = *a;
+			have_saved = 1;
+			bpf_map_delete_elem(&entry_args, &tid);
+		}
+	}
+	s.saved = have_saved ? &saved : 0;
+
 	struct eval e = { .s = &s, .start = span->start, .matched = -1 };
 	bpf_loop(span->count, try_rule, &e, 0);
 	if (e.matched < 0)
@@ -371,6 +423,28 @@ static __always_inline int on_exit(__u32 nr, long ret)
 		ev->tty[0] = 0;
 	count(FA_STAT_EMITTED);
 	bpf_ringbuf_submit(ev, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+/* Entry hooks, attached only when exec syscalls are audited. */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(fa_raw_enter, struct pt_regs *regs, long id)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 compat = BPF_CORE_READ(task, thread_info.status) & TS_COMPAT ? 1 : 0;
+	if (!is_exec((__u32)id, compat))
+		return 0;
+	struct subject s = { .task = task, .regs = regs, .compat = compat };
+	save_entry_args(&s);
+	return 0;
+}
+
+SEC("tracepoint")
+int fa_syscall_enter(void *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct subject s = { .task = task, .regs = (struct pt_regs *)bpf_task_pt_regs(task) };
+	save_entry_args(&s);
 	return 0;
 }
 

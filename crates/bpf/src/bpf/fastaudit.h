@@ -59,6 +59,12 @@ struct fa_exe {
 	__u32 pad;
 };
 
+/* Syscall arguments saved at entry, for syscalls whose registers do not
+ * survive to the exit (a successful execve clears them). */
+struct fa_args {
+	__u64 a[4];
+};
+
 struct fa_event {
 	__u64 time_ns;   /* CLOCK_MONOTONIC at syscall exit */
 	__s64 ret;
