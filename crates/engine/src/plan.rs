@@ -434,7 +434,27 @@ mod tests {
         );
         assert_eq!(
             plan("-a always,exit -F arch=b64 -S all\n").unwrap().hooks,
-            vec![Hook::RawSyscalls]
+            vec![Hook::RawSyscalls, Hook::RawSyscallsEnter],
+            "all syscalls include execve, whose arguments are saved at entry"
+        );
+        assert_eq!(
+            plan("-a always,exit -F arch=b64 -S execve,chmod\n")
+                .unwrap()
+                .hooks,
+            vec![
+                Hook::SyscallExit {
+                    nr: 59,
+                    name: "execve".into()
+                },
+                Hook::SyscallExit {
+                    nr: 90,
+                    name: "chmod".into()
+                },
+                Hook::SyscallEnter {
+                    nr: 59,
+                    name: "execve".into()
+                }
+            ]
         );
     }
 
