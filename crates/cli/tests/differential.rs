@@ -17,27 +17,6 @@ const COMPARED: &[&str] = &[
     "uid", "gid", "euid", "suid", "fsuid", "egid", "sgid", "fsgid", "tty", "ses", "comm", "exe",
 ];
 
-fn decode(v: &str) -> String {
-    if let Some(q) = v.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
-        return q.to_string();
-    }
-    if v != "(null)"
-        && v.len().is_multiple_of(2)
-        && v.bytes().all(|b| b.is_ascii_hexdigit())
-        && v.bytes()
-            .any(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
-    {
-        let bytes: Option<Vec<u8>> = (0..v.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&v[i..i + 2], 16).ok())
-            .collect();
-        if let Some(b) = bytes {
-            return String::from_utf8_lossy(&b).into_owned();
-        }
-    }
-    v.to_string()
-}
-
 fn serial(line: &str) -> Option<&str> {
     line.split_once("msg=audit(")?
         .1
@@ -47,7 +26,7 @@ fn serial(line: &str) -> Option<&str> {
         .map(|x| x.1)
 }
 
-/// SYSCALL records of a log as field maps (values decoded). Records of the
+/// SYSCALL records of a log as field maps (values as encoded). Records of the
 /// kernel's own LOGIN events (a loginuid write, selected by no rule) are
 /// left out: fastaudit does not produce LOGIN events yet.
 fn syscalls(log: &Path) -> Vec<BTreeMap<String, String>> {
@@ -67,16 +46,8 @@ fn syscalls(log: &Path) -> Vec<BTreeMap<String, String>> {
             body.split(' ')
                 .filter_map(|kv| kv.split_once('='))
                 .filter(|(k, _)| COMPARED.contains(k))
-                .map(|(k, v)| {
-                    (
-                        k.to_string(),
-                        if ["key", "comm", "exe"].contains(&k) {
-                            decode(v)
-                        } else {
-                            v.to_string()
-                        },
-                    )
-                })
+                // Values as written: the kernel's quoting/hex encoding must match too.
+                .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect()
         })
         .collect()
@@ -322,5 +293,28 @@ fn exec_arguments_through_the_raw_hooks() {
         "exec-raw",
         "-a always,exit -S execve -k exec-raw\n",
         &["true", "env true"],
+    ));
+}
+
+#[test]
+fn hostile_program_names_are_encoded_as_the_kernel_encodes_them() {
+    // Programs whose names need quoting rules: space, quote, newline plus a
+    // forged record, non-ASCII, and plain printable punctuation.
+    let names = [
+        "a b",
+        "q\"uote",
+        "nl\ntype=SYSCALL msg=audit(1.1:1): x",
+        "caf\u{e9}",
+        "pct%~!",
+    ];
+    let setup: Vec<String> = names
+        .iter()
+        .map(|n| format!("d=$(dirname FILE); cp /usr/bin/chmod \"$d/{n}\" && \"$d/{n}\" 600 FILE"))
+        .collect();
+    let refs: Vec<&str> = setup.iter().map(String::as_str).collect();
+    assert_agrees(&scenario(
+        "strings",
+        "-a always,exit -F arch=b64 -S fchmodat -k str\n",
+        &refs,
     ));
 }
