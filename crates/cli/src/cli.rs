@@ -34,6 +34,9 @@ pub struct RunArgs {
     /// Log line format.
     #[arg(long, value_enum, default_value_t = LogFormat::Raw)]
     pub format: LogFormat,
+    /// Size of the kernel-to-fastaudit ring buffer, in KiB (a power of two).
+    #[arg(long, default_value_t = 16384)]
+    pub ring_buffer_kib: u32,
     /// Print the plan (hooks, rules per syscall) and exit without attaching.
     #[arg(long)]
     pub explain: bool,

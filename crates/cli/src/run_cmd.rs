@@ -2,7 +2,7 @@
 
 use crate::cli::{LogFormat, RunArgs};
 use anyhow::{bail, Context, Result};
-use fastaudit_engine::{compile, run as run_engine, Environment};
+use fastaudit_engine::{compile, run as run_engine, Environment, Options};
 use fastaudit_log::{Config, Writer};
 use fastaudit_records::enrich::SystemNames;
 use fastaudit_records::line::line;
@@ -51,8 +51,12 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     };
     let mut serial = 0u64;
     let mut write_error = None;
+    let options = Options {
+        ring_buffer_bytes: args.ring_buffer_kib.saturating_mul(1024),
+    };
     let stats = run_engine(
         &plan,
+        options,
         &stop,
         |attached| {
             if attached.hooks.is_empty() {
@@ -93,6 +97,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     if let Some(e) = write_error {
         return Err(e).context("writing the log");
     }
+    let logged = log.written();
     if stats.lost > 0 {
         serial += 1;
         let now = std::time::SystemTime::now()
@@ -122,7 +127,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     eprintln!(
         "fastaudit: stopped: {} events generated, {} logged, {} lost in the ring buffer, {} dropped by the log",
         stats.emitted + stats.lost,
-        log.written(),
+        logged,
         stats.lost,
         log.dropped()
     );

@@ -154,3 +154,86 @@ fn explain_shows_the_plan_without_attaching() {
     let out = fastaudit(&["run", "--rules", rules.to_str().unwrap(), "--explain"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("hooks: none"));
 }
+
+#[test]
+fn burst_larger_than_the_ring_buffer_loses_nothing_silently() {
+    const N: usize = 200_000;
+    let _ka = KernelAudit::acquire();
+    let dir = tempdir();
+    let rules = dir.join("burst.rules");
+    // 0o1601 as chmod's mode argument marks the workload's calls.
+    std::fs::write(
+        &rules,
+        "-a always,exit -F arch=b64 -S chmod -F a1=0x381 -k burst\n",
+    )
+    .unwrap();
+    let log = dir.join("audit.log");
+    let target = dir.join("target");
+    std::fs::write(&target, "x").unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fastaudit"))
+        .args([
+            "run",
+            "--rules",
+            rules.to_str().unwrap(),
+            "--log",
+            log.to_str().unwrap(),
+            "--ring-buffer-kib",
+            "64",
+        ])
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start fastaudit run");
+    let rest = wait_ready(&mut child);
+    let script = format!(
+        "import os\nfor _ in range({N}): os.chmod({:?}, 0o1601)\n",
+        target.to_str().unwrap()
+    );
+    assert!(Command::new("python3")
+        .args(["-c", &script])
+        .status()
+        .unwrap()
+        .success());
+    std::thread::sleep(Duration::from_millis(300));
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::SIGTERM,
+    )
+    .unwrap();
+    assert!(child.wait().unwrap().success());
+    let summary: Vec<String> = rest.try_iter().collect();
+
+    let text = String::from_utf8(std::fs::read(&log).unwrap()).unwrap();
+    let logged = text
+        .lines()
+        .filter(|l| l.starts_with("type=SYSCALL ") && l.ends_with("key=\"burst\""))
+        .count();
+    let lost: usize = text
+        .lines()
+        .filter(|l| l.starts_with("type=DAEMON_ERR ") && l.contains("op=lost-events"))
+        .filter_map(|l| {
+            l.split(' ')
+                .find_map(|kv| kv.strip_prefix("lost="))?
+                .parse::<usize>()
+                .ok()
+        })
+        .sum();
+    assert!(
+        lost > 0,
+        "the burst must overflow a 64 KiB ring buffer: {summary:?}"
+    );
+    assert_eq!(logged + lost, N, "generated = logged + lost: {summary:?}");
+    assert!(
+        summary.iter().any(|l| l.contains(&format!(
+            "{N} events generated, {logged} logged, {lost} lost"
+        ))),
+        "{summary:?}"
+    );
+    let out = Command::new("ausearch")
+        .args(["-if", log.to_str().unwrap(), "-m", "DAEMON_ERR"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "ausearch finds the lost-events record"
+    );
+}

@@ -6,4 +6,4 @@ pub mod plan;
 pub mod runtime;
 
 pub use plan::{compile, CompileError, CompiledRule, Environment, Hook, Plan, Test};
-pub use runtime::{run, Attached, AuditEvent, EngineError, Stats};
+pub use runtime::{run, Attached, AuditEvent, EngineError, Options, Stats};

@@ -70,11 +70,27 @@ pub struct Attached {
     pub hooks: Vec<String>,
 }
 
+/// Tunables of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Ring buffer size in bytes (a power of two, at least one page).
+    pub ring_buffer_bytes: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            ring_buffer_bytes: 16 << 20,
+        }
+    }
+}
+
 /// Run `plan` until `stop` is set. `ready` is called once every hook is
 /// attached (or at once when the plan needs none); `on_event` gets each
 /// audited syscall in order.
 pub fn run(
     plan: &Plan,
+    options: Options,
     stop: &AtomicBool,
     ready: impl FnOnce(&Attached),
     mut on_event: impl FnMut(AuditEvent),
@@ -93,6 +109,16 @@ pub fn run(
     if let Some(ro) = open.maps.rodata_data.as_deref_mut() {
         ro.self_tgid = std::process::id();
     }
+    let size = options.ring_buffer_bytes;
+    if !size.is_power_of_two() || size < 4096 {
+        return Err(EngineError::Plan(format!(
+            "ring buffer size {size} must be a power of two of at least 4096 bytes"
+        )));
+    }
+    open.maps
+        .events
+        .set_max_entries(size)
+        .map_err(bpf("sizing the ring buffer"))?;
     let skel = open.load().map_err(bpf(
         "loading the BPF programs (root and BPF support needed)",
     ))?;

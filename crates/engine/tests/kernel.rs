@@ -2,7 +2,7 @@
 //! child process's syscalls recorded with the right fields, `never` rules
 //! honoured, and nothing left attached afterwards. Needs root.
 
-use fastaudit_engine::{compile, run, AuditEvent, Environment, Stats};
+use fastaudit_engine::{compile, run, AuditEvent, Environment, Options, Stats};
 use fastaudit_rules::{lexer, Origin, RuleSet, SystemHost};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -43,6 +43,7 @@ fn record(text: &str, workload: &[&[&str]]) -> (Vec<AuditEvent>, Stats, Vec<Stri
     std::thread::scope(|s| {
         let stats = run(
             &plan,
+            Options::default(),
             &stop,
             |attached| {
                 hooks = attached.hooks.clone();
