@@ -7,7 +7,6 @@
 mod common;
 use common::*;
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -110,43 +109,6 @@ impl Drop for Auditd {
     }
 }
 
-struct Fastaudit(Child);
-
-impl Fastaudit {
-    fn start(rules: &Path, log: &Path) -> Fastaudit {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_fastaudit"))
-            .args([
-                "run",
-                "--rules",
-                rules.to_str().unwrap(),
-                "--log",
-                log.to_str().unwrap(),
-            ])
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("fastaudit run");
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        loop {
-            match lines.next() {
-                Some(Ok(l)) if l == "fastaudit: ready" => break,
-                Some(Ok(_)) => {}
-                _ => panic!("fastaudit run ended before ready"),
-            }
-        }
-        std::thread::spawn(move || for _ in lines {});
-        Fastaudit(child)
-    }
-
-    fn stop(mut self) {
-        nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(self.0.id() as i32),
-            nix::sys::signal::SIGTERM,
-        )
-        .unwrap();
-        assert!(self.0.wait().unwrap().success());
-    }
-}
-
 /// Run a scenario; returns the differences (empty when both agree).
 fn scenario(name: &str, rules: &str, workload: &[&str]) -> Vec<String> {
     let _ka = KernelAudit::acquire();
@@ -166,7 +128,7 @@ fn scenario(name: &str, rules: &str, workload: &[&str]) -> Vec<String> {
     );
     auditctl(&["-e", "1"]);
     let fa_log = dir.join("fastaudit.log");
-    let fa = Fastaudit::start(&rules_file, &fa_log);
+    let fa = FastauditRun::start(&rules_file, &fa_log, &[]);
 
     let mut pids = BTreeSet::new();
     for cmd in workload {

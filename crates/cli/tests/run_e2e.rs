@@ -3,29 +3,8 @@
 
 mod common;
 use common::*;
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
-fn wait_ready(child: &mut std::process::Child) -> std::sync::mpsc::Receiver<String> {
-    let stderr = child.stderr.take().expect("stderr piped");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for l in BufReader::new(stderr).lines().map_while(Result::ok) {
-            let _ = tx.send(l);
-        }
-    });
-    let start = Instant::now();
-    loop {
-        let l = rx
-            .recv_timeout(Duration::from_secs(30))
-            .expect("fastaudit run prints a line");
-        if l == "fastaudit: ready" {
-            return rx;
-        }
-        assert!(start.elapsed() < Duration::from_secs(30), "no ready line");
-    }
-}
+use std::process::Command;
+use std::time::Duration;
 
 #[test]
 fn run_records_a_workload_that_ausearch_finds() {
@@ -44,20 +23,7 @@ fn run_records_a_workload_that_ausearch_finds() {
     let odd = dir.join("my chmod");
     std::fs::copy("/usr/bin/chmod", &odd).unwrap();
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fastaudit"))
-        .args([
-            "run",
-            "--rules",
-            rules.to_str().unwrap(),
-            "--log",
-            log.to_str().unwrap(),
-            "--format",
-            "enriched",
-        ])
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start fastaudit run");
-    let rest = wait_ready(&mut child);
+    let fa = FastauditRun::start(&rules, &log, &["--format", "enriched"]);
     let ok = Command::new("chmod")
         .args(["600", target.to_str().unwrap()])
         .status()
@@ -68,14 +34,7 @@ fn run_records_a_workload_that_ausearch_finds() {
         .unwrap();
     assert!(ok.success() && odd_ok.success());
     std::thread::sleep(Duration::from_millis(200));
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.id() as i32),
-        nix::sys::signal::SIGTERM,
-    )
-    .unwrap();
-    let status = child.wait().unwrap();
-    assert!(status.success(), "exit 0 after SIGTERM: {status}");
-    let tail: Vec<String> = rest.try_iter().collect();
+    let tail = fa.stop();
     assert!(
         tail.iter()
             .any(|l| l.starts_with("fastaudit: stopped: ") && l.contains(" 0 lost")),
@@ -170,20 +129,7 @@ fn burst_larger_than_the_ring_buffer_loses_nothing_silently() {
     let log = dir.join("audit.log");
     let target = dir.join("target");
     std::fs::write(&target, "x").unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fastaudit"))
-        .args([
-            "run",
-            "--rules",
-            rules.to_str().unwrap(),
-            "--log",
-            log.to_str().unwrap(),
-            "--ring-buffer-kib",
-            "64",
-        ])
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start fastaudit run");
-    let rest = wait_ready(&mut child);
+    let fa = FastauditRun::start(&rules, &log, &["--ring-buffer-kib", "64"]);
     let script = format!(
         "import os\nfor _ in range({N}): os.chmod({:?}, 0o1601)\n",
         target.to_str().unwrap()
@@ -194,13 +140,7 @@ fn burst_larger_than_the_ring_buffer_loses_nothing_silently() {
         .unwrap()
         .success());
     std::thread::sleep(Duration::from_millis(300));
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.id() as i32),
-        nix::sys::signal::SIGTERM,
-    )
-    .unwrap();
-    assert!(child.wait().unwrap().success());
-    let summary: Vec<String> = rest.try_iter().collect();
+    let summary = fa.stop();
 
     let text = String::from_utf8(std::fs::read(&log).unwrap()).unwrap();
     let logged = text

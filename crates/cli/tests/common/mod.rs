@@ -266,3 +266,59 @@ pub fn assert_agrees(diffs: &[String]) {
         diffs.join("\n")
     );
 }
+
+/// A `fastaudit run` in the background, started and past "fastaudit: ready".
+pub struct FastauditRun {
+    child: std::process::Child,
+    stderr: std::sync::mpsc::Receiver<String>,
+}
+
+impl FastauditRun {
+    /// `fastaudit run --rules RULES --log LOG EXTRA...`, waiting for the ready line.
+    pub fn start(rules: &Path, log: &Path, extra: &[&str]) -> FastauditRun {
+        use std::io::BufRead;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_fastaudit"))
+            .args([
+                "run",
+                "--rules",
+                rules.to_str().expect("utf8"),
+                "--log",
+                log.to_str().expect("utf8"),
+            ])
+            .args(extra)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start fastaudit run");
+        let stderr = child.stderr.take().expect("stderr piped");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for l in std::io::BufReader::new(stderr)
+                .lines()
+                .map_while(Result::ok)
+            {
+                let _ = tx.send(l);
+            }
+        });
+        loop {
+            match rx.recv_timeout(std::time::Duration::from_secs(30)) {
+                Ok(l) if l == "fastaudit: ready" => break,
+                Ok(_) => {}
+                Err(_) => panic!("fastaudit run ended or hung before ready"),
+            }
+        }
+        FastauditRun { child, stderr: rx }
+    }
+
+    /// SIGTERM; asserts exit 0 and returns what it printed afterwards.
+    pub fn stop(mut self) -> Vec<String> {
+        nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(self.child.id() as i32),
+            nix::sys::signal::SIGTERM,
+        )
+        .expect("signal fastaudit");
+        let status = self.child.wait().expect("wait fastaudit");
+        assert!(status.success(), "exit 0 after SIGTERM: {status}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        self.stderr.try_iter().collect()
+    }
+}
