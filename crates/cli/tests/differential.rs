@@ -280,3 +280,18 @@ fn hostile_program_names_are_encoded_as_the_kernel_encodes_them() {
         &refs,
     ));
 }
+
+#[test]
+fn task_list_excludes_tasks_from_creation_on() {
+    // Tasks created with uid 65534 are never audited; tasks created as root
+    // are, even when they later switch to 65534.
+    assert_agrees(&scenario(
+        "task",
+        "-a never,task -F uid=65534\n-a always,exit -F arch=b64 -S fchmodat,chdir -k t\n",
+        &[
+            "chmod 600 FILE",
+            "setpriv --reuid=65534 --regid=65534 --clear-groups sh -c 'cd /; chmod 600 FILE; true'",
+            "setpriv --reuid=65534 --regid=65534 --clear-groups chmod 644 FILE",
+        ],
+    ));
+}

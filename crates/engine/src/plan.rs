@@ -58,6 +58,8 @@ pub enum Hook {
     RawSyscallsEnter,
     /// `syscalls:sys_enter_NAME`, to save one native exec syscall's arguments.
     SyscallEnter { nr: u32, name: String },
+    /// Task creation and exit, for the task list.
+    TaskNew,
 }
 
 /// The compiled form of a rule set.
@@ -68,6 +70,8 @@ pub struct Plan {
     /// Per syscall number: indexes into `exit_rules`, in order. Only numbers
     /// that some `always` rule can record are present.
     pub by_syscall: BTreeMap<u32, Vec<u32>>,
+    /// Task-list rules (`never` only), evaluated when a task is created.
+    pub task_rules: Vec<CompiledRule>,
     /// Executable paths named by `exe=` tests.
     pub exes: Vec<Vec<u8>>,
     /// Hooks to attach, cheapest first choice already made.
@@ -116,14 +120,35 @@ pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
                 continue;
             }
         }
-        if r.list != list::EXIT {
-            // Until the fork and io_uring hooks exist, refuse rather than ignore.
-            let what = if r.list == list::TASK {
-                "the task list (-a ...,task)"
-            } else {
-                "the io_uring list"
-            };
-            return Err(unsupported(&loaded.origin, what));
+        if r.list == list::URING_EXIT {
+            // Until the io_uring hook exists, refuse rather than ignore.
+            return Err(unsupported(&loaded.origin, "the io_uring list"));
+        }
+        if r.list == list::TASK {
+            if r.action == action::ALWAYS {
+                return Err(unsupported(
+                    &loaded.origin,
+                    "always,task (recording every syscall of a task)",
+                ));
+            }
+            let mut compiled = compile_rule(r, &loaded.origin, env, &mut plan.exes)?;
+            // At task creation there is no syscall: the kernel's tests of
+            // arch, ppid, exit, success and arguments cannot hold there.
+            for t in &mut compiled.tests {
+                if matches!(
+                    t.field,
+                    field::ARCH | field::PPID | field::EXIT | field::SUCCESS | field::ARG0
+                        ..=field::ARG3
+                ) {
+                    *t = Test {
+                        field: FIELD_NEVER,
+                        op: op::EQUAL,
+                        value: 0,
+                    };
+                }
+            }
+            plan.task_rules.push(compiled);
+            continue;
         }
         let compiled = compile_rule(r, &loaded.origin, env, &mut plan.exes)?;
         let idx = plan.exit_rules.len() as u32;
@@ -291,6 +316,9 @@ fn choose_hooks(plan: &Plan) -> Vec<Hook> {
             }
         }
     }
+    if !hooks.is_empty() && !plan.task_rules.is_empty() {
+        hooks.push(Hook::TaskNew);
+    }
     hooks
 }
 
@@ -313,6 +341,12 @@ impl Plan {
                     Hook::RawSyscallsEnter => {
                         writeln!(s, "  raw_syscalls:sys_enter (exec arguments only)")
                     }
+                    Hook::TaskNew => {
+                        writeln!(
+                            s,
+                            "  task:task_newtask + sched:sched_process_exit (task list)"
+                        )
+                    }
                     Hook::SyscallEnter { name, nr } => {
                         writeln!(s, "  syscalls:sys_enter_{name} (nr {nr}, arguments)")
                     }
@@ -321,10 +355,11 @@ impl Plan {
         }
         let _ = writeln!(
             s,
-            "exit rules: {} ({} always, {} never)",
+            "exit rules: {} ({} always, {} never); task rules: {}",
             self.exit_rules.len(),
             self.exit_rules.iter().filter(|r| r.always).count(),
-            self.exit_rules.iter().filter(|r| !r.always).count()
+            self.exit_rules.iter().filter(|r| !r.always).count(),
+            self.task_rules.len()
         );
         let max = self.by_syscall.values().map(Vec::len).max().unwrap_or(0);
         let _ = writeln!(
@@ -502,11 +537,19 @@ mod tests {
     }
 
     #[test]
-    fn task_and_io_uring_lists_are_refused_not_ignored() {
-        assert!(plan("-a never,task\n")
+    fn never_task_rules_get_the_fork_hook_and_lose_syscall_fields() {
+        let p = plan("-a never,task -F uid=65534 -F a0=1\n-a always,exit -F arch=b64 -S chmod\n")
+            .unwrap();
+        assert!(p.hooks.contains(&Hook::TaskNew));
+        assert_eq!(p.task_rules[0].tests[1].field, FIELD_NEVER);
+        assert!(plan("-a always,task\n")
             .unwrap_err()
             .to_string()
-            .contains("task list"));
+            .contains("always,task"));
+    }
+
+    #[test]
+    fn io_uring_list_is_refused_not_ignored() {
         assert!(plan("-a always,io_uring -U openat\n")
             .unwrap_err()
             .to_string()

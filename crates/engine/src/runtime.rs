@@ -18,6 +18,8 @@ use thiserror::Error;
 /// Bits in a rule bitmap: native syscalls first, compat ones after.
 const NR_SYSCALLS: u32 = 2048;
 const MAX_TESTS: usize = 64;
+/// Spans index of the task-list rules (FA_TASK_SPAN).
+const TASK_SPAN: u32 = 2 * NR_SYSCALLS;
 const TRACEFS: &str = "/sys/kernel/tracing";
 
 /// Why the engine could not start or keep running.
@@ -182,6 +184,23 @@ pub fn run(
         }
     }
 
+    if plan.hooks.contains(&Hook::TaskNew) {
+        links.push(
+            skel.progs
+                .fa_task_new
+                .attach()
+                .map_err(bpf("attaching task:task_newtask"))?,
+        );
+        links.push(
+            skel.progs
+                .fa_task_exit
+                .attach()
+                .map_err(bpf("attaching sched:sched_process_exit"))?,
+        );
+        attached.hooks.push("tp_btf/task_newtask".into());
+        attached.hooks.push("tp_btf/sched_process_exit".into());
+    }
+
     let clock = Clock::now();
     let pending: RefCell<Vec<fa_event>> = RefCell::new(Vec::new());
     let mut rbb = RingBufferBuilder::new();
@@ -227,7 +246,8 @@ fn as_bytes<T>(v: &T) -> &[u8] {
 }
 
 fn fill_tables(plan: &Plan, skel: &fastaudit_bpf::FastauditSkel) -> Result<(), EngineError> {
-    for (i, r) in plan.exit_rules.iter().enumerate() {
+    // Exit rules first, then the task rules (ids continue).
+    for (i, r) in plan.exit_rules.iter().chain(&plan.task_rules).enumerate() {
         if r.tests.len() > MAX_TESTS {
             return Err(EngineError::Plan(format!(
                 "{}: more than {MAX_TESTS} fields",
@@ -272,6 +292,24 @@ fn fill_tables(plan: &Plan, skel: &fastaudit_bpf::FastauditSkel) -> Result<(), E
                 .update(as_bytes(&key), as_bytes(&span), MapFlags::ANY)
                 .map_err(bpf("filling the syscall index"))?;
         }
+    }
+    if !plan.task_rules.is_empty() {
+        let first = plan.exit_rules.len() as u32;
+        let span = fa_span {
+            start: next,
+            count: plan.task_rules.len() as u32,
+        };
+        for id in first..first + span.count {
+            skel.maps
+                .candidates
+                .update(as_bytes(&next), as_bytes(&id), MapFlags::ANY)
+                .map_err(bpf("filling the task rules"))?;
+            next += 1;
+        }
+        skel.maps
+            .spans
+            .update(as_bytes(&TASK_SPAN), as_bytes(&span), MapFlags::ANY)
+            .map_err(bpf("filling the task rules"))?;
     }
     for (i, path) in plan.exes.iter().enumerate() {
         let exe = exe_identity(path);

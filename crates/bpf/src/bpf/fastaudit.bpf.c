@@ -27,10 +27,18 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 2 * FA_NR_SYSCALLS);
+	__uint(max_entries, 2 * FA_NR_SYSCALLS + 1);
 	__type(key, __u32);
 	__type(value, struct fa_span);
 } spans SEC(".maps");
+
+/* Threads a `never` task rule matched when they were created: never audited. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1 << 20);
+	__type(key, __u32);
+	__type(value, __u8);
+} unaudited SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -351,6 +359,9 @@ static __always_inline int on_exit(__u32 nr, long ret)
 	struct fa_span *span = bpf_map_lookup_elem(&spans, &key);
 	if (!span || !span->count)
 		return 0;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	if (bpf_map_lookup_elem(&unaudited, &tid))
+		return 0;
 	/* A new task's first return (0 from fork/clone) ends no syscall it
 	 * entered; the kernel audits only the parent's side. */
 	if (ret == 0 && is_fork(nr, compat))
@@ -423,6 +434,34 @@ static __always_inline int on_exit(__u32 nr, long ret)
 		ev->tty[0] = 0;
 	count(FA_STAT_EMITTED);
 	bpf_ringbuf_submit(ev, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+/* Task list: evaluated once for each new task (thread), with the new
+ * task's credentials, as the kernel's audit_alloc/audit_filter_task do. */
+SEC("tp_btf/task_newtask")
+int BPF_PROG(fa_task_new, struct task_struct *task, __u64 clone_flags)
+{
+	__u32 key = FA_TASK_SPAN;
+	struct fa_span *span = bpf_map_lookup_elem(&spans, &key);
+	if (!span || !span->count)
+		return 0;
+	struct subject s = { .task = task, .tgid = BPF_CORE_READ(task, tgid) };
+	struct eval e = { .s = &s, .start = span->start, .matched = -1 };
+	bpf_loop(span->count, try_rule, &e, 0);
+	if (e.matched == -2) {
+		__u32 tid = BPF_CORE_READ(task, pid);
+		__u8 one = 1;
+		bpf_map_update_elem(&unaudited, &tid, &one, BPF_ANY);
+	}
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(fa_task_exit, struct task_struct *task)
+{
+	__u32 tid = BPF_CORE_READ(task, pid);
+	bpf_map_delete_elem(&unaudited, &tid);
 	return 0;
 }
 

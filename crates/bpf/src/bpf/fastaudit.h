@@ -46,7 +46,9 @@ struct fa_rule {
 };
 
 /* Where one syscall's candidate rule ids sit in the candidates array.
- * Index: syscall nr, plus FA_NR_SYSCALLS for compat (ia32) syscalls. */
+ * Index: syscall nr, plus FA_NR_SYSCALLS for compat (ia32) syscalls;
+ * FA_TASK_SPAN holds the task-list rules (evaluated at task creation). */
+#define FA_TASK_SPAN (2 * FA_NR_SYSCALLS)
 struct fa_span {
 	__u32 start;
 	__u32 count;
