@@ -114,8 +114,16 @@ fn scenario(name: &str, rules: &str, workload: &[&str]) -> Vec<String> {
     let _ka = KernelAudit::acquire();
     let dir = tempdir();
     let rules_file = dir.join("rules");
-    std::fs::write(&rules_file, rules).unwrap();
-    std::fs::write(dir.join("file"), "x").unwrap();
+    // FILE and TREE name a file and a directory tree of the scenario's own.
+    let file = dir.join("file");
+    let tree = dir.join("tree");
+    let paths = |s: &str| {
+        s.replace("FILE", file.to_str().unwrap())
+            .replace("TREE", tree.to_str().unwrap())
+    };
+    std::fs::write(&rules_file, paths(rules)).unwrap();
+    std::fs::write(&file, "x").unwrap();
+    std::fs::create_dir_all(tree.join("sub")).unwrap();
     let auditd = Auditd::start(&dir);
     assert!(
         Command::new("auditctl")
@@ -132,7 +140,7 @@ fn scenario(name: &str, rules: &str, workload: &[&str]) -> Vec<String> {
 
     let mut pids = BTreeSet::new();
     for cmd in workload {
-        let cmd = cmd.replace("FILE", dir.join("file").to_str().unwrap());
+        let cmd = paths(cmd);
         let mut child = Command::new("sh")
             .args(["-c", &cmd])
             .stdout(Stdio::null())
@@ -213,6 +221,8 @@ fn ids_auid_and_unprivileged_users() {
             "setpriv --reuid=65534 --regid=65534 --clear-groups chmod 600 FILE",
             "echo 1001 > /proc/self/loginuid; setpriv --reuid=65534 --regid=65534 --clear-groups chmod 644 FILE",
             "chmod 600 FILE",
+            "mv FILE FILE.away && mv FILE.away FILE",
+            "rm FILE && echo new > FILE && chmod 600 FILE",
         ],
     ));
 }
@@ -292,6 +302,31 @@ fn task_list_excludes_tasks_from_creation_on() {
             "chmod 600 FILE",
             "setpriv --reuid=65534 --regid=65534 --clear-groups sh -c 'cd /; chmod 600 FILE; true'",
             "setpriv --reuid=65534 --regid=65534 --clear-groups chmod 644 FILE",
+        ],
+    ));
+}
+
+#[test]
+fn file_and_directory_watches() {
+    // -w on a file and on a tree, path= with perm=r, and an exec watch: the
+    // kernel matches by inode, whatever name the program used.
+    assert_agrees(&scenario(
+        "watches",
+        "-w FILE -p wa -k file-wa\n-w TREE -p wa -k tree\n-a always,exit -F arch=b64 -S openat,open -F path=FILE -F perm=r -k file-r\n-w /usr/bin/id -p x -k exec-id\n",
+        &[
+            "chmod 600 FILE",
+            "chown 0:0 FILE",
+            "cat FILE",
+            "echo more >> FILE",
+            "cd $(dirname FILE) && chmod 640 file",
+            "ln FILE FILE.link && chmod 600 FILE.link && rm FILE.link",
+            "sed -i s/x/y/ FILE",
+            "mkdir TREE/new && touch TREE/sub/f && mv TREE/sub/f TREE/g && rm TREE/g && rmdir TREE/new",
+            "chmod 755 TREE",
+            "id > /dev/null",
+            "chmod 600 FILE",
+            "mv FILE FILE.away && mv FILE.away FILE",
+            "rm FILE && echo new > FILE && chmod 600 FILE",
         ],
     ));
 }

@@ -77,7 +77,7 @@ fn run_refuses_rules_it_cannot_enforce() {
     let rules = dir.join("w.rules");
     std::fs::write(
         &rules,
-        "-a always,exit -F arch=b64 -S open -k ok\n-w /etc/passwd -p wa -k watch\n",
+        "-a always,exit -F arch=b64 -S open -k ok\n-a always,exit -F arch=b64 -S openat -F filetype=file -k ft\n",
     )
     .unwrap();
     let out = fastaudit(&[
@@ -91,7 +91,7 @@ fn run_refuses_rules_it_cannot_enforce() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.contains("w.rules:2:") && err.contains("file watches"),
+        err.contains("w.rules:2:") && err.contains("-F filetype"),
         "{err}"
     );
     assert!(!dir.join("l").exists(), "nothing started");

@@ -2,8 +2,10 @@
 //! per-syscall rule tables the BPF side evaluates (`plan`), then loads,
 //! attaches, reads the ring buffer and assembles audit events (`runtime`).
 
+pub mod perm;
 pub mod plan;
 pub mod runtime;
+pub mod watches;
 
-pub use plan::{compile, CompileError, CompiledRule, Environment, Hook, Plan, Test};
+pub use plan::{compile, CompileError, CompiledRule, Environment, Hook, Plan, Test, Watch};
 pub use runtime::{run, Attached, AuditEvent, EngineError, Options, Stats};

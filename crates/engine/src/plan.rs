@@ -60,6 +60,17 @@ pub enum Hook {
     SyscallEnter { nr: u32, name: String },
     /// Task creation and exit, for the task list.
     TaskNew,
+    /// Inode change tracepoints (`timestamp:*ctime*`), for path= and dir= watches.
+    InodeChanges,
+}
+
+/// A watched path: `path=` (one object) or `dir=` (a whole tree).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Watch {
+    /// The path as the rule gives it.
+    pub path: Vec<u8>,
+    /// True for `dir=` (the directory and everything below it).
+    pub tree: bool,
 }
 
 /// The compiled form of a rule set.
@@ -74,6 +85,8 @@ pub struct Plan {
     pub task_rules: Vec<CompiledRule>,
     /// Executable paths named by `exe=` tests.
     pub exes: Vec<Vec<u8>>,
+    /// Watched paths; a watch test's value is its index + 1.
+    pub watches: Vec<Watch>,
     /// Hooks to attach, cheapest first choice already made.
     pub hooks: Vec<Hook>,
     /// Rules on lists fastaudit records nothing for (user, exclude, filesystem).
@@ -131,7 +144,7 @@ pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
                     "always,task (recording every syscall of a task)",
                 ));
             }
-            let mut compiled = compile_rule(r, &loaded.origin, env, &mut plan.exes)?;
+            let mut compiled = compile_rule(r, &loaded.origin, env, &mut plan)?;
             // At task creation there is no syscall: the kernel's tests of
             // arch, ppid, exit, success and arguments cannot hold there.
             for t in &mut compiled.tests {
@@ -150,9 +163,27 @@ pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
             plan.task_rules.push(compiled);
             continue;
         }
-        let compiled = compile_rule(r, &loaded.origin, env, &mut plan.exes)?;
+        let compiled = compile_rule(r, &loaded.origin, env, &mut plan)?;
         let idx = plan.exit_rules.len() as u32;
-        for nr in (0..MAX_SYSCALL).filter(|&n| r.has_syscall(n)) {
+        // A perm= test holds only for some syscalls (a watch names every
+        // syscall): keep those, so the rule costs nothing elsewhere.
+        let perms: Vec<u32> = compiled
+            .tests
+            .iter()
+            .filter(|t| t.field == field::PERM)
+            .map(|t| t.value)
+            .collect();
+        let abis = [
+            (false, arch_allows(&compiled, arch::X86_64)),
+            (true, arch_allows(&compiled, arch::I386)),
+        ];
+        let perm_possible = |nr: u32| {
+            perms.iter().all(|&m| {
+                abis.iter()
+                    .any(|&(compat, allowed)| allowed && crate::perm::possible(nr, compat, m))
+            })
+        };
+        for nr in (0..MAX_SYSCALL).filter(|&n| r.has_syscall(n) && perm_possible(n)) {
             plan.by_syscall.entry(nr).or_default().push(idx);
         }
         plan.exit_rules.push(compiled);
@@ -169,7 +200,7 @@ fn compile_rule(
     r: &Rule,
     origin: &Origin,
     env: Environment,
-    exes: &mut Vec<Vec<u8>>,
+    plan: &mut Plan,
 ) -> Result<CompiledRule, CompileError> {
     let mut tests = Vec::new();
     let mut key = None;
@@ -214,12 +245,26 @@ fn compile_rule(
                 }
             }
             field::EXE => {
+                let exes = &mut plan.exes;
                 let at = exes.iter().position(|e| *e == f.text).unwrap_or_else(|| {
                     exes.push(f.text.clone());
                     exes.len() - 1
                 });
                 t.value = at as u32;
             }
+            field::WATCH | field::DIR => {
+                let w = Watch {
+                    path: f.text.clone(),
+                    tree: f.field == field::DIR,
+                };
+                let watches = &mut plan.watches;
+                let at = watches.iter().position(|x| *x == w).unwrap_or_else(|| {
+                    watches.push(w);
+                    watches.len() - 1
+                });
+                t.value = at as u32 + 1;
+            }
+            field::PERM => {}
             field::FILTERKEY => {
                 key = Some(f.text.clone());
                 continue;
@@ -237,12 +282,7 @@ fn compile_rule(
             other => {
                 let name = tables::field_name(other)
                     .map_or_else(|| format!("field {other}"), |n| format!("-F {n}"));
-                let what = if matches!(other, field::WATCH | field::DIR) && is_watch_shape(r) {
-                    "file watches (-w)".to_string()
-                } else {
-                    name
-                };
-                return Err(unsupported(origin, what));
+                return Err(unsupported(origin, name));
             }
         }
         tests.push(t);
@@ -253,10 +293,6 @@ fn compile_rule(
         tests,
         key,
     })
-}
-
-fn is_watch_shape(r: &Rule) -> bool {
-    r.all_syscalls() && r.fields.iter().any(|f| f.field == field::PERM)
 }
 
 /// Whether a rule's arch tests can hold for syscalls of `arch_value`.
@@ -319,6 +355,9 @@ fn choose_hooks(plan: &Plan) -> Vec<Hook> {
     if !hooks.is_empty() && !plan.task_rules.is_empty() {
         hooks.push(Hook::TaskNew);
     }
+    if !hooks.is_empty() && !plan.watches.is_empty() {
+        hooks.push(Hook::InodeChanges);
+    }
     hooks
 }
 
@@ -350,6 +389,10 @@ impl Plan {
                     Hook::SyscallEnter { name, nr } => {
                         writeln!(s, "  syscalls:sys_enter_{name} (nr {nr}, arguments)")
                     }
+                    Hook::InodeChanges => writeln!(
+                        s,
+                        "  timestamp:ctime_ns_xchg, ctime_xchg_skip, inode_set_ctime_to_ts (watched inodes changed)"
+                    ),
                 };
             }
         }
@@ -372,6 +415,15 @@ impl Plan {
                 .syscall_name(*nr)
                 .map_or_else(|| nr.to_string(), str::to_string);
             let _ = writeln!(s, "  {name}: {} rule(s)", idx.len());
+        }
+        for (i, w) in self.watches.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "watch {}: {}={}",
+                i + 1,
+                if w.tree { "dir" } else { "path" },
+                String::from_utf8_lossy(&w.path)
+            );
         }
         for o in &self.not_applicable {
             let _ = writeln!(s, "not applicable (user/exclude/filesystem list): {o}");
@@ -522,11 +574,30 @@ mod tests {
 
     #[test]
     fn unenforceable_fields_are_refused_with_the_line() {
-        let e = plan("\n-w /etc/passwd -p wa -k x\n").unwrap_err();
+        let e = plan("\n-a always,exit -F arch=b64 -S open -F inode=5\n").unwrap_err();
         assert_eq!(e.origin.line, 2);
-        assert!(e.to_string().contains("file watches"), "{e}");
+        assert!(e.to_string().contains("-F inode"), "{e}");
         let e = plan("-a always,exit -F arch=b64 -S open -F filetype=file\n").unwrap_err();
         assert!(e.to_string().contains("-F filetype"), "{e}");
+    }
+
+    #[test]
+    fn watches_become_path_tests_on_the_syscalls_their_permissions_allow() {
+        let p = plan("-w /etc/passwd -p wa -k x\n-w /etc/passwd -p r\n-a always,exit -F arch=b64 -S all -F dir=/etc -F perm=x\n").unwrap();
+        assert_eq!(p.watches.len(), 2, "one path= and one dir= watch");
+        assert!(p.hooks.contains(&Hook::InodeChanges));
+        // chmod (90) changes attributes; execve (59) is only perm=x.
+        assert_eq!(p.by_syscall[&90], vec![0]);
+        assert_eq!(p.by_syscall[&59], vec![2]);
+        // getpid (39) is nothing natively; only i386 mkdir has that number.
+        let only64 =
+            plan("-a always,exit -F arch=b64 -S all -F path=/etc/passwd -F perm=a\n").unwrap();
+        assert!(!only64.by_syscall.contains_key(&39));
+        assert!(only64.by_syscall.contains_key(&90));
+        assert!(
+            !only64.by_syscall.contains_key(&87),
+            "unlink writes, it is not an attribute change"
+        );
     }
 
     #[test]

@@ -3,9 +3,11 @@
 //! Every hook is detached when [`run`] returns, on every path.
 
 use crate::plan::{Hook, Plan};
+use crate::watches::{self, WatchTable};
 use fastaudit_bpf::types::{fa_event, fa_exe, fa_rule, fa_span, fa_test};
 use fastaudit_bpf::FastauditSkelBuilder;
 use fastaudit_records::Syscall;
+use fastaudit_rules::abi::field;
 use libbpf_rs::skel::{OpenSkel, SkelBuilder};
 use libbpf_rs::{Link, MapCore, MapFlags, RingBufferBuilder, TracepointCategory};
 use std::cell::RefCell;
@@ -110,6 +112,14 @@ pub fn run(
         .map_err(bpf("opening the BPF object"))?;
     if let Some(ro) = open.maps.rodata_data.as_deref_mut() {
         ro.self_tgid = std::process::id();
+        ro.have_watches = u32::from(!plan.watches.is_empty());
+        ro.have_dirs = u32::from(plan.watches.iter().any(|w| w.tree));
+        ro.have_perm = u32::from(
+            plan.exit_rules
+                .iter()
+                .flat_map(|r| &r.tests)
+                .any(|t| t.field == field::PERM),
+        );
     }
     let size = options.ring_buffer_bytes;
     if !size.is_power_of_two() || size < 4096 {
@@ -124,7 +134,8 @@ pub fn run(
     let skel = open.load().map_err(bpf(
         "loading the BPF programs (root and BPF support needed)",
     ))?;
-    fill_tables(plan, &skel)?;
+    let watches = WatchTable::resolve(&plan.watches);
+    fill_tables(plan, &skel, &watches)?;
 
     let mut links: Vec<Link> = Vec::new();
     let mut attached = Attached::default();
@@ -200,6 +211,20 @@ pub fn run(
         attached.hooks.push("tp_btf/task_newtask".into());
         attached.hooks.push("tp_btf/sched_process_exit".into());
     }
+    if plan.hooks.contains(&Hook::InodeChanges) {
+        for (prog, tp) in [
+            (&skel.progs.fa_ctime_xchg, "ctime_ns_xchg"),
+            (&skel.progs.fa_ctime_skip, "ctime_xchg_skip"),
+            (&skel.progs.fa_ctime_set, "inode_set_ctime_to_ts"),
+        ] {
+            links.push(prog.attach().map_err(bpf(format!(
+                "attaching timestamp:{tp} (file watches need the inode timestamp tracepoints of Linux 6.13 or later)"
+            )))?);
+            attached.hooks.push(format!("tp_btf/{tp}"));
+        }
+    }
+    let watched_map = libbpf_rs::MapHandle::try_from(&skel.maps.watched)
+        .map_err(bpf("opening the watch table"))?;
 
     let clock = Clock::now();
     let pending: RefCell<Vec<fa_event>> = RefCell::new(Vec::new());
@@ -224,13 +249,25 @@ pub fn run(
             on_event(assemble(plan, &ev, &clock));
         }
     };
-    while !stop.load(Ordering::Relaxed) {
-        // Events are queued without waking us (BPF_RB_NO_WAKEUP), so poll
-        // on a short period rather than waiting for a wakeup.
-        rb.consume().map_err(bpf("reading the ring buffer"))?;
-        deliver(&mut stats);
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let quit = AtomicBool::new(false);
+    let followed = std::thread::scope(|scope| {
+        let follower = scope.spawn(|| watches::follow(watches, &watched_map, &quit));
+        let mut result = Ok(());
+        while !stop.load(Ordering::Relaxed) {
+            // Events are queued without waking us (BPF_RB_NO_WAKEUP), so poll
+            // on a short period rather than waiting for a wakeup.
+            if let Err(e) = rb.consume() {
+                result = Err(e);
+                break;
+            }
+            deliver(&mut stats);
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // Whatever ended the loop ends the follower too.
+        quit.store(true, Ordering::Relaxed);
+        result.and_then(|()| follower.join().unwrap_or(Ok(())))
+    });
+    followed.map_err(bpf("reading the ring buffer or following watched paths"))?;
     drop(links);
     rb.consume().map_err(bpf("draining the ring buffer"))?;
     deliver(&mut stats);
@@ -245,7 +282,11 @@ fn as_bytes<T>(v: &T) -> &[u8] {
     unsafe { std::slice::from_raw_parts((v as *const T).cast::<u8>(), std::mem::size_of::<T>()) }
 }
 
-fn fill_tables(plan: &Plan, skel: &fastaudit_bpf::FastauditSkel) -> Result<(), EngineError> {
+fn fill_tables(
+    plan: &Plan,
+    skel: &fastaudit_bpf::FastauditSkel,
+    watches: &WatchTable,
+) -> Result<(), EngineError> {
     // Exit rules first, then the task rules (ids continue).
     for (i, r) in plan.exit_rules.iter().chain(&plan.task_rules).enumerate() {
         if r.tests.len() > MAX_TESTS {
@@ -260,10 +301,14 @@ fn fill_tables(plan: &Plan, skel: &fastaudit_bpf::FastauditSkel) -> Result<(), E
             ..fa_rule::default()
         };
         for (slot, t) in rule.tests.iter_mut().zip(&r.tests) {
+            let value = match t.field {
+                field::WATCH | field::DIR => watches.id(t.value),
+                _ => t.value,
+            };
             *slot = fa_test {
                 field: t.field,
                 op: t.op,
-                value: t.value,
+                value,
             };
         }
         skel.maps
@@ -273,9 +318,16 @@ fn fill_tables(plan: &Plan, skel: &fastaudit_bpf::FastauditSkel) -> Result<(), E
     }
     let mut next = 0u32;
     for (nr, ids) in &plan.by_syscall {
+        let names = ids.iter().any(|&i| {
+            plan.exit_rules[i as usize]
+                .tests
+                .iter()
+                .any(|t| matches!(t.field, field::WATCH | field::DIR))
+        });
         let span = fa_span {
             start: next,
             count: ids.len() as u32,
+            flags: u32::from(names),
         };
         for id in ids {
             skel.maps
@@ -298,6 +350,7 @@ fn fill_tables(plan: &Plan, skel: &fastaudit_bpf::FastauditSkel) -> Result<(), E
         let span = fa_span {
             start: next,
             count: plan.task_rules.len() as u32,
+            flags: 0,
         };
         for id in first..first + span.count {
             skel.maps
@@ -310,6 +363,37 @@ fn fill_tables(plan: &Plan, skel: &fastaudit_bpf::FastauditSkel) -> Result<(), E
             .spans
             .update(as_bytes(&TASK_SPAN), as_bytes(&span), MapFlags::ANY)
             .map_err(bpf("filling the task rules"))?;
+    }
+    for (k, v) in watches.entries() {
+        skel.maps
+            .watched
+            .update(as_bytes(&k), as_bytes(&v), MapFlags::ANY)
+            .map_err(bpf("filling the watch table"))?;
+    }
+    for (k, id) in watches.names() {
+        skel.maps
+            .watch_names
+            .update(as_bytes(&k), as_bytes(&id), MapFlags::ANY)
+            .map_err(bpf("filling the watched names"))?;
+    }
+    let perm_tests = plan
+        .exit_rules
+        .iter()
+        .flat_map(|r| &r.tests)
+        .any(|t| t.field == field::PERM);
+    if perm_tests {
+        for compat in [false, true] {
+            for nr in 0..NR_SYSCALLS {
+                let v = crate::perm::sysclass(nr, compat);
+                if v != 0 {
+                    let k = nr + if compat { NR_SYSCALLS } else { 0 };
+                    skel.maps
+                        .sysclass
+                        .update(as_bytes(&k), as_bytes(&v), MapFlags::ANY)
+                        .map_err(bpf("filling the syscall classes"))?;
+                }
+            }
+        }
     }
     for (i, path) in plan.exes.iter().enumerate() {
         let exe = exe_identity(path);
@@ -327,15 +411,11 @@ fn exe_identity(path: &[u8]) -> fa_exe {
     use std::os::unix::ffi::OsStrExt;
     use std::os::unix::fs::MetadataExt;
     match std::fs::metadata(std::ffi::OsStr::from_bytes(path)) {
-        Ok(m) => {
-            let dev = m.dev();
-            let (major, minor) = (nix::sys::stat::major(dev), nix::sys::stat::minor(dev));
-            fa_exe {
-                ino: m.ino(),
-                dev: ((major << 20) | minor) as u32,
-                pad: 0,
-            }
-        }
+        Ok(m) => fa_exe {
+            ino: m.ino(),
+            dev: watches::kernel_dev(m.dev()),
+            pad: 0,
+        },
         Err(_) => fa_exe {
             ino: 0,
             dev: u32::MAX,

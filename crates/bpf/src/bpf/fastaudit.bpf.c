@@ -14,9 +14,14 @@ char LICENSE[] SEC("license") = "GPL";
 #define AUDIT_ARCH_X86_64 0xC000003E
 #define AUDIT_ARCH_I386 0x40000003
 #define TS_COMPAT 0x0002
+#define PF_KTHREAD 0x00200000
 
 /* The engine's own process is never audited (as the kernel spares auditd). */
 const volatile __u32 self_tgid = 0;
+/* Whether the rules have path=/dir= watches, and dir= ones among them. */
+const volatile __u32 have_watches = 0;
+const volatile __u32 have_dirs = 0;
+const volatile __u32 have_perm = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -74,6 +79,40 @@ struct {
 	__type(value, struct fa_args);
 } entry_args SEC(".maps");
 
+/* Watched inodes (files, tree roots, mount roots inside trees). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FA_MAX_WATCHED);
+	__type(key, struct fa_inode_key);
+	__type(value, struct fa_watch);
+} watched SEC(".maps");
+
+/* Watched files by (parent directory, name). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FA_MAX_WATCHED);
+	__type(key, struct fa_name_key);
+	__type(value, __u32);
+} watch_names SEC(".maps");
+
+/* Per thread: the watched objects its current syscall changed. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct fa_hits);
+} hits SEC(".maps");
+
+/* Per span index: how perm= judges the syscall (fa_perm_kind/class). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2 * FA_NR_SYSCALLS);
+	__type(key, __u32);
+	__type(value, __u32);
+} sysclass SEC(".maps");
+
+struct fa_perm_enums fa_perm_enums_layout = {};
+
 /* Makes the event layout part of the object's BTF so the Rust skeleton
  * gets the type from this one definition. */
 struct fa_event fa_event_layout = {};
@@ -85,6 +124,12 @@ struct subject {
 	long ret;
 	__u32 compat;
 	__u32 tgid;
+	__u32 nr;
+	__u32 perm;      /* perm_bits(), when perm= tests are loaded */
+	/* Watched objects the syscall touched (the kernel's audit_names,
+	 * reduced to the ones a rule can ask about), in the hits map: kept
+	 * off the stack so the verifier does not track its contents. */
+	struct fa_hits *names;
 };
 
 struct eval {
@@ -201,6 +246,220 @@ static __always_inline int exe_is(struct subject *s, __u32 idx)
 	       BPF_CORE_READ(f, f_inode, i_sb, s_dev) == want->dev;
 }
 
+static __always_inline int has_hit(struct fa_hits *h, __u32 id);
+
+static __always_inline void hit_add(struct fa_hits *h, __u32 id)
+{
+	if (!id || has_hit(h, id))
+		return;
+	__u32 n = h->count;
+	/* Hide the bound from clang so it indexes with an add the verifier
+	 * can follow, not an OR into the stack pointer. */
+	barrier_var(n);
+	if (n < FA_MAX_HITS) {
+		h->id[n] = id;
+		h->count = n + 1;
+	}
+}
+
+/* Unused slots are zero and ids are not: a straight-line scan keeps the
+ * rule callback small for the verifier. */
+static __always_inline int has_hit(struct fa_hits *h, __u32 id)
+{
+	int found = 0;
+#pragma unroll
+	for (int j = 0; j < FA_MAX_HITS; j++)
+		found |= h->id[j] == id;
+	return found;
+}
+
+static __always_inline void note_inode(struct fa_hits *h, struct inode *inode, int self)
+{
+	if (!inode)
+		return;
+	struct fa_inode_key k = {
+		.ino = BPF_CORE_READ(inode, i_ino),
+		.dev = BPF_CORE_READ(inode, i_sb, s_dev),
+	};
+	struct fa_watch *w = bpf_map_lookup_elem(&watched, &k);
+	if (!w)
+		return;
+	if (self)
+		hit_add(h, w->file_id);
+	hit_add(h, w->dir_id);
+}
+
+struct dwalk {
+	struct fa_hits *h;
+	struct dentry *d;
+	struct vfsmount *vm;
+};
+
+static long dwalk_step(__u32 i, struct dwalk *w)
+{
+	struct dentry *d = w->d;
+	struct vfsmount *vm = w->vm;
+	if (vm && d == BPF_CORE_READ(vm, mnt_root)) {
+		struct mount *m = container_of(vm, struct mount, mnt);
+		struct mount *parent = BPF_CORE_READ(m, mnt_parent);
+		if (parent == m)
+			return 1;
+		d = BPF_CORE_READ(m, mnt_mountpoint);
+		w->vm = &parent->mnt;
+	} else {
+		struct dentry *up = BPF_CORE_READ(d, d_parent);
+		if (!up || up == d)
+			return 1;
+		d = up;
+	}
+	w->d = d;
+	struct fa_hits *h = w->h;
+	if (!h)
+		return 1;
+	note_inode(h, BPF_CORE_READ(d, d_inode), 0);
+	return 0;
+}
+
+/* The object itself, then (for dir= watches) every ancestor, crossing
+ * mount points when the mount is known, as audit_tree's marks cover a
+ * whole subtree. Without a mount, the walk ends at the file system's
+ * root; the engine marks mount roots inside trees for that case. */
+static __always_inline void note_dentry(struct fa_hits *h, struct dentry *d, struct vfsmount *vm)
+{
+	if (!d)
+		return;
+	note_inode(h, BPF_CORE_READ(d, d_inode), 1);
+	if (!have_dirs)
+		return;
+	struct dwalk w = { .h = h, .d = d, .vm = vm };
+	bpf_loop(FA_DIR_DEPTH, dwalk_step, &w, 0);
+}
+
+static __always_inline struct file *fd_file(struct task_struct *t, long fd)
+{
+	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
+	if (!fdt || fd < 0 || fd >= BPF_CORE_READ(fdt, max_fds))
+		return 0;
+	struct file **fds = BPF_CORE_READ(fdt, fd);
+	struct file *f = 0;
+	bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]);
+	return f;
+}
+
+/* open, openat, creat, openat2 in either ABI. */
+static __always_inline int is_open(__u32 nr, __u32 compat)
+{
+	return compat ? (nr == 5 || nr == 295 || nr == 8 || nr == 437)
+		      : (nr == 2 || nr == 257 || nr == 85 || nr == 437);
+}
+
+static __always_inline int is_exec(__u32 nr, __u32 compat);
+
+struct follow {
+	struct fa_hits *h;
+	struct dentry *opened;
+};
+
+/* Whether dentry d now has a watched file's name in its directory; if
+ * so, the watch moves to d's inode (it was created or renamed there). */
+static __always_inline void follow_one(struct fa_hits *h, struct dentry *d)
+{
+	if (!d)
+		return;
+	struct fa_name_key k = {};
+	struct dentry *parent = BPF_CORE_READ(d, d_parent);
+	struct inode *pi = BPF_CORE_READ(parent, d_inode);
+	struct inode *inode = BPF_CORE_READ(d, d_inode);
+	__u32 len = BPF_CORE_READ(d, d_name.len);
+	if (!pi || !inode || len == 0 || len >= FA_NAME_LEN)
+		return;
+	k.parent_ino = BPF_CORE_READ(pi, i_ino);
+	k.parent_dev = BPF_CORE_READ(pi, i_sb, s_dev);
+	k.len = len;
+	bpf_probe_read_kernel(k.name, len & (FA_NAME_LEN - 1), BPF_CORE_READ(d, d_name.name));
+	__u32 *id = bpf_map_lookup_elem(&watch_names, &k);
+	if (!id)
+		return;
+	__u32 file_id = *id;
+	hit_add(h, file_id);
+	struct fa_inode_key ik = {
+		.ino = BPF_CORE_READ(inode, i_ino),
+		.dev = BPF_CORE_READ(inode, i_sb, s_dev),
+	};
+	struct fa_watch *w = bpf_map_lookup_elem(&watched, &ik);
+	if (w) {
+		w->file_id = file_id;
+	} else {
+		struct fa_watch nw = { .file_id = file_id };
+		bpf_map_update_elem(&watched, &ik, &nw, BPF_ANY);
+	}
+}
+
+static long follow_step(__u32 i, struct follow *f)
+{
+	struct fa_hits *h = f->h;
+	if (!h)
+		return 1;
+	if (i < FA_MAX_MOVED)
+		follow_one(h, (struct dentry *)h->moved[i & (FA_MAX_MOVED - 1)]);
+	else
+		follow_one(h, f->opened);
+	return 0;
+}
+
+/* Objects a successful open or exec leaves behind: the opened file and
+ * the new executable. Changes to inodes were noted as they happened. */
+static __always_inline void collect_names(struct subject *s, struct fa_hits *names)
+{
+	struct file *f = 0;
+	struct task_struct *task = s->task;
+	if (is_open(s->nr, s->compat) && s->ret >= 0)
+		f = fd_file(task, s->ret);
+	else if (is_exec(s->nr, s->compat) && s->ret == 0)
+		f = BPF_CORE_READ(task, mm, exe_file);
+	struct follow fl = { .h = names };
+	if (f) {
+		fl.opened = BPF_CORE_READ(f, f_path.dentry);
+		note_dentry(names, fl.opened, BPF_CORE_READ(f, f_path.mnt));
+	}
+	if (s->ret >= 0)
+		bpf_loop(FA_MAX_MOVED + 1, follow_step, &fl, 0);
+}
+
+static __always_inline __u32 acc_mode(__u64 flags)
+{
+	switch (flags & 3) {
+	case 0: return 4;   /* O_RDONLY: MAY_READ */
+	case 1: return 2;   /* O_WRONLY: MAY_WRITE */
+	default: return 6;
+	}
+}
+
+/* The kernel's audit_match_perm, for every mask at once: the returned
+ * bits P make `perm=mask` hold exactly when mask & P != 0. */
+static __always_inline __u32 perm_bits(struct subject *s)
+{
+	__u32 key = s->nr + (s->compat ? FA_NR_SYSCALLS : 0);
+	__u32 *c = bpf_map_lookup_elem(&sysclass, &key);
+	if (!c)
+		return 0;
+	__u32 cls = *c & 0xff;
+	__u64 how = 0;
+	switch (*c >> FA_PERM_KIND_SHIFT) {
+	case FA_PERM_CLASS:
+		return (cls & FA_CLASS_WRITE ? 2 : 0) | (cls & FA_CLASS_READ ? 4 : 0) |
+		       (cls & FA_CLASS_CHATTR ? 8 : 0);
+	case FA_PERM_OPEN: return acc_mode(arg(s, 1));
+	case FA_PERM_OPENAT: return acc_mode(arg(s, 2));
+	case FA_PERM_EXEC: return 1;
+	case FA_PERM_OPENAT2:
+		bpf_probe_read_user(&how, sizeof(how), (void *)arg(s, 2));
+		return acc_mode(how);
+	case FA_PERM_SOCKETCALL: return arg(s, 0) == 2 ? 2 : 0;
+	}
+	return 0;
+}
+
 static long test_one(__u32 i, struct eval *e)
 {
 	struct fa_rule *r = e->rule;
@@ -219,6 +478,10 @@ static long test_one(__u32 i, struct eval *e)
 		ok = compare_fields(e->s, t->value, t->op);
 	else if (t->field == 112)        /* exe */
 		ok = exe_is(e->s, t->value) == (t->op == FA_OP_EQ);
+	else if (t->field == FA_FIELD_WATCH || t->field == FA_FIELD_DIR)
+		ok = e->s->names && has_hit(e->s->names, t->value);   /* the kernel ignores the operator */
+	else if (t->field == FA_FIELD_PERM)
+		ok = (t->value & e->s->perm) != 0;
 	else
 		ok = compare(value_of(e->s, t->field), t->op, t->value);
 	if (!ok) {
@@ -373,7 +636,32 @@ static __always_inline int on_exit(__u32 nr, long ret)
 		.ret = ret,
 		.compat = compat,
 		.tgid = tgid,
+		.nr = nr,
 	};
+	if (have_watches) {
+		/* Take (and consume) what this syscall changed. */
+		struct fa_hits *h = bpf_map_lookup_elem(&hits, &tid);
+		if (!h && (span->flags & FA_SPAN_NAMES)) {
+			struct fa_hits z = {};
+			bpf_map_update_elem(&hits, &tid, &z, BPF_NOEXIST);
+			h = bpf_map_lookup_elem(&hits, &tid);
+		}
+		if (h) {
+			if (h->key != key) {
+				/* Left by a syscall nobody judged: not this one's. */
+				h->count = 0;
+				for (int j = 0; j < FA_MAX_HITS; j++)
+					h->id[j] = 0;
+				for (int j = 0; j < FA_MAX_MOVED; j++)
+					h->moved[j] = 0;
+			}
+			h->key = ~0u;
+			if (span->flags & FA_SPAN_NAMES)
+				collect_names(&s, h);
+			s.names = h;
+		}
+	}
+
 	/* For exec syscalls, the arguments saved at entry replace the
 	 * registers (zero after a successful exec) before any rule looks. */
 	struct fa_args saved = {};
@@ -388,6 +676,8 @@ static __always_inline int on_exit(__u32 nr, long ret)
 		}
 	}
 	s.saved = have_saved ? &saved : 0;
+	if (have_perm)
+		s.perm = perm_bits(&s);
 
 	struct eval e = { .s = &s, .start = span->start, .matched = -1 };
 	bpf_loop(span->count, try_rule, &e, 0);
@@ -435,6 +725,80 @@ static __always_inline int on_exit(__u32 nr, long ret)
 	count(FA_STAT_EMITTED);
 	bpf_ringbuf_submit(ev, BPF_RB_NO_WAKEUP);
 	return 0;
+}
+
+/* A watched inode's ctime changes: it is being modified (chmod, chown,
+ * xattrs, truncate, link, unlink, rename, create in a directory). Note it
+ * for the current thread's syscall, to be judged at its exit. */
+static __always_inline int on_ctime(struct inode *inode)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	if ((id >> 32) == self_tgid || !inode)
+		return 0;
+	struct task_struct *task = bpf_get_current_task_btf();
+	if (BPF_CORE_READ(task, flags) & PF_KTHREAD)
+		return 0;
+	struct fa_hits local = {};
+	struct hlist_node *alias = BPF_CORE_READ(inode, i_dentry.first);
+	if (alias) {
+		struct dentry *d = container_of(alias, struct dentry, d_u.d_alias);
+		note_dentry(&local, d, 0);
+		struct inode *pi = BPF_CORE_READ(d, d_parent, d_inode);
+		struct fa_inode_key pk = {
+			.ino = BPF_CORE_READ(pi, i_ino),
+			.dev = BPF_CORE_READ(pi, i_sb, s_dev),
+		};
+		struct fa_watch *pw = pi ? bpf_map_lookup_elem(&watched, &pk) : 0;
+		if (pw && pw->parent)
+			local.moved[0] = (__u64)d;
+	} else {
+		note_inode(&local, inode, 1);
+	}
+	if (!local.count && !local.moved[0])
+		return 0;
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	long nr = BPF_CORE_READ(regs, orig_ax);
+	if (nr < 0 || nr >= FA_NR_SYSCALLS)
+		return 0;
+	__u32 compat = BPF_CORE_READ(task, thread_info.status) & TS_COMPAT ? 1 : 0;
+	__u32 key = nr + (compat ? FA_NR_SYSCALLS : 0);
+	__u32 tid = (__u32)id;
+	struct fa_hits *h = bpf_map_lookup_elem(&hits, &tid);
+	if (!h || h->key != key) {
+		local.key = key;
+		bpf_map_update_elem(&hits, &tid, &local, BPF_ANY);
+		return 0;
+	}
+	for (int j = 0; j < FA_MAX_HITS; j++) {
+		if (j >= local.count)
+			break;
+		hit_add(h, local.id[j]);
+	}
+	if (local.moved[0]) {
+		if (!h->moved[0])
+			h->moved[0] = local.moved[0];
+		else if (!h->moved[1] && h->moved[0] != local.moved[0])
+			h->moved[1] = local.moved[0];
+	}
+	return 0;
+}
+
+SEC("tp_btf/ctime_ns_xchg")
+int BPF_PROG(fa_ctime_xchg, struct inode *inode)
+{
+	return on_ctime(inode);
+}
+
+SEC("tp_btf/ctime_xchg_skip")
+int BPF_PROG(fa_ctime_skip, struct inode *inode)
+{
+	return on_ctime(inode);
+}
+
+SEC("tp_btf/inode_set_ctime_to_ts")
+int BPF_PROG(fa_ctime_set, struct inode *inode)
+{
+	return on_ctime(inode);
 }
 
 /* Task list: evaluated once for each new task (thread), with the new

@@ -14,6 +14,9 @@
 #define FA_PROCTITLE_LEN 128     /* MAX_PROCTITLE_AUDIT_LEN */
 #define FA_PATH_DEPTH 16         /* exe path components kept */
 #define FA_NAME_LEN 64           /* bytes kept of each component */
+#define FA_MAX_WATCHED 65536     /* watched inodes (files, dirs, mount roots) */
+#define FA_MAX_HITS 8            /* watched objects one syscall can touch */
+#define FA_DIR_DEPTH 32          /* ancestors looked at for dir= watches */
 
 /* Field codes are the kernel's (AUDIT_PID ...); these are fastaudit's own. */
 #define FA_FIELD_NEVER 0xFFFF
@@ -27,6 +30,28 @@
 #define FA_OP_BIT_TEST 0x48000000
 #define FA_OP_LE 0x50000000
 #define FA_OP_GE 0x60000000
+
+/* Kernel field numbers of the path fields (<linux/audit.h>). */
+#define FA_FIELD_WATCH 105
+#define FA_FIELD_PERM 106
+#define FA_FIELD_DIR 107
+
+/* How the kernel's audit_match_perm judges a syscall (the sysclass map):
+ * the kind, shifted by FA_PERM_KIND_SHIFT, or'ed with class bits. */
+enum fa_perm_kind {
+	FA_PERM_CLASS = 0,       /* by the write/read/chattr classes */
+	FA_PERM_OPEN = 1,        /* by the access mode in a1 */
+	FA_PERM_OPENAT = 2,      /* ... in a2 */
+	FA_PERM_EXEC = 3,        /* always an exec */
+	FA_PERM_OPENAT2 = 4,     /* ... in struct open_how (a2) */
+	FA_PERM_SOCKETCALL = 5,  /* write when a0 is SYS_BIND */
+};
+enum fa_perm_class {
+	FA_CLASS_WRITE = 1,
+	FA_CLASS_READ = 2,
+	FA_CLASS_CHATTR = 4,
+	FA_PERM_KIND_SHIFT = 8,
+};
 
 /* Counters in the stats map. */
 #define FA_STAT_EMITTED 0
@@ -49,9 +74,55 @@ struct fa_rule {
  * Index: syscall nr, plus FA_NR_SYSCALLS for compat (ia32) syscalls;
  * FA_TASK_SPAN holds the task-list rules (evaluated at task creation). */
 #define FA_TASK_SPAN (2 * FA_NR_SYSCALLS)
+#define FA_SPAN_NAMES 1          /* a candidate rule tests path= or dir= */
 struct fa_span {
 	__u32 start;
 	__u32 count;
+	__u32 flags;
+};
+
+/* A watched object, by identity (as the kernel's audit_watch and
+ * audit_tree compare inodes, not names). */
+struct fa_inode_key {
+	__u64 ino;
+	__u32 dev;   /* kernel dev_t: major << 20 | minor */
+	__u32 pad;
+};
+
+/* What a watched inode stands for: the id of the path= watch on exactly
+ * this inode, and of the dir= watch whose tree this inode roots. 0 = none. */
+struct fa_watch {
+	__u32 file_id;
+	__u32 dir_id;
+	__u32 parent;   /* non-zero: the directory holding a watched file */
+};
+
+/* A watched file by name in its directory, so a watch follows its path
+ * when a file is created or renamed there (as the kernel's audit_watch
+ * does from fsnotify events on the parent). */
+struct fa_name_key {
+	__u64 parent_ino;
+	__u32 parent_dev;
+	__u32 len;
+	char name[FA_NAME_LEN];
+};
+
+/* Watched objects a thread's current syscall touched; `key` is the
+ * syscall's span index, so hits never leak into a later syscall. */
+#define FA_MAX_MOVED 2
+struct fa_hits {
+	__u32 key;
+	__u32 count;
+	__u32 id[FA_MAX_HITS];
+	/* Dentries changed in a watched file's directory: after a rename
+	 * they carry their new name, checked against watch_names at exit. */
+	__u64 moved[FA_MAX_MOVED];
+};
+
+/* Both enums reach the skeleton's BTF through this struct. */
+struct fa_perm_enums {
+	enum fa_perm_kind kind;
+	enum fa_perm_class class;
 };
 
 /* An executable's identity, for exe= tests. */
