@@ -223,6 +223,10 @@ fn ids_auid_and_unprivileged_users() {
             "chmod 600 FILE",
             "mv FILE FILE.away && mv FILE.away FILE",
             "rm FILE && echo new > FILE && chmod 600 FILE",
+            // Failed attempts by an unprivileged user: absolute and relative.
+            "setpriv --reuid=65534 --regid=65534 --clear-groups chmod 666 FILE",
+            "setpriv --reuid=65534 --regid=65534 --clear-groups sh -c 'echo x >> FILE'",
+            "cd $(dirname FILE) && setpriv --reuid=65534 --regid=65534 --clear-groups chown 65534 file",
         ],
     ));
 }
@@ -309,7 +313,9 @@ fn task_list_excludes_tasks_from_creation_on() {
 #[test]
 fn file_and_directory_watches() {
     // -w on a file and on a tree, path= with perm=r, and an exec watch: the
-    // kernel matches by inode, whatever name the program used.
+    // kernel matches by inode, whatever name the program used; the watch
+    // follows its path (replaced, renamed onto, recreated); failed attempts
+    // are recorded too.
     assert_agrees(&scenario(
         "watches",
         "-w FILE -p wa -k file-wa\n-w TREE -p wa -k tree\n-a always,exit -F arch=b64 -S openat,open -F path=FILE -F perm=r -k file-r\n-w /usr/bin/id -p x -k exec-id\n",
@@ -327,6 +333,10 @@ fn file_and_directory_watches() {
             "chmod 600 FILE",
             "mv FILE FILE.away && mv FILE.away FILE",
             "rm FILE && echo new > FILE && chmod 600 FILE",
+            // Failed attempts by an unprivileged user: absolute and relative.
+            "setpriv --reuid=65534 --regid=65534 --clear-groups chmod 666 FILE",
+            "setpriv --reuid=65534 --regid=65534 --clear-groups sh -c 'echo x >> FILE'",
+            "cd $(dirname FILE) && setpriv --reuid=65534 --regid=65534 --clear-groups chown 65534 file",
         ],
     ));
 }

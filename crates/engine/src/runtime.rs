@@ -376,6 +376,20 @@ fn fill_tables(
             .update(as_bytes(&k), as_bytes(&id), MapFlags::ANY)
             .map_err(bpf("filling the watched names"))?;
     }
+    for (k, id) in watches.paths() {
+        skel.maps
+            .watch_paths
+            .update(as_bytes(&k), as_bytes(&id), MapFlags::ANY)
+            .map_err(bpf("filling the watched paths"))?;
+    }
+    if !plan.watches.is_empty() {
+        for (nr, a) in watches::path_args() {
+            skel.maps
+                .path_args
+                .update(as_bytes(&nr), as_bytes(&a), MapFlags::ANY)
+                .map_err(bpf("filling the path argument table"))?;
+        }
+    }
     let perm_tests = plan
         .exit_rules
         .iter()

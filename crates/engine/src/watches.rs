@@ -5,7 +5,7 @@
 //! on the parent directory.
 
 use crate::plan::Watch;
-use fastaudit_bpf::types::{fa_inode_key, fa_name_key, fa_watch};
+use fastaudit_bpf::types::{fa_inode_key, fa_name_key, fa_path_args, fa_path_key, fa_watch};
 use libbpf_rs::{MapCore, MapFlags};
 use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify, WatchDescriptor};
 use std::collections::HashMap;
@@ -14,6 +14,72 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+/// No dirfd argument: the path is relative to the working directory.
+const CWD: u8 = 0xFF;
+
+/// Path arguments of the x86_64 syscalls a watch can select (the write,
+/// attribute and read classes, opens and execs), as `(dirfd, path)`
+/// argument indexes, from their kernel signatures. Failed syscalls are
+/// judged by these (they change no inode the tracepoints could see).
+const PATH_ARGS: &[(u32, &[(u8, u8)])] = &[
+    (2, &[(CWD, 0)]),            // open
+    (59, &[(CWD, 0)]),           // execve
+    (76, &[(CWD, 0)]),           // truncate
+    (82, &[(CWD, 0), (CWD, 1)]), // rename
+    (83, &[(CWD, 0)]),           // mkdir
+    (84, &[(CWD, 0)]),           // rmdir
+    (85, &[(CWD, 0)]),           // creat
+    (86, &[(CWD, 0), (CWD, 1)]), // link
+    (87, &[(CWD, 0)]),           // unlink
+    (88, &[(CWD, 1)]),           // symlink
+    (89, &[(CWD, 0)]),           // readlink
+    (90, &[(CWD, 0)]),           // chmod
+    (92, &[(CWD, 0)]),           // chown
+    (94, &[(CWD, 0)]),           // lchown
+    (133, &[(CWD, 0)]),          // mknod
+    (188, &[(CWD, 0)]),          // setxattr
+    (189, &[(CWD, 0)]),          // lsetxattr
+    (191, &[(CWD, 0)]),          // getxattr
+    (192, &[(CWD, 0)]),          // lgetxattr
+    (194, &[(CWD, 0)]),          // listxattr
+    (195, &[(CWD, 0)]),          // llistxattr
+    (197, &[(CWD, 0)]),          // removexattr
+    (198, &[(CWD, 0)]),          // lremovexattr
+    (257, &[(0, 1)]),            // openat
+    (258, &[(0, 1)]),            // mkdirat
+    (259, &[(0, 1)]),            // mknodat
+    (260, &[(0, 1)]),            // fchownat
+    (263, &[(0, 1)]),            // unlinkat
+    (264, &[(0, 1), (2, 3)]),    // renameat
+    (265, &[(0, 1), (2, 3)]),    // linkat
+    (266, &[(1, 2)]),            // symlinkat
+    (267, &[(0, 1)]),            // readlinkat
+    (268, &[(0, 1)]),            // fchmodat
+    (316, &[(0, 1), (2, 3)]),    // renameat2
+    (322, &[(0, 1)]),            // execveat
+    (437, &[(0, 1)]),            // openat2
+    (452, &[(0, 1)]),            // fchmodat2
+    (463, &[(0, 1)]),            // setxattrat
+    (464, &[(0, 1)]),            // getxattrat
+    (465, &[(0, 1)]),            // listxattrat
+    (466, &[(0, 1)]),            // removexattrat
+];
+
+/// The `path_args` map: native syscall number → where its paths are.
+pub fn path_args() -> impl Iterator<Item = (u32, fa_path_args)> {
+    PATH_ARGS.iter().map(|&(nr, pairs)| {
+        let mut a = fa_path_args {
+            n: pairs.len() as u8,
+            ..fa_path_args::default()
+        };
+        for (i, &(d, p)) in pairs.iter().enumerate().take(2) {
+            a.dirfd[i] = d;
+            a.path[i] = p;
+        }
+        (nr, a)
+    })
+}
 
 /// Identity of an inode: (ino, kernel dev_t).
 type Key = (u64, u32);
@@ -150,6 +216,22 @@ impl WatchTable {
                 continue;
             }
             for (d, &b) in k.name.iter_mut().zip(&name) {
+                *d = b as std::ffi::c_char;
+            }
+            out.push((k, self.ids[i]));
+        }
+        out
+    }
+
+    /// Watched file paths as written (zero-padded) → watch id.
+    pub fn paths(&self) -> Vec<(fa_path_key, u32)> {
+        let mut out = Vec::new();
+        for (i, w) in self.watches.iter().enumerate() {
+            let mut k = fa_path_key::default();
+            if w.tree || w.path.len() >= k.path.len() {
+                continue;
+            }
+            for (d, &b) in k.path.iter_mut().zip(&w.path) {
                 *d = b as std::ffi::c_char;
             }
             out.push((k, self.ids[i]));

@@ -95,6 +95,29 @@ struct {
 	__type(value, __u32);
 } watch_names SEC(".maps");
 
+/* Watched files by path, and scratch space to read a path argument. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FA_MAX_WATCHED);
+	__type(key, struct fa_path_key);
+	__type(value, __u32);
+} watch_paths SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fa_path_key);
+} path_scratch SEC(".maps");
+
+/* Per span index (native syscalls): where the path arguments are. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2 * FA_NR_SYSCALLS);
+	__type(key, __u32);
+	__type(value, struct fa_path_args);
+} path_args SEC(".maps");
+
 /* Per thread: the watched objects its current syscall changed. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -407,6 +430,81 @@ static long follow_step(__u32 i, struct follow *f)
 	return 0;
 }
 
+struct failed {
+	struct fa_hits *h;
+	struct task_struct *task;
+	struct fa_path_args pa;
+	__u64 args[4];
+};
+
+/* One path argument of a failed syscall: an absolute path is compared
+ * with the watched paths as written; a plain name with the watched names
+ * in the directory it is relative to (the cwd or a dirfd). */
+static long failed_step(__u32 i, struct failed *f)
+{
+	struct fa_hits *h = f->h;
+	if (!h || i >= f->pa.n || i >= 2)
+		return 1;
+	__u32 zero = 0;
+	struct fa_path_key *buf = bpf_map_lookup_elem(&path_scratch, &zero);
+	if (!buf)
+		return 1;
+	__builtin_memset(buf, 0, sizeof(*buf));
+	__u32 slot = i;
+	barrier_var(slot);
+	slot &= 1;
+	__u8 pi = f->pa.path[slot];
+	__u8 di = f->pa.dirfd[slot];
+	long len = bpf_probe_read_user_str(buf->path, sizeof(buf->path), (void *)f->args[pi & 3]);
+	if (len <= 1)
+		return 0;
+	__u32 *id;
+	if (buf->path[0] == '/') {
+		id = bpf_map_lookup_elem(&watch_paths, buf);
+	} else {
+		if (len - 1 >= FA_NAME_LEN)
+			return 0;
+		struct task_struct *task = f->task;
+		long dfd = di == FA_NO_DIRFD ? -100 : (int)f->args[di & 3];
+		struct dentry *dir;
+		if (dfd == -100) {
+			dir = BPF_CORE_READ(task, fs, pwd.dentry);
+		} else {
+			struct file *file = fd_file(task, dfd);
+			dir = file ? BPF_CORE_READ(file, f_path.dentry) : 0;
+		}
+		struct inode *dino = BPF_CORE_READ(dir, d_inode);
+		if (!dino)
+			return 0;
+		struct fa_name_key k = {
+			.parent_ino = BPF_CORE_READ(dino, i_ino),
+			.parent_dev = BPF_CORE_READ(dino, i_sb, s_dev),
+			.len = len - 1,
+		};
+		bpf_probe_read_kernel(k.name, (len - 1) & (FA_NAME_LEN - 1), buf->path);
+		id = bpf_map_lookup_elem(&watch_names, &k);
+	}
+	if (id)
+		hit_add(h, *id);
+	return 0;
+}
+
+/* A failed syscall changed nothing, but the kernel still names the object
+ * when its lookup succeeded (EACCES, EPERM, EEXIST, ...). */
+static __always_inline void failed_names(struct subject *s, __u32 key, struct fa_hits *h)
+{
+	long err = -s->ret;
+	if (s->ret >= 0 || err == 2 || err == 20 || err == 36 || err == 40 || err == 14 || err == 9)
+		return;
+	struct fa_path_args *pa = bpf_map_lookup_elem(&path_args, &key);
+	if (!pa || !pa->n)
+		return;
+	struct failed f = { .h = h, .task = s->task, .pa = *pa };
+	for (int i = 0; i < 4; i++)
+		f.args[i] = arg(s, i);
+	bpf_loop(2, failed_step, &f, 0);
+}
+
 /* Objects a successful open or exec leaves behind: the opened file and
  * the new executable. Changes to inodes were noted as they happened. */
 static __always_inline void collect_names(struct subject *s, struct fa_hits *names)
@@ -611,6 +709,22 @@ static __always_inline void count(__u32 which)
 		*v += 1;
 }
 
+struct names_ctx {
+	struct subject *s;
+	struct fa_hits *h;
+	__u32 key;
+};
+
+static long names_step(__u32 i, struct names_ctx *c)
+{
+	struct fa_hits *h = c->h;
+	if (!h)
+		return 1;
+	collect_names(c->s, h);
+	failed_names(c->s, c->key, h);
+	return 1;
+}
+
 static __always_inline int on_exit(__u32 nr, long ret)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
@@ -656,8 +770,12 @@ static __always_inline int on_exit(__u32 nr, long ret)
 					h->moved[j] = 0;
 			}
 			h->key = ~0u;
-			if (span->flags & FA_SPAN_NAMES)
-				collect_names(&s, h);
+			if (span->flags & FA_SPAN_NAMES) {
+				/* In a callback of its own: its many paths then do
+				 * not multiply the states the rules are verified in. */
+				struct names_ctx nc = { .s = &s, .h = h, .key = key };
+				bpf_loop(1, names_step, &nc, 0);
+			}
 			s.names = h;
 		}
 	}

@@ -109,6 +109,22 @@ struct fa_name_key {
 
 /* Watched objects a thread's current syscall touched; `key` is the
  * syscall's span index, so hits never leak into a later syscall. */
+/* A watched file's path as the rule gives it, zero-padded: failed
+ * syscalls change no inode, so their path arguments are compared. */
+#define FA_PATH_MAX 256
+struct fa_path_key {
+	char path[FA_PATH_MAX];
+};
+
+/* Where a syscall's path arguments are: up to two (dirfd argument, path
+ * argument) pairs; a dirfd of FA_NO_DIRFD means relative to the cwd. */
+#define FA_NO_DIRFD 0xFF
+struct fa_path_args {
+	__u8 n;
+	__u8 dirfd[2];
+	__u8 path[2];
+};
+
 #define FA_MAX_MOVED 2
 struct fa_hits {
 	__u32 key;
