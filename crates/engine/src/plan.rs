@@ -362,6 +362,27 @@ fn choose_hooks(plan: &Plan) -> Vec<Hook> {
 }
 
 impl Plan {
+    /// Candidate rules for syscall `nr` of one ABI, in order: those whose
+    /// arch and perm= tests can hold there (the rest cannot match, so
+    /// leaving them out changes no decision, and a syscall of an ABI no
+    /// rule can record costs only the index lookup).
+    pub fn candidates(&self, nr: u32, compat: bool) -> Vec<u32> {
+        let abi = if compat { arch::I386 } else { arch::X86_64 };
+        self.by_syscall.get(&nr).map_or_else(Vec::new, |ids| {
+            ids.iter()
+                .copied()
+                .filter(|&i| {
+                    let r = &self.exit_rules[i as usize];
+                    arch_allows(r, abi)
+                        && r.tests
+                            .iter()
+                            .filter(|t| t.field == field::PERM)
+                            .all(|t| crate::perm::possible(nr, compat, t.value))
+                })
+                .collect()
+        })
+    }
+
     /// A human-readable account of the plan (`fastaudit run --explain`).
     pub fn explain(&self) -> String {
         let mut s = String::new();
@@ -598,6 +619,16 @@ mod tests {
             !only64.by_syscall.contains_key(&87),
             "unlink writes, it is not an attribute change"
         );
+    }
+
+    #[test]
+    fn candidates_are_split_by_abi() {
+        // No arch: a watch rule names syscall 39, which is getpid natively
+        // (nothing for perm=wa) and mkdir on i386 (a write).
+        let p = plan("-w /etc/passwd -p wa\n-a always,exit -F arch=b64 -S getpid\n").unwrap();
+        assert_eq!(p.by_syscall[&39], vec![0, 1]);
+        assert_eq!(p.candidates(39, false), vec![1]);
+        assert_eq!(p.candidates(39, true), vec![0]);
     }
 
     #[test]

@@ -317,28 +317,32 @@ fn fill_tables(
             .map_err(bpf("filling the rule table"))?;
     }
     let mut next = 0u32;
-    for (nr, ids) in &plan.by_syscall {
-        let names = ids.iter().any(|&i| {
-            plan.exit_rules[i as usize]
-                .tests
-                .iter()
-                .any(|t| matches!(t.field, field::WATCH | field::DIR))
-        });
-        let span = fa_span {
-            start: next,
-            count: ids.len() as u32,
-            flags: u32::from(names),
-        };
-        for id in ids {
-            skel.maps
-                .candidates
-                .update(as_bytes(&next), as_bytes(id), MapFlags::ANY)
-                .map_err(bpf("filling the candidate table"))?;
-            next += 1;
-        }
-        // The kernel matches a rule's bitmap by number for either ABI; the
-        // rule's own arch tests tell them apart.
-        for key in [*nr, nr + NR_SYSCALLS] {
+    for &nr in plan.by_syscall.keys() {
+        for compat in [false, true] {
+            // Each ABI gets only the rules that can match there.
+            let ids = plan.candidates(nr, compat);
+            if !ids.iter().any(|&i| plan.exit_rules[i as usize].always) {
+                continue;
+            }
+            let names = ids.iter().any(|&i| {
+                plan.exit_rules[i as usize]
+                    .tests
+                    .iter()
+                    .any(|t| matches!(t.field, field::WATCH | field::DIR))
+            });
+            let span = fa_span {
+                start: next,
+                count: ids.len() as u32,
+                flags: u32::from(names),
+            };
+            for id in &ids {
+                skel.maps
+                    .candidates
+                    .update(as_bytes(&next), as_bytes(id), MapFlags::ANY)
+                    .map_err(bpf("filling the candidate table"))?;
+                next += 1;
+            }
+            let key = nr + if compat { NR_SYSCALLS } else { 0 };
             skel.maps
                 .spans
                 .update(as_bytes(&key), as_bytes(&span), MapFlags::ANY)
