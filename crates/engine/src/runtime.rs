@@ -282,6 +282,12 @@ fn as_bytes<T>(v: &T) -> &[u8] {
     unsafe { std::slice::from_raw_parts((v as *const T).cast::<u8>(), std::mem::size_of::<T>()) }
 }
 
+/// Write one map entry.
+fn put<K, V>(map: &impl MapCore, k: &K, v: &V, what: &str) -> Result<(), EngineError> {
+    map.update(as_bytes(k), as_bytes(v), MapFlags::ANY)
+        .map_err(bpf(what))
+}
+
 fn fill_tables(
     plan: &Plan,
     skel: &fastaudit_bpf::FastauditSkel,
@@ -311,10 +317,12 @@ fn fill_tables(
                 value,
             };
         }
-        skel.maps
-            .rules
-            .update(as_bytes(&(i as u32)), as_bytes(&rule), MapFlags::ANY)
-            .map_err(bpf("filling the rule table"))?;
+        put(
+            &skel.maps.rules,
+            &(i as u32),
+            &rule,
+            "filling the rule table",
+        )?;
     }
     let mut next = 0u32;
     for &nr in plan.by_syscall.keys() {
@@ -336,17 +344,16 @@ fn fill_tables(
                 flags: u32::from(names),
             };
             for id in &ids {
-                skel.maps
-                    .candidates
-                    .update(as_bytes(&next), as_bytes(id), MapFlags::ANY)
-                    .map_err(bpf("filling the candidate table"))?;
+                put(
+                    &skel.maps.candidates,
+                    &next,
+                    id,
+                    "filling the candidate table",
+                )?;
                 next += 1;
             }
             let key = nr + if compat { NR_SYSCALLS } else { 0 };
-            skel.maps
-                .spans
-                .update(as_bytes(&key), as_bytes(&span), MapFlags::ANY)
-                .map_err(bpf("filling the syscall index"))?;
+            put(&skel.maps.spans, &key, &span, "filling the syscall index")?;
         }
     }
     if !plan.task_rules.is_empty() {
@@ -357,41 +364,33 @@ fn fill_tables(
             flags: 0,
         };
         for id in first..first + span.count {
-            skel.maps
-                .candidates
-                .update(as_bytes(&next), as_bytes(&id), MapFlags::ANY)
-                .map_err(bpf("filling the task rules"))?;
+            put(&skel.maps.candidates, &next, &id, "filling the task rules")?;
             next += 1;
         }
-        skel.maps
-            .spans
-            .update(as_bytes(&TASK_SPAN), as_bytes(&span), MapFlags::ANY)
-            .map_err(bpf("filling the task rules"))?;
+        put(
+            &skel.maps.spans,
+            &TASK_SPAN,
+            &span,
+            "filling the task rules",
+        )?;
     }
     for (k, v) in watches.entries() {
-        skel.maps
-            .watched
-            .update(as_bytes(&k), as_bytes(&v), MapFlags::ANY)
-            .map_err(bpf("filling the watch table"))?;
+        put(&skel.maps.watched, &k, &v, "filling the watch table")?;
     }
     for (k, id) in watches.names() {
-        skel.maps
-            .watch_names
-            .update(as_bytes(&k), as_bytes(&id), MapFlags::ANY)
-            .map_err(bpf("filling the watched names"))?;
+        put(&skel.maps.watch_names, &k, &id, "filling the watched names")?;
     }
     for (k, id) in watches.paths() {
-        skel.maps
-            .watch_paths
-            .update(as_bytes(&k), as_bytes(&id), MapFlags::ANY)
-            .map_err(bpf("filling the watched paths"))?;
+        put(&skel.maps.watch_paths, &k, &id, "filling the watched paths")?;
     }
     if !plan.watches.is_empty() {
         for (nr, a) in watches::path_args() {
-            skel.maps
-                .path_args
-                .update(as_bytes(&nr), as_bytes(&a), MapFlags::ANY)
-                .map_err(bpf("filling the path argument table"))?;
+            put(
+                &skel.maps.path_args,
+                &nr,
+                &a,
+                "filling the path argument table",
+            )?;
         }
     }
     let perm_tests = plan
@@ -405,20 +404,14 @@ fn fill_tables(
                 let v = crate::perm::sysclass(nr, compat);
                 if v != 0 {
                     let k = nr + if compat { NR_SYSCALLS } else { 0 };
-                    skel.maps
-                        .sysclass
-                        .update(as_bytes(&k), as_bytes(&v), MapFlags::ANY)
-                        .map_err(bpf("filling the syscall classes"))?;
+                    put(&skel.maps.sysclass, &k, &v, "filling the syscall classes")?;
                 }
             }
         }
     }
     for (i, path) in plan.exes.iter().enumerate() {
         let exe = exe_identity(path);
-        skel.maps
-            .exes
-            .update(as_bytes(&(i as u32)), as_bytes(&exe), MapFlags::ANY)
-            .map_err(bpf("filling the exe table"))?;
+        put(&skel.maps.exes, &(i as u32), &exe, "filling the exe table")?;
     }
     Ok(())
 }
