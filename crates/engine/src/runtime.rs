@@ -163,21 +163,19 @@ pub fn run(
             .chain(&enters)
             .all(|n| tracepoint_exists(n));
     if raw {
-        links.push(
-            skel.progs
-                .fa_raw_exit
-                .attach()
-                .map_err(bpf("attaching raw_syscalls:sys_exit"))?,
-        );
-        attached.hooks.push("tp_btf/sys_exit".into());
+        attach_btf(
+            &mut links,
+            &mut attached,
+            &skel.progs.fa_raw_exit,
+            "sys_exit",
+        )?;
         if plan.hooks.contains(&Hook::RawSyscallsEnter) || !enters.is_empty() {
-            links.push(
-                skel.progs
-                    .fa_raw_enter
-                    .attach()
-                    .map_err(bpf("attaching raw_syscalls:sys_enter"))?,
-            );
-            attached.hooks.push("tp_btf/sys_enter".into());
+            attach_btf(
+                &mut links,
+                &mut attached,
+                &skel.progs.fa_raw_enter,
+                "sys_enter",
+            )?;
         }
     } else {
         for (prog, dir, names) in [
@@ -196,20 +194,18 @@ pub fn run(
     }
 
     if plan.hooks.contains(&Hook::TaskNew) {
-        links.push(
-            skel.progs
-                .fa_task_new
-                .attach()
-                .map_err(bpf("attaching task:task_newtask"))?,
-        );
-        links.push(
-            skel.progs
-                .fa_task_exit
-                .attach()
-                .map_err(bpf("attaching sched:sched_process_exit"))?,
-        );
-        attached.hooks.push("tp_btf/task_newtask".into());
-        attached.hooks.push("tp_btf/sched_process_exit".into());
+        attach_btf(
+            &mut links,
+            &mut attached,
+            &skel.progs.fa_task_new,
+            "task_newtask",
+        )?;
+        attach_btf(
+            &mut links,
+            &mut attached,
+            &skel.progs.fa_task_exit,
+            "sched_process_exit",
+        )?;
     }
     if plan.hooks.contains(&Hook::InodeChanges) {
         for (prog, tp) in [
@@ -280,6 +276,18 @@ pub fn run(
 fn as_bytes<T>(v: &T) -> &[u8] {
     // SAFETY: only used on the skeleton's plain repr(C) types and u32.
     unsafe { std::slice::from_raw_parts((v as *const T).cast::<u8>(), std::mem::size_of::<T>()) }
+}
+
+/// Attach one tp_btf program, keeping its link and naming it in `attached`.
+fn attach_btf(
+    links: &mut Vec<Link>,
+    attached: &mut Attached,
+    prog: &libbpf_rs::ProgramMut,
+    tp: &str,
+) -> Result<(), EngineError> {
+    links.push(prog.attach().map_err(bpf(format!("attaching {tp}")))?);
+    attached.hooks.push(format!("tp_btf/{tp}"));
+    Ok(())
 }
 
 /// Write one map entry.
