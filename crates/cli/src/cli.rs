@@ -19,6 +19,61 @@ pub enum Command {
     Rules(RulesCommand),
     /// Audit the live system with the rules (root; runs in the foreground).
     Run(RunArgs),
+    /// Measure no audit vs kernel audit vs fastaudit, side by side (root).
+    Bench(BenchArgs),
+    /// One measured workload (started by `bench` in a fresh process).
+    #[command(name = "bench-worker", hide = true)]
+    BenchWorker {
+        /// The job, as JSON.
+        job: String,
+    },
+}
+
+/// `fastaudit bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Scenarios to run (default: all): getpid, audited, lmbench, threads,
+    /// io_uring, compile.
+    pub scenarios: Vec<String>,
+    /// Modes, run interleaved in this order in every round.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "off,kernel,fastaudit"
+    )]
+    pub modes: Vec<BenchMode>,
+    /// Rule sets for every scenario instead of each one's defaults: none, a
+    /// count of non-matching rules (100), cis, stig, ospp, pci-dss, neo23x0,
+    /// or a rules file.
+    #[arg(long = "rules-sets", value_delimiter = ',')]
+    pub rule_sets: Option<Vec<String>>,
+    /// Run every scenario briefly (under 3 minutes in all).
+    #[arg(long)]
+    pub quick: bool,
+    /// Rounds per scenario and rule set (default 5, 3 for compile, 2 with --quick).
+    #[arg(long)]
+    pub rounds: Option<usize>,
+    /// Write every sample and the machine facts here, as JSON.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Write a Markdown report with SVG charts into this directory.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+    /// The corpus of real rule sets (default: ../shared/corpus/rules).
+    #[arg(long)]
+    pub corpus: Option<PathBuf>,
+}
+
+/// Modes of `fastaudit bench`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum BenchMode {
+    /// No auditing.
+    Off,
+    /// Kernel audit + auditd.
+    Kernel,
+    /// fastaudit run.
+    Fastaudit,
 }
 
 /// `fastaudit run`.
@@ -34,6 +89,13 @@ pub struct RunArgs {
     /// Log line format.
     #[arg(long, value_enum, default_value_t = LogFormat::Raw)]
     pub format: LogFormat,
+    /// Rotate the log when it reaches this many MiB (auditd's max_log_file);
+    /// 0: never rotate.
+    #[arg(long, default_value_t = 8)]
+    pub max_log_file: u64,
+    /// Log files kept when rotating, the live one included (auditd's num_logs).
+    #[arg(long, default_value_t = 5)]
+    pub num_logs: u32,
     /// Size of the kernel-to-fastaudit ring buffer, in KiB (a power of two).
     #[arg(long, default_value_t = 16384)]
     pub ring_buffer_kib: u32,

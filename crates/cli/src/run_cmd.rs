@@ -3,7 +3,7 @@
 use crate::cli::{LogFormat, RunArgs};
 use anyhow::{bail, Context, Result};
 use fastaudit_engine::{compile, run as run_engine, Environment, Options};
-use fastaudit_log::{Config, Writer};
+use fastaudit_log::{Config, SizeAction, Writer};
 use fastaudit_records::enrich::SystemNames;
 use fastaudit_records::line::line;
 use fastaudit_records::syscall::proctitle_body;
@@ -38,8 +38,17 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     if !nix::unistd::geteuid().is_root() {
         bail!("run must be started as root (it loads BPF programs)");
     }
-    let mut log = Writer::open(Config::new(&args.log))
-        .with_context(|| format!("opening the log {}", args.log.display()))?;
+    let config = Config {
+        max_bytes: args.max_log_file.saturating_mul(1 << 20),
+        size_action: SizeAction::Rotate {
+            num_logs: args.num_logs,
+        },
+        ..Config::new(&args.log)
+    };
+    let log =
+        Writer::open(config).with_context(|| format!("opening the log {}", args.log.display()))?;
+    // Both engine callbacks write to the log: one per event, one per batch.
+    let log = std::cell::RefCell::new(log);
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(sig, Arc::clone(&stop))
@@ -50,7 +59,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         LogFormat::Enriched => Format::Enriched,
     };
     let mut serial = 0u64;
-    let mut write_error = None;
+    let write_error = std::cell::RefCell::new(None);
     let options = Options {
         ring_buffer_bytes: args.ring_buffer_kib.saturating_mul(1024),
     };
@@ -87,16 +96,23 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
                 format,
                 &SystemNames,
             ));
-            if let Err(e) = log.write_event(&lines) {
-                write_error.get_or_insert(e);
+            if let Err(e) = log.borrow_mut().write_event(&lines) {
+                write_error.borrow_mut().get_or_insert(e);
+                stop.store(true, Ordering::Relaxed);
+            }
+        },
+        || {
+            if let Err(e) = log.borrow_mut().commit() {
+                write_error.borrow_mut().get_or_insert(e);
                 stop.store(true, Ordering::Relaxed);
             }
         },
     )
     .context("running the BPF engine")?;
-    if let Some(e) = write_error {
+    if let Some(e) = write_error.into_inner() {
         return Err(e).context("writing the log");
     }
+    let mut log = log.into_inner();
     let logged = log.written();
     if stats.lost > 0 {
         serial += 1;

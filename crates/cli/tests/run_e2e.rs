@@ -129,7 +129,12 @@ fn burst_larger_than_the_ring_buffer_loses_nothing_silently() {
     let log = dir.join("audit.log");
     let target = dir.join("target");
     std::fs::write(&target, "x").unwrap();
-    let fa = FastauditRun::start(&rules, &log, &["--ring-buffer-kib", "64"]);
+    // One log file, never rotated, so every record can be counted in it.
+    let fa = FastauditRun::start(
+        &rules,
+        &log,
+        &["--ring-buffer-kib", "64", "--max-log-file", "0"],
+    );
     let script = format!(
         "import os\nfor _ in range({N}): os.chmod({:?}, 0o1601)\n",
         target.to_str().unwrap()

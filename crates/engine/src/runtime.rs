@@ -91,13 +91,15 @@ impl Default for Options {
 
 /// Run `plan` until `stop` is set. `ready` is called once every hook is
 /// attached (or at once when the plan needs none); `on_event` gets each
-/// audited syscall in order.
+/// audited syscall in order, and `on_batch` is called after each batch of
+/// them (the moment to write them out).
 pub fn run(
     plan: &Plan,
     options: Options,
     stop: &AtomicBool,
     ready: impl FnOnce(&Attached),
     mut on_event: impl FnMut(AuditEvent),
+    mut on_batch: impl FnMut(),
 ) -> Result<Stats, EngineError> {
     if plan.hooks.is_empty() {
         ready(&Attached::default());
@@ -239,11 +241,18 @@ pub fn run(
     ready(&attached);
 
     let mut stats = Stats::default();
+    // Returns whether there was anything to deliver.
     let mut deliver = |stats: &mut Stats| {
+        let before = stats.delivered;
         for ev in pending.borrow_mut().drain(..) {
             stats.delivered += 1;
             on_event(assemble(plan, &ev, &clock));
         }
+        let any = stats.delivered > before;
+        if any {
+            on_batch();
+        }
+        any
     };
     let quit = AtomicBool::new(false);
     let followed = std::thread::scope(|scope| {
@@ -256,8 +265,10 @@ pub fn run(
                 result = Err(e);
                 break;
             }
-            deliver(&mut stats);
-            std::thread::sleep(Duration::from_millis(20));
+            // Under load, go straight back to the ring buffer; idle, wait.
+            if !deliver(&mut stats) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
         }
         // Whatever ended the loop ends the follower too.
         quit.store(true, Ordering::Relaxed);

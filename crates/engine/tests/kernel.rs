@@ -61,6 +61,7 @@ fn record(text: &str, workload: &[&[&str]]) -> (Vec<AuditEvent>, Stats, Vec<Stri
                 });
             },
             |ev| events.push(ev),
+            || {},
         )
         .expect("engine runs (as root)");
         (events, stats, hooks, pids)

@@ -15,8 +15,11 @@ use thiserror::Error;
 pub enum Flush {
     /// Leave it to the kernel's page cache.
     None,
-    /// `fdatasync` after every `freq` events.
+    /// `fdatasync` after every `freq` events, by the writing thread.
     Incremental { freq: u32 },
+    /// `fdatasync` after every `freq` events, by a thread of its own so the
+    /// writer never waits for the disk (auditd's default, INCREMENTAL_ASYNC).
+    IncrementalAsync { freq: u32 },
     /// `fdatasync` after every event.
     Data,
     /// `fsync` (data and metadata) after every event.
@@ -69,12 +72,13 @@ pub struct Config {
 }
 
 impl Config {
-    /// auditd-like defaults for a log path: incremental flush every 50
-    /// events, 8 MiB files, 5 kept, warn at 75 MiB free, suspend at 50 MiB.
+    /// auditd-like defaults for a log path: asynchronous incremental flush
+    /// every 50 events, 8 MiB files, 5 kept, warn at 75 MiB free, suspend at
+    /// 50 MiB.
     pub fn new(path: impl Into<PathBuf>) -> Config {
         Config {
             path: path.into(),
-            flush: Flush::Incremental { freq: 50 },
+            flush: Flush::IncrementalAsync { freq: 50 },
             max_bytes: 8 << 20,
             size_action: SizeAction::Rotate { num_logs: 5 },
             space_left: 75 << 20,
@@ -100,16 +104,78 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> LogError + '_ {
     }
 }
 
-/// An open audit log.
+/// Events are gathered here and written with one write(2) at `commit`;
+/// past this size they are written at once.
+const PENDING_MAX: usize = 256 << 10;
+
+/// Free space is looked at no more often than this: statfs on every event
+/// cost the writer a fifth of its time, and the thresholds are megabytes.
+const SPACE_CHECK_EVERY: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// An open audit log. Events are written to the file at [`Writer::commit`]
+/// (or when enough are pending), then flushed to the disk by the policy.
 pub struct Writer {
     cfg: Config,
     file: File,
     size: u64,
+    pending: Vec<u8>,
     since_flush: u32,
     suspended: Option<&'static str>,
     warned_space: bool,
+    space_checked: Option<std::time::Instant>,
     dropped: u64,
     written: u64,
+    flusher: Option<Flusher>,
+}
+
+/// The thread that flushes for `IncrementalAsync`: it is handed a duplicate
+/// of the log's descriptor each time a flush is due; one waits at most, so
+/// flushes requested while one runs fold into the next.
+struct Flusher {
+    tx: Option<std::sync::mpsc::SyncSender<File>>,
+    failed: std::sync::Arc<std::sync::Mutex<Option<io::Error>>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Flusher {
+    fn start() -> Flusher {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<File>(1);
+        let failed = std::sync::Arc::new(std::sync::Mutex::new(None));
+        let seen = std::sync::Arc::clone(&failed);
+        let thread = std::thread::spawn(move || {
+            for f in rx {
+                if let Err(e) = f.sync_data() {
+                    *seen.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                }
+            }
+        });
+        Flusher {
+            tx: Some(tx),
+            failed,
+            thread: Some(thread),
+        }
+    }
+
+    /// Ask for a flush of `file`; an error of an earlier flush is returned.
+    fn request(&self, file: &File) -> io::Result<()> {
+        if let Some(e) = self.failed.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            return Err(e);
+        }
+        if let Some(tx) = &self.tx {
+            // Full: a flush is already queued and will cover this data too.
+            let _ = tx.try_send(file.try_clone()?);
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Flusher {
+    fn drop(&mut self) {
+        self.tx.take();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 impl Writer {
@@ -120,15 +186,19 @@ impl Writer {
         }
         let file = open_log(&cfg.path)?;
         let size = file.metadata().map_err(io_err(&cfg.path))?.len();
+        let flusher = matches!(cfg.flush, Flush::IncrementalAsync { .. }).then(Flusher::start);
         Ok(Writer {
             cfg,
             file,
             size,
+            pending: Vec::new(),
             since_flush: 0,
             suspended: None,
             warned_space: false,
+            space_checked: None,
             dropped: 0,
             written: 0,
+            flusher,
         })
     }
 
@@ -151,21 +221,47 @@ impl Writer {
             self.dropped += 1;
             return Ok(false);
         }
-        self.file.write_all(lines).map_err(io_err(&self.cfg.path))?;
+        self.pending.extend_from_slice(lines);
         self.size += lines.len() as u64;
         self.written += 1;
         self.since_flush += 1;
-        match self.cfg.flush {
-            Flush::None => {}
-            Flush::Incremental { freq } if self.since_flush < freq.max(1) => {}
-            Flush::Incremental { .. } | Flush::Data => self.sync(false)?,
-            Flush::Sync => self.sync(true)?,
+        if matches!(self.cfg.flush, Flush::Data | Flush::Sync) || self.pending.len() >= PENDING_MAX
+        {
+            self.commit()?;
         }
         Ok(true)
     }
 
-    /// Push everything written so far to the disk.
+    /// Write the pending events to the file, then flush them to the disk
+    /// if the policy says it is time. Call it once per batch of events.
+    pub fn commit(&mut self) -> Result<(), LogError> {
+        if !self.pending.is_empty() {
+            let r = self.file.write_all(&self.pending);
+            self.pending.clear();
+            r.map_err(io_err(&self.cfg.path))?;
+        }
+        match self.cfg.flush {
+            Flush::None => Ok(()),
+            Flush::Incremental { freq } | Flush::IncrementalAsync { freq }
+                if self.since_flush < freq.max(1) =>
+            {
+                Ok(())
+            }
+            Flush::IncrementalAsync { .. } => {
+                if let Some(f) = &self.flusher {
+                    f.request(&self.file).map_err(io_err(&self.cfg.path))?;
+                }
+                self.since_flush = 0;
+                Ok(())
+            }
+            Flush::Incremental { .. } | Flush::Data => self.sync(false),
+            Flush::Sync => self.sync(true),
+        }
+    }
+
+    /// Write everything pending and push it all to the disk.
     pub fn flush(&mut self) -> Result<(), LogError> {
+        self.commit()?;
         self.sync(true)
     }
 
@@ -196,6 +292,13 @@ impl Writer {
     }
 
     fn check_space(&mut self) {
+        if self
+            .space_checked
+            .is_some_and(|t| t.elapsed() < SPACE_CHECK_EVERY)
+        {
+            return;
+        }
+        self.space_checked = Some(std::time::Instant::now());
         let Some(dir) = self.cfg.path.parent() else {
             return;
         };
@@ -261,6 +364,13 @@ impl Writer {
     }
 }
 
+impl Drop for Writer {
+    fn drop(&mut self) {
+        // Best effort: an error here has nowhere to go, and flush() reports it.
+        let _ = self.commit();
+    }
+}
+
 fn open_log(path: &Path) -> Result<File, LogError> {
     OpenOptions::new()
         .create(true)
@@ -300,6 +410,7 @@ mod tests {
         for i in 0..5 {
             assert!(w.write_event(format!("event-{i}\n").as_bytes()).unwrap());
         }
+        w.flush().unwrap();
         let read = |p: &str| std::fs::read_to_string(d.join(p)).unwrap();
         assert_eq!(read("audit.log"), "event-4\n");
         assert_eq!(read("audit.log.1"), "event-3\n");
@@ -320,6 +431,7 @@ mod tests {
         for i in 0..4 {
             w.write_event(format!("event-{i}\n").as_bytes()).unwrap();
         }
+        w.flush().unwrap();
         assert!(d.join("audit.log.3").exists());
         assert_eq!(
             std::fs::read_to_string(d.join("audit.log.3")).unwrap(),
@@ -354,6 +466,39 @@ mod tests {
         assert!(!w.write_event(b"x\n").unwrap());
         assert_eq!(w.dropped(), 1);
         assert_eq!(std::fs::metadata(d.join("audit.log")).unwrap().len(), 0);
+    }
+
+    #[test]
+    fn events_reach_the_file_at_commit_in_order() {
+        for flush in [
+            Flush::None,
+            Flush::Incremental { freq: 2 },
+            Flush::IncrementalAsync { freq: 2 },
+        ] {
+            let d = dir("commit");
+            let mut w = Writer::open(Config { flush, ..cfg(&d) }).unwrap();
+            let read = || std::fs::read_to_string(d.join("audit.log")).unwrap();
+            w.write_event(b"a\n").unwrap();
+            w.write_event(b"b\n").unwrap();
+            assert_eq!(read(), "", "{flush:?}: nothing is written before commit");
+            w.commit().unwrap();
+            assert_eq!(read(), "a\nb\n", "{flush:?}");
+            w.write_event(b"c\n").unwrap();
+            drop(w);
+            assert_eq!(read(), "a\nb\nc\n", "{flush:?}: dropping commits");
+        }
+    }
+
+    #[test]
+    fn every_event_policies_write_at_once() {
+        let d = dir("data");
+        let mut w = Writer::open(Config {
+            flush: Flush::Data,
+            ..cfg(&d)
+        })
+        .unwrap();
+        w.write_event(b"a\n").unwrap();
+        assert_eq!(std::fs::read_to_string(d.join("audit.log")).unwrap(), "a\n");
     }
 
     #[test]

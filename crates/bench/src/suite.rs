@@ -1,0 +1,500 @@
+//! The run: which scenarios with which rule sets, in interleaved rounds of
+//! every mode, each workload in a fresh worker process.
+
+use crate::facts::Facts;
+use crate::kernel::{self, KernelGuard};
+use crate::modes::{self, Mode};
+use crate::rulesets::{self, Prepared, Spec, AUDITED_KEY};
+use crate::worker::{Job, Report, Work};
+use crate::{io, BenchError};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The experiments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scenario {
+    /// getpid() latency against the number and kind of rules.
+    Getpid,
+    /// fchmodat() selected by a rule: added latency, events/s, losses.
+    Audited,
+    /// lmbench's operations.
+    Lmbench,
+    /// sysbench threads.
+    Threads,
+    /// io_uring NOP and openat+close.
+    #[serde(rename = "io_uring")]
+    IoUring,
+    /// make -jN of a generated C project (kernbench in small).
+    Compile,
+}
+
+impl Scenario {
+    /// Every scenario, in run order.
+    pub const ALL: [Scenario; 6] = [
+        Scenario::Getpid,
+        Scenario::Audited,
+        Scenario::Lmbench,
+        Scenario::Threads,
+        Scenario::IoUring,
+        Scenario::Compile,
+    ];
+
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scenario::Getpid => "getpid",
+            Scenario::Audited => "audited",
+            Scenario::Lmbench => "lmbench",
+            Scenario::Threads => "threads",
+            Scenario::IoUring => "io_uring",
+            Scenario::Compile => "compile",
+        }
+    }
+
+    /// The rule sets it runs with unless told otherwise.
+    fn default_sets(self, quick: bool) -> &'static [&'static str] {
+        match (self, quick) {
+            (Scenario::Getpid, true) => &["none", "100", "stig"],
+            (Scenario::Getpid, false) => &[
+                "none", "1", "10", "100", "1000", "stig", "ospp", "pci-dss", "cis", "neo23x0",
+            ],
+            (Scenario::Audited, true) => &["none"],
+            (Scenario::Lmbench, true) => &["stig"],
+            (Scenario::Threads, true) => &["100"],
+            (Scenario::IoUring, true) => &["none", "100"],
+            (Scenario::Compile, true) => &["stig"],
+            (Scenario::Compile, false) => &["none", "stig"],
+            (_, false) => &["none", "100", "stig"],
+        }
+    }
+
+    /// Single-threaded workloads are pinned; threads and make are not.
+    fn pinned(self) -> bool {
+        !matches!(self, Scenario::Threads | Scenario::Compile)
+    }
+
+    fn work(self, quick: bool, dir: &Path, cpus: usize) -> Work {
+        let t = |quick_s: f64, full_s: f64| if quick { quick_s } else { full_s };
+        match self {
+            Scenario::Getpid => Work::Getpid {
+                seconds: t(0.2, 1.0),
+            },
+            Scenario::Audited => Work::Audited {
+                file: dir.join("audited-file"),
+                seconds: t(0.5, 3.0),
+            },
+            Scenario::Lmbench => Work::Lmbench {
+                dir: dir.to_path_buf(),
+                seconds: t(0.05, 0.3),
+            },
+            Scenario::Threads => Work::Threads {
+                counts: if quick { vec![1, 4] } else { vec![1, 2, 4, 8] },
+                seconds: t(0.2, 1.0),
+            },
+            Scenario::IoUring => Work::IoUring {
+                dir: dir.to_path_buf(),
+                seconds: t(0.2, 1.0),
+            },
+            Scenario::Compile => Work::Compile {
+                dir: dir.join("project"),
+                files: if quick { 12 } else { 160 },
+                jobs: cpus,
+            },
+        }
+    }
+}
+
+impl std::str::FromStr for Scenario {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Scenario::ALL
+            .into_iter()
+            .find(|c| c.name() == s || (s == "io-uring" && *c == Scenario::IoUring))
+            .ok_or_else(|| {
+                format!(
+                    "unknown scenario {s:?} (one of {})",
+                    Scenario::ALL.map(Scenario::name).join(", ")
+                )
+            })
+    }
+}
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The fastaudit binary (for `run` and `bench-worker`).
+    pub exe: PathBuf,
+    /// Scenarios, in order.
+    pub scenarios: Vec<Scenario>,
+    /// Modes among off, kernel and fastaudit, in round order.
+    pub modes: Vec<Mode>,
+    /// Rule sets for every scenario instead of each one's defaults.
+    pub rule_sets: Option<Vec<String>>,
+    /// Short runs: every scenario briefly.
+    pub quick: bool,
+    /// Rounds per scenario and rule set instead of the default.
+    pub rounds: Option<usize>,
+    /// The shared corpus of real rule sets.
+    pub corpus: Option<PathBuf>,
+    /// A private scratch directory (created, and removed at the end).
+    pub scratch: PathBuf,
+}
+
+/// One measurement: one metric of one worker in one round.
+#[derive(Clone, Debug, Serialize)]
+pub struct Sample {
+    /// The scenario.
+    pub scenario: Scenario,
+    /// What was measured.
+    pub metric: String,
+    /// Its unit (lower is better).
+    pub unit: String,
+    /// The rule set's name.
+    pub rule_set: String,
+    /// The mode.
+    pub mode: Mode,
+    /// The round (0-based).
+    pub round: usize,
+    /// The value (median of the worker's batches).
+    pub value: f64,
+    /// Every batch of the worker.
+    pub batches: Vec<f64>,
+    /// Operations done.
+    pub ops: u64,
+    /// Seconds spent.
+    pub seconds: f64,
+    /// Event accounting, for the audited scenario: generated, logged, lost,
+    /// unaccounted, events_per_s, drain_s.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub events: BTreeMap<String, f64>,
+}
+
+/// One scenario with one rule set.
+#[derive(Clone, Debug, Serialize)]
+pub struct Group {
+    /// The scenario.
+    pub scenario: Scenario,
+    /// The rule set as loaded.
+    pub rule_set: Prepared,
+    /// The hooks fastaudit attaches for it (`fastaudit run --explain`).
+    pub fastaudit_hooks: Vec<String>,
+    /// Modes that could not run it, and why.
+    pub not_run: BTreeMap<String, String>,
+    /// Modes run, in round order.
+    pub modes: Vec<Mode>,
+}
+
+/// Everything a run produced.
+#[derive(Clone, Debug, Serialize)]
+pub struct Results {
+    /// The machine.
+    pub facts: Facts,
+    /// Whether it was a --quick run.
+    pub quick: bool,
+    /// The CPU single-threaded workers were pinned to.
+    pub pinned_cpu: Option<usize>,
+    /// Each scenario with each rule set.
+    pub groups: Vec<Group>,
+    /// Every sample.
+    pub samples: Vec<Sample>,
+    /// Rule sets left out and other remarks.
+    pub notes: Vec<String>,
+}
+
+/// Run the benchmark. `progress(done, total, what)` is called before each
+/// step; `stop` (set by a signal handler) ends the run early, restoring the
+/// machine. The kernel audit state found at the start is restored at the end.
+pub fn run(
+    config: &Config,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(usize, usize, &str),
+) -> Result<Results, BenchError> {
+    if !nix::unistd::geteuid().is_root() {
+        return Err(BenchError::Refused(
+            "bench must run as root (it drives the kernel audit and loads BPF)".into(),
+        ));
+    }
+    let started = Facts::read().started;
+    std::fs::create_dir_all(&config.scratch).map_err(io("creating the scratch directory"))?;
+    // Everything that can be refused is checked before the kernel is touched.
+    let result = plan(config).and_then(|(groups, notes)| {
+        let guard = KernelGuard::take(&config.scratch)?;
+        let r = run_locked(config, groups, notes, stop, progress);
+        drop(guard);
+        r
+    });
+    let _ = std::fs::remove_dir_all(&config.scratch);
+    let mut results = result?;
+    // Read now: fastaudit mounts tracefs when it first runs.
+    results.facts = Facts::read();
+    results.facts.started = started;
+    Ok(results)
+}
+
+/// Each scenario with each of its rule sets, prepared; and remarks.
+fn plan(config: &Config) -> Result<(Vec<Group>, Vec<String>), BenchError> {
+    let mut notes = Vec::new();
+    let sets_dir = config.scratch.join("rule-sets");
+    std::fs::create_dir_all(&sets_dir).map_err(io("creating the rule-set directory"))?;
+    let mut groups = Vec::new();
+    for &scenario in &config.scenarios {
+        let (names, explicit): (Vec<String>, bool) = match &config.rule_sets {
+            Some(v) => (v.clone(), true),
+            None => (
+                scenario
+                    .default_sets(config.quick)
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect(),
+                false,
+            ),
+        };
+        for name in names {
+            let spec = match Spec::parse(&name, config.corpus.as_deref()) {
+                Ok(s) => s,
+                Err(e) if !explicit => {
+                    notes.push(format!("{}: rule set left out: {e}", scenario.name()));
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            let extra = if scenario == Scenario::Audited {
+                format!("-a always,exit -F arch=b64 -S fchmodat -F key={AUDITED_KEY}\n")
+            } else {
+                String::new()
+            };
+            let label = format!("{}-{name}", scenario.name());
+            let prepared = rulesets::prepare(&label, &spec, &extra, &sets_dir)?;
+            let prepared = Prepared { name, ..prepared };
+            let mut not_run = BTreeMap::new();
+            let fastaudit_hooks = match explain(&config.exe, &prepared.file) {
+                Ok(h) => h,
+                Err(why) => {
+                    not_run.insert(Mode::Fastaudit.name().to_string(), why);
+                    Vec::new()
+                }
+            };
+            let mut modes = config.modes.clone();
+            // The residue of audit switched off (no never,task) once it has
+            // been on: measured beside getpid with no rules, after the kernel mode.
+            if scenario == Scenario::Getpid
+                && prepared.rules == 0
+                && config.modes.contains(&Mode::Kernel)
+            {
+                modes.push(Mode::OffResidue);
+            }
+            groups.push(Group {
+                scenario,
+                rule_set: prepared,
+                fastaudit_hooks,
+                not_run,
+                modes,
+            });
+        }
+    }
+    Ok((groups, notes))
+}
+
+fn run_locked(
+    config: &Config,
+    mut groups: Vec<Group>,
+    notes: Vec<String>,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(usize, usize, &str),
+) -> Result<Results, BenchError> {
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    let pin = cpus.checked_sub(1);
+    let rounds = |s: Scenario| {
+        config.rounds.unwrap_or(match (config.quick, s) {
+            (true, _) => 2,
+            (false, Scenario::Compile) => 3,
+            (false, _) => 5,
+        })
+    };
+    let total: usize = groups
+        .iter()
+        .map(|g| rounds(g.scenario) * g.modes.len())
+        .sum();
+    let mut done = 0;
+    let mut samples = Vec::new();
+    for g in &mut groups {
+        for round in 0..rounds(g.scenario) {
+            for &mode in &g.modes.clone() {
+                if stop.load(Ordering::Relaxed) {
+                    return Err(BenchError::Interrupted);
+                }
+                progress(
+                    done,
+                    total,
+                    &format!(
+                        "{} rules={} {} round {}",
+                        g.scenario.name(),
+                        g.rule_set.name,
+                        mode.name(),
+                        round + 1
+                    ),
+                );
+                done += 1;
+                if g.not_run.contains_key(mode.name()) {
+                    continue;
+                }
+                let dir = config
+                    .scratch
+                    .join(format!("round-{}-{}", done, mode.name()));
+                match one(config, g, mode, round, &dir, pin, cpus) {
+                    Ok(mut s) => samples.append(&mut s),
+                    Err(e) => {
+                        g.not_run.insert(mode.name().to_string(), e.to_string());
+                    }
+                }
+                let _ = std::fs::remove_dir_all(&dir);
+            }
+        }
+    }
+    Ok(Results {
+        facts: Facts::read(),
+        quick: config.quick,
+        pinned_cpu: pin,
+        groups,
+        samples,
+        notes,
+    })
+}
+
+/// One round of one mode: set up, run the worker, tear down, account.
+fn one(
+    config: &Config,
+    g: &Group,
+    mode: Mode,
+    round: usize,
+    dir: &Path,
+    pin: Option<usize>,
+    cpus: usize,
+) -> Result<Vec<Sample>, BenchError> {
+    std::fs::create_dir_all(dir).map_err(io("creating a round directory"))?;
+    let work = g.scenario.work(config.quick, dir, cpus);
+    if let Work::Audited { file, .. } = &work {
+        std::fs::write(file, b"audited").map_err(io("creating the audited file"))?;
+    }
+    let job = Job {
+        work,
+        pin: if g.scenario.pinned() { pin } else { None },
+    };
+    let active = modes::setup(mode, &g.rule_set, &config.exe, dir)?;
+    let report = worker(&config.exe, &job);
+    let ended = active.end(g.scenario == Scenario::Audited && mode != Mode::Off)?;
+    let report = report?;
+    let mut events = BTreeMap::new();
+    if g.scenario == Scenario::Audited {
+        let generated = report.measured.iter().map(|m| m.ops).sum::<u64>();
+        let seconds = report.measured.iter().map(|m| m.seconds).sum::<f64>();
+        let logged = match &ended.log {
+            Some(log) => modes::count_records(log, report.pid, AUDITED_KEY)?,
+            None => 0,
+        };
+        events.insert("generated".into(), generated as f64);
+        if mode != Mode::Off {
+            events.insert("logged".into(), logged as f64);
+            events.insert("lost".into(), ended.lost as f64);
+            events.insert(
+                "unaccounted".into(),
+                generated as f64 - logged as f64 - ended.lost as f64,
+            );
+            events.insert(
+                "events_per_s".into(),
+                logged as f64 / (seconds + ended.drain_seconds),
+            );
+            events.insert("drain_s".into(), ended.drain_seconds);
+        }
+    }
+    Ok(report
+        .measured
+        .into_iter()
+        .map(|m| Sample {
+            scenario: g.scenario,
+            metric: m.metric,
+            unit: m.unit,
+            rule_set: g.rule_set.name.clone(),
+            mode,
+            round,
+            value: m.value,
+            batches: m.batches,
+            ops: m.ops,
+            seconds: m.seconds,
+            events: events.clone(),
+        })
+        .collect())
+}
+
+/// Run a job in a fresh `fastaudit bench-worker` process.
+fn worker(exe: &Path, job: &Job) -> Result<Report, BenchError> {
+    let text = serde_json::to_string(job)
+        .map_err(|e| BenchError::Command(format!("encoding a job: {e}")))?;
+    let out = kernel::own_group(Command::new(exe).args(["bench-worker", &text]))
+        .stdin(Stdio::null())
+        .output()
+        .map_err(io("running the benchmark worker"))?;
+    if !out.status.success() {
+        return Err(BenchError::Command(format!(
+            "the workload failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    serde_json::from_slice(&out.stdout)
+        .map_err(|e| BenchError::Command(format!("reading the worker's report: {e}")))
+}
+
+/// The hooks fastaudit attaches for a rule set, or why it refuses it.
+fn explain(exe: &Path, rules: &Path) -> Result<Vec<String>, String> {
+    let out = Command::new(exe)
+        .arg("run")
+        .arg("--explain")
+        .arg("--rules")
+        .arg(rules)
+        .output()
+        .map_err(|e| format!("running {}: {e}", exe.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "not supported: {}",
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .next()
+                .unwrap_or("fastaudit run --explain failed")
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .skip_while(|l| !l.starts_with("hooks:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .map(|l| l.trim().to_string())
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scenario_names_are_the_same_everywhere() {
+        for s in Scenario::ALL {
+            assert_eq!(
+                serde_json::to_value(s).unwrap(),
+                serde_json::Value::from(s.name())
+            );
+            assert_eq!(s.name().parse::<Scenario>().unwrap(), s);
+        }
+        assert!("nope".parse::<Scenario>().is_err());
+    }
+
+    #[test]
+    fn quick_runs_use_fewer_rule_sets() {
+        for s in Scenario::ALL {
+            assert!(s.default_sets(true).len() <= s.default_sets(false).len());
+        }
+    }
+}
