@@ -1,10 +1,10 @@
 //! Facts about the machine a run was made on, kept with its samples.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// What the numbers depend on.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Facts {
     /// `uname -r`.
     pub kernel: String,
@@ -25,7 +25,7 @@ pub struct Facts {
 }
 
 /// Hook kinds seen on the machine.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Hooks {
     /// /sys/kernel/btf/vmlinux: tp_btf and CO-RE work.
     pub btf: bool,

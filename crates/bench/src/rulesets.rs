@@ -3,7 +3,7 @@
 
 use crate::{io, BenchError};
 use fastaudit_rules::{ruleset, RuleSet, SystemHost};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// Named real rule sets, relative to the corpus directory (`../shared/corpus/rules`).
@@ -21,7 +21,7 @@ pub const CIS_RULES: &str = include_str!("../../../rules/bench/cis.rules");
 pub const AUDITED_KEY: &str = "fa-bench-audited";
 
 /// A rule set by name, as given on the command line.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Spec {
     /// No rules at all.
@@ -78,7 +78,7 @@ impl Spec {
 }
 
 /// A rule set ready to load: the rules as `auditctl -l` lists them.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Prepared {
     /// The name it was asked for by.
     pub name: String,

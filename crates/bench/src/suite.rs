@@ -7,14 +7,14 @@ use crate::modes::{self, Mode};
 use crate::rulesets::{self, Prepared, Spec, AUDITED_KEY};
 use crate::worker::{Job, Report, Work};
 use crate::{io, BenchError};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The experiments.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Scenario {
     /// getpid() latency against the number and kind of rules.
@@ -145,7 +145,7 @@ pub struct Config {
 }
 
 /// One measurement: one metric of one worker in one round.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Sample {
     /// The scenario.
     pub scenario: Scenario,
@@ -169,12 +169,12 @@ pub struct Sample {
     pub seconds: f64,
     /// Event accounting, for the audited scenario: generated, logged, lost,
     /// unaccounted, events_per_s, drain_s.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub events: BTreeMap<String, f64>,
 }
 
 /// One scenario with one rule set.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Group {
     /// The scenario.
     pub scenario: Scenario,
@@ -189,7 +189,7 @@ pub struct Group {
 }
 
 /// Everything a run produced.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Results {
     /// The machine.
     pub facts: Facts,

@@ -40,6 +40,12 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         corpus,
         scratch: std::env::temp_dir().join(format!("fastaudit-bench-{}", std::process::id())),
     };
+    if let Some(path) = &args.from_json {
+        let text = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let results: fastaudit_bench::Results = serde_json::from_slice(&text)
+            .with_context(|| format!("{}: not a fastaudit bench --json file", path.display()))?;
+        return output(&args, &results);
+    }
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(sig, Arc::clone(&stop))
@@ -64,13 +70,18 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     let results = fastaudit_bench::run(&config, &stop, &mut progress);
     bar.finish_and_clear();
     let results = results.context("benchmark")?;
-    print!("{}", report::table(&results));
+    output(&args, &results)
+}
+
+/// Print the table; write the JSON and the report when asked.
+fn output(args: &BenchArgs, results: &fastaudit_bench::Results) -> Result<ExitCode> {
+    print!("{}", report::table(results));
     if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&results).context("encoding the results")?;
+        let text = serde_json::to_string_pretty(results).context("encoding the results")?;
         std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
     }
     if let Some(dir) = &args.report {
-        report::write_report(&results, dir)
+        report::write_report(results, dir)
             .with_context(|| format!("writing the report into {}", dir.display()))?;
     }
     Ok(ExitCode::SUCCESS)

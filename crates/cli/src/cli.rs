@@ -63,6 +63,10 @@ pub struct BenchArgs {
     /// The corpus of real rule sets (default: ../shared/corpus/rules).
     #[arg(long)]
     pub corpus: Option<PathBuf>,
+    /// Do not run: print the table and write the report of an earlier
+    /// run's --json file.
+    #[arg(long, value_name = "JSON")]
+    pub from_json: Option<PathBuf>,
 }
 
 /// Modes of `fastaudit bench`.

@@ -147,6 +147,26 @@ fn quick_run_covers_every_scenario_and_mode_and_restores_the_machine() {
     assert!(md.contains("| kernel/off |"), "{md}");
     let svg = std::fs::read_to_string(report.join("getpid-rules.svg")).unwrap();
     assert!(svg.contains("<svg") && svg.contains("fastaudit"), "{svg}");
+
+    // The JSON holds everything the table and report are made from.
+    let again = dir.join("again");
+    let out = fastaudit(&[
+        "bench",
+        "--from-json",
+        json.to_str().unwrap(),
+        "--report",
+        again.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), stdout);
+    assert_eq!(
+        std::fs::read_to_string(again.join("report.md")).unwrap(),
+        md
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
