@@ -362,6 +362,29 @@ fn choose_hooks(plan: &Plan) -> Vec<Hook> {
 }
 
 impl Plan {
+    /// For candidate rules `ids`: `None` when none tests names (path=,
+    /// dir=); else the perm= bits under which one of those can still hold
+    /// (`u32::MAX` when one has no perm= test). A rule holds only if every
+    /// perm= test does, so its first perm= value bounds it.
+    pub fn names_perm(&self, ids: &[u32]) -> Option<u32> {
+        let mut mask = None;
+        for &i in ids {
+            let tests = &self.exit_rules[i as usize].tests;
+            if !tests
+                .iter()
+                .any(|t| matches!(t.field, field::WATCH | field::DIR))
+            {
+                continue;
+            }
+            let perm = tests
+                .iter()
+                .find(|t| t.field == field::PERM)
+                .map_or(u32::MAX, |t| t.value);
+            mask = Some(mask.unwrap_or(0) | perm);
+        }
+        mask
+    }
+
     /// Candidate rules for syscall `nr` of one ABI, in order: those whose
     /// arch and perm= tests can hold there (the rest cannot match, so
     /// leaving them out changes no decision, and a syscall of an ABI no
@@ -629,6 +652,21 @@ mod tests {
         assert_eq!(p.by_syscall[&39], vec![0, 1]);
         assert_eq!(p.candidates(39, false), vec![1]);
         assert_eq!(p.candidates(39, true), vec![0]);
+    }
+
+    #[test]
+    fn names_are_needed_only_where_a_name_rule_can_hold() {
+        let p = plan(
+            "-w /etc/passwd -p wa\n-a always,exit -F arch=b64 -S openat -F key=o\n-w /etc/group -p r\n",
+        )
+        .unwrap();
+        // openat (257): both watches and the plain rule are candidates.
+        let ids = p.candidates(257, false);
+        assert_eq!(ids, vec![0, 1, 2]);
+        assert_eq!(p.names_perm(&ids), Some(2 | 8 | 4), "wa (write, attr) | r");
+        assert_eq!(p.names_perm(&[1]), None, "no rule tests names");
+        let p = plan("-a always,exit -F arch=b64 -S openat -F path=/etc/passwd\n").unwrap();
+        assert_eq!(p.names_perm(&[0]), Some(u32::MAX), "no perm=: always");
     }
 
     #[test]

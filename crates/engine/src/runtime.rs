@@ -351,16 +351,12 @@ fn fill_tables(
             if !ids.iter().any(|&i| plan.exit_rules[i as usize].always) {
                 continue;
             }
-            let names = ids.iter().any(|&i| {
-                plan.exit_rules[i as usize]
-                    .tests
-                    .iter()
-                    .any(|t| matches!(t.field, field::WATCH | field::DIR))
-            });
+            let names_perm = plan.names_perm(&ids);
             let span = fa_span {
                 start: next,
                 count: ids.len() as u32,
-                flags: u32::from(names),
+                flags: u32::from(names_perm.is_some()),
+                names_perm: names_perm.unwrap_or(0),
             };
             for id in &ids {
                 put(
@@ -381,6 +377,7 @@ fn fill_tables(
             start: next,
             count: plan.task_rules.len() as u32,
             flags: 0,
+            names_perm: 0,
         };
         for id in first..first + span.count {
             put(&skel.maps.candidates, &next, &id, "filling the task rules")?;

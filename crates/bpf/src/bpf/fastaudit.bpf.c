@@ -770,12 +770,6 @@ static __always_inline int on_exit(__u32 nr, long ret)
 					h->moved[j] = 0;
 			}
 			h->key = ~0u;
-			if (span->flags & FA_SPAN_NAMES) {
-				/* In a callback of its own: its many paths then do
-				 * not multiply the states the rules are verified in. */
-				struct names_ctx nc = { .s = &s, .h = h, .key = key };
-				bpf_loop(1, names_step, &nc, 0);
-			}
 			s.names = h;
 		}
 	}
@@ -796,6 +790,18 @@ static __always_inline int on_exit(__u32 nr, long ret)
 	s.saved = have_saved ? &saved : 0;
 	if (have_perm)
 		s.perm = perm_bits(&s);
+	/* Names are the expensive part: skip them when no rule asking about
+	 * them can hold with this syscall's permission, unless something was
+	 * created or renamed beside a watched file (the watch may have to
+	 * follow it whatever the rules decide). */
+	struct fa_hits *h = s.names;
+	if (h && (span->flags & FA_SPAN_NAMES) &&
+	    (span->names_perm == ~0u || (s.perm & span->names_perm) || h->moved[0])) {
+		/* In a callback of its own: its many paths then do not
+		 * multiply the states the rules are verified in. */
+		struct names_ctx nc = { .s = &s, .h = h, .key = key };
+		bpf_loop(1, names_step, &nc, 0);
+	}
 
 	struct eval e = { .s = &s, .start = span->start, .matched = -1 };
 	bpf_loop(span->count, try_rule, &e, 0);

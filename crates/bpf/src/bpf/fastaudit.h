@@ -79,6 +79,10 @@ struct fa_span {
 	__u32 start;
 	__u32 count;
 	__u32 flags;
+	/* With FA_SPAN_NAMES: the perm= bits under which a rule testing
+	 * names can still hold (~0 when one has no perm= test). Names are
+	 * not collected for a syscall whose permission misses all of them. */
+	__u32 names_perm;
 };
 
 /* A watched object, by identity (as the kernel's audit_watch and
