@@ -140,8 +140,20 @@ pub fn residue(results: &Results) -> Option<String> {
     ))
 }
 
-/// The audited scenario's event accounting: per rule set and mode, medians.
-fn accounting(results: &Results) -> Vec<(String, Mode, BTreeMap<String, f64>)> {
+/// The audited scenario's events for one rule set and mode: counts summed
+/// over rounds, the rate a median.
+struct Accounting {
+    rule_set: String,
+    mode: Mode,
+    generated: f64,
+    logged: f64,
+    lost: f64,
+    unaccounted: f64,
+    events_per_s: f64,
+}
+
+/// The audited scenario's event accounting, per rule set and audited mode.
+fn accounting(results: &Results) -> Vec<Accounting> {
     let mut out = Vec::new();
     for g in results
         .groups
@@ -159,23 +171,23 @@ fn accounting(results: &Results) -> Vec<(String, Mode, BTreeMap<String, f64>)> {
             if samples.is_empty() || mode == Mode::Off {
                 continue;
             }
-            let keys = ["generated", "logged", "lost", "unaccounted", "events_per_s"];
-            let mut m = BTreeMap::new();
-            for k in keys {
-                let v: Vec<f64> = samples
+            let values = |k: &str| -> Vec<f64> {
+                samples
                     .iter()
                     .filter_map(|s| s.events.get(k))
                     .copied()
-                    .collect();
-                // Counts are summed over rounds; the rate is a median.
-                let agg = if k == "events_per_s" {
-                    crate::stats::median(&v)
-                } else {
-                    v.iter().sum()
-                };
-                m.insert(k.to_string(), agg);
-            }
-            out.push((g.rule_set.name.clone(), mode, m));
+                    .collect()
+            };
+            let sum = |k: &str| values(k).iter().sum();
+            out.push(Accounting {
+                rule_set: g.rule_set.name.clone(),
+                mode,
+                generated: sum("generated"),
+                logged: sum("logged"),
+                lost: sum("lost"),
+                unaccounted: sum("unaccounted"),
+                events_per_s: crate::stats::median(&values("events_per_s")),
+            });
         }
     }
     out
@@ -215,16 +227,17 @@ pub fn table(results: &Results) -> String {
     let acc = accounting(results);
     if !acc.is_empty() {
         let _ = writeln!(out, "\naudited fchmodat, events summed over rounds:");
-        for (set, mode, m) in acc {
+        for a in acc {
             let _ = writeln!(
                 out,
-                "  rules={set} {}: generated {} logged {} lost {} unaccounted {}; {:.0} events/s to the log",
-                mode.name(),
-                m["generated"],
-                m["logged"],
-                m["lost"],
-                m["unaccounted"],
-                m["events_per_s"]
+                "  rules={} {}: generated {} logged {} lost {} unaccounted {}; {:.0} events/s to the log",
+                a.rule_set,
+                a.mode.name(),
+                a.generated,
+                a.logged,
+                a.lost,
+                a.unaccounted,
+                a.events_per_s
             );
         }
     }
@@ -294,16 +307,17 @@ pub fn write_report(results: &Results, dir: &Path) -> std::io::Result<()> {
             md,
             "\n## Audited fchmodat: events (summed over rounds)\n\n| rules | mode | generated | logged | lost | unaccounted | events/s to the log |\n|---|---|---|---|---|---|---|"
         );
-        for (set, mode, m) in acc {
+        for a in acc {
             let _ = writeln!(
                 md,
-                "| {set} | {} | {} | {} | {} | {} | {:.0} |",
-                mode.name(),
-                m["generated"],
-                m["logged"],
-                m["lost"],
-                m["unaccounted"],
-                m["events_per_s"]
+                "| {} | {} | {} | {} | {} | {} | {:.0} |",
+                a.rule_set,
+                a.mode.name(),
+                a.generated,
+                a.logged,
+                a.lost,
+                a.unaccounted,
+                a.events_per_s
             );
         }
     }
