@@ -111,6 +111,45 @@ impl Drop for Auditd {
 
 /// Run a scenario; returns the differences (empty when both agree).
 fn scenario(name: &str, rules: &str, workload: &[&str]) -> Vec<String> {
+    run_scenario(name, rules, workload).0
+}
+
+/// The key field of a SYSCALL record as the kernel writes it for a rule's
+/// keys: quoted when one, hex of the \x01-joined keys when several.
+fn encoded_key(keys: &[&str]) -> String {
+    match keys {
+        [one] => format!("\"{one}\""),
+        _ => keys
+            .join("\x01")
+            .bytes()
+            .map(|b| format!("{b:02X}"))
+            .collect(),
+    }
+}
+
+/// Like [`scenario`], and also a difference for every keyed rule the
+/// kernel never selected: each rule must be exercised by the workload.
+fn scenario_every_key(name: &str, rules: &str, workload: &[&str]) -> Vec<String> {
+    let (mut diffs, seen) = run_scenario(name, rules, workload);
+    for line in rules.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let keys: Vec<&str> = words
+            .windows(2)
+            .filter(|w| w[0] == "-k")
+            .map(|w| w[1])
+            .collect();
+        if !keys.is_empty() && !seen.contains(&encoded_key(&keys)) {
+            diffs.push(format!(
+                "{name}: no workload event selected by `{line}` (the rule is not tested)"
+            ));
+        }
+    }
+    diffs
+}
+
+/// Run a scenario; returns the differences and the keys of the kernel's
+/// events for the workload.
+fn run_scenario(name: &str, rules: &str, workload: &[&str]) -> (Vec<String>, BTreeSet<String>) {
     let _ka = KernelAudit::acquire();
     let dir = tempdir();
     let rules_file = dir.join("rules");
@@ -178,6 +217,11 @@ fn scenario(name: &str, rules: &str, workload: &[&str]) -> Vec<String> {
         v.sort();
         v
     };
+    let seen: BTreeSet<String> = kernel
+        .iter()
+        .filter(|e| e.get("pid").is_some_and(|p| pids.contains(p)))
+        .filter_map(|e| e.get("key").cloned())
+        .collect();
     let (k, o) = (pick(&kernel), pick(&ours));
     let mut diffs = Vec::new();
     if k.is_empty() {
@@ -190,7 +234,7 @@ fn scenario(name: &str, rules: &str, workload: &[&str]) -> Vec<String> {
         diffs.push(format!("{name}: only fastaudit recorded {e}"));
     }
     let _ = std::fs::remove_dir_all(&dir);
-    diffs
+    (diffs, seen)
 }
 
 #[test]
@@ -331,6 +375,90 @@ fn file_and_directory_watches() {
             "setpriv --reuid=65534 --regid=65534 --clear-groups chmod 666 FILE",
             "setpriv --reuid=65534 --regid=65534 --clear-groups sh -c 'echo x >> FILE'",
             "cd $(dirname FILE) && setpriv --reuid=65534 --regid=65534 --clear-groups chown 65534 file",
+        ],
+    ));
+}
+
+#[test]
+fn every_argument_and_exit_operator() {
+    // Rules in order, first match decides: each chmod mode is selected by
+    // exactly one rule (or none), so the key tells which operator held. The
+    // kernel compares exit and a0-a3 as u32: `exit<0` never holds, a range
+    // of errnos is written `exit>=-13 exit<=-1`.
+    assert_agrees(&scenario_every_key(
+        "operators",
+        "-a always,exit -F arch=b64 -S fchmodat -F exit>=-13 -F exit<=-1 -k exit-range\n\
+         -a always,exit -F arch=b64 -S fchmodat -F a2=0100 -k eq\n\
+         -a always,exit -F arch=b64 -S fchmodat -F a2<0200 -k lt\n\
+         -a always,exit -F arch=b64 -S fchmodat -F a2<=0200 -k le\n\
+         -a always,exit -F arch=b64 -S fchmodat -F a2&=0604 -k all-bits\n\
+         -a always,exit -F arch=b64 -S fchmodat -F a2>0700 -F a2!=0755 -k gt-ne\n\
+         -a always,exit -F arch=b64 -S fchmodat -F a2>=0640 -F a2&0002 -k ge-any\n\
+         -a never,exit -F arch=b64 -S fchmodat -F a2=0444\n\
+         -a always,exit -F arch=b64 -S fchmodat -F a0!=0 -F a2<=0440 -k a0-a2\n\
+         -a always,exit -F arch=b64 -S fchownat -F a0=0xffffff9c -F a1>0 -F a2=0 -F a3=1500 -k a0-a3\n",
+        &[
+            "setpriv --reuid=65534 chmod 100 FILE",
+            "chmod 100 FILE",
+            "chmod 150 FILE",
+            "chmod 200 FILE",
+            "chmod 604 FILE",
+            "chmod 644 FILE",
+            "chmod 777 FILE",
+            "chmod 755 FILE",
+            "chmod 702 FILE",
+            "chmod 642 FILE",
+            "chmod 444 FILE",
+            "chmod 440 FILE",
+            "chmod 400 FILE",
+            "chmod 600 FILE",
+            "chown 0:1500 FILE",
+            "chown 0:1501 FILE",
+        ],
+    ));
+}
+
+#[test]
+fn every_id_field_personality_session_and_comparison() {
+    // Each workload command sets its own login uid, so the result does not
+    // depend on how the test was started. setfsuid/setfsgid come from libc
+    // through Python (no command-line tool sets them).
+    let fs = |call: &str, id: u32| {
+        format!(
+            "echo 0 > /proc/self/loginuid; python3 -c 'import ctypes,os; ctypes.CDLL(None).{call}({id}); os.chmod(\"FILE\", 0o600)'"
+        )
+    };
+    let (fsuid65534, fsuid1000) = (fs("setfsuid", 65534), fs("setfsuid", 1000));
+    let (fsgid65534, fsgid1000) = (fs("setfsgid", 65534), fs("setfsgid", 1000));
+    assert_agrees(&scenario_every_key(
+        "ids-every-field",
+        "-a always,exit -F arch=b64 -S fchmodat,chmod -F pers&0x0040000 -k pers\n\
+         -a always,exit -F arch=b64 -S fchmodat,chmod -C auid=uid -F auid>=1000 -k auid-is-uid\n\
+         -a always,exit -F arch=b64 -S fchmodat,chmod -F euid=0 -F uid!=0 -k uid\n\
+         -a always,exit -F arch=b64 -S fchmodat,chmod -F fsuid=65534 -F euid=0 -k fsuid\n\
+         -a always,exit -F arch=b64 -S fchmodat,chmod -C euid!=fsuid -k euid-fsuid\n\
+         -a always,exit -F arch=b64 -S fchmodat,chmod -F gid=65534 -F egid!=65534 -k gid\n\
+         -a always,exit -F arch=b64 -S fchmodat,chmod -F fsgid=65534 -F egid=0 -k fsgid\n\
+         -a always,exit -F arch=b64 -S fchmodat,chmod -C egid!=fsgid -k egid-fsgid\n\
+         -a always,exit -F arch=b64 -S fchmodat,chmod -C gid!=egid -k gid-egid\n\
+         -a always,exit -F arch=b64 -S fchmodat,chmod -F sgid>=1000 -F sgid<2000 -k sgid\n\
+         -a always,exit -F arch=b64 -S fchmodat,chmod -F suid>=1000 -F suid<=65534 -F euid>0 -k suid\n\
+         -a always,exit -F arch=b64 -S fchmodat,chmod -F auid=0 -F sessionid!=4294967295 -F ppid>1 -F pid>1 -F pid<4194304 -k plain -k root\n",
+        &[
+            "echo 0 > /proc/self/loginuid; setarch x86_64 -R chmod 600 FILE",
+            "echo 1000 > /proc/self/loginuid; setpriv --reuid=1000 --regid=1000 --clear-groups chmod 600 FILE",
+            "echo 0 > /proc/self/loginuid; setpriv --ruid=65534 chmod 600 FILE",
+            &fsuid65534,
+            &fsuid1000,
+            "echo 0 > /proc/self/loginuid; setpriv --rgid=65534 --keep-groups chmod 600 FILE",
+            &fsgid65534,
+            &fsgid1000,
+            "echo 0 > /proc/self/loginuid; setpriv --egid=1000 --keep-groups chmod 600 FILE",
+            "echo 0 > /proc/self/loginuid; setpriv --regid=1500 --keep-groups chmod 600 FILE",
+            "echo 0 > /proc/self/loginuid; setpriv --reuid=65534 --regid=65534 --clear-groups chmod 600 FILE",
+            "echo 0 > /proc/self/loginuid; chmod 600 FILE",
+            // Selected by no rule: auid 2000 with uid 0 and plain ids.
+            "echo 2000 > /proc/self/loginuid; chmod 600 FILE",
         ],
     ));
 }
