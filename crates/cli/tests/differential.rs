@@ -462,3 +462,25 @@ fn every_id_field_personality_session_and_comparison() {
         ],
     ));
 }
+
+#[test]
+fn syscalls_that_never_return() {
+    // exit and exit_group end the task inside the syscall: the kernel logs
+    // them from do_exit, without success= and exit=, and a rule testing
+    // exit= or success= never selects them (the keyless rule would add
+    // events only fastaudit records).
+    assert_agrees(&scenario_every_key(
+        "no-return",
+        "-a never,exit -F arch=b64 -S exit_group -F a0=3\n\
+         -a always,exit -F arch=b64 -S exit_group -F success=1\n\
+         -a always,exit -F arch=b64 -S exit_group -F a0!=0 -k status\n\
+         -a always,exit -F arch=b64 -S exit -k thread\n\
+         -a always,exit -S all -F exe=/usr/bin/true -k all\n",
+        &[
+            "/usr/bin/true",
+            "sh -c 'exit 3'",
+            "sh -c 'exit 4'",
+            "python3 -c 'import threading; t=threading.Thread(target=lambda: None); t.start(); t.join()'",
+        ],
+    ))
+}

@@ -54,9 +54,11 @@ pub enum Hook {
     RawSyscalls,
     /// `syscalls:sys_exit_NAME` for one native syscall.
     SyscallExit { nr: u32, name: String },
-    /// `raw_syscalls:sys_enter`, to save exec arguments (both ABIs).
+    /// `raw_syscalls:sys_enter`, to save exec arguments and judge
+    /// exit/exit_group (both ABIs).
     RawSyscallsEnter,
-    /// `syscalls:sys_enter_NAME`, to save one native exec syscall's arguments.
+    /// `syscalls:sys_enter_NAME`: saves a native exec syscall's arguments,
+    /// or judges exit/exit_group, which never reach an exit hook.
     SyscallEnter { nr: u32, name: String },
     /// Task creation and exit, for the task list.
     TaskNew,
@@ -329,14 +331,22 @@ fn choose_hooks(plan: &Plan) -> Vec<Hook> {
                 })
             })
             .collect();
-        // execve/execveat clear the registers on success: save the
-        // arguments at entry (x86_64 59/322, ia32 11/358).
-        let audited = |nr: &u32| plan.by_syscall.contains_key(nr);
+        // Entry hooks: execve/execveat clear the registers on success, so
+        // their arguments are saved at entry; exit/exit_group never return,
+        // so they are judged at entry (x86_64 59/322 and 60/231, ia32
+        // 11/358 and 1/252).
+        let native = |nr: u32| !plan.candidates(nr, false).is_empty();
+        let ia32 = |nr: u32| !plan.candidates(nr, true).is_empty();
         match names {
             Some(per_syscall) if !compat && per_syscall.len() < 64 => {
                 hooks.extend(per_syscall);
-                for (nr, name) in [(59, "execve"), (322, "execveat")] {
-                    if audited(&nr) {
+                for (nr, name) in [
+                    (59, "execve"),
+                    (322, "execveat"),
+                    (60, "exit"),
+                    (231, "exit_group"),
+                ] {
+                    if native(nr) {
                         hooks.push(Hook::SyscallEnter {
                             nr,
                             name: name.into(),
@@ -346,7 +356,9 @@ fn choose_hooks(plan: &Plan) -> Vec<Hook> {
             }
             _ => {
                 hooks.push(Hook::RawSyscalls);
-                if [59, 322, 11, 358].iter().any(audited) {
+                if [59, 322, 60, 231].into_iter().any(native)
+                    || [11, 358, 1, 252].into_iter().any(ia32)
+                {
                     hooks.push(Hook::RawSyscallsEnter);
                 }
             }
@@ -422,12 +434,21 @@ impl Plan {
                         writeln!(s, "  syscalls:sys_exit_{name} (nr {nr})")
                     }
                     Hook::RawSyscallsEnter => {
-                        writeln!(s, "  raw_syscalls:sys_enter (exec arguments only)")
+                        writeln!(
+                            s,
+                            "  raw_syscalls:sys_enter (exec arguments; exit/exit_group, which never return)"
+                        )
                     }
                     Hook::TaskNew => {
                         writeln!(
                             s,
                             "  task:task_newtask + sched:sched_process_exit (task list)"
+                        )
+                    }
+                    Hook::SyscallEnter { name, nr } if matches!(nr, 60 | 231) => {
+                        writeln!(
+                            s,
+                            "  syscalls:sys_enter_{name} (nr {nr}, never returns: judged at entry)"
                         )
                     }
                     Hook::SyscallEnter { name, nr } => {
@@ -551,6 +572,47 @@ mod tests {
         );
         assert_eq!(p.by_syscall[&90], vec![0]);
         assert_eq!(p.exit_rules[0].key.as_deref(), Some(&b"perm"[..]));
+    }
+
+    #[test]
+    fn syscalls_that_never_return_are_judged_at_entry() {
+        assert_eq!(
+            plan("-a always,exit -F arch=b64 -S exit_group,chmod\n")
+                .unwrap()
+                .hooks,
+            vec![
+                Hook::SyscallExit {
+                    nr: 90,
+                    name: "chmod".into()
+                },
+                Hook::SyscallExit {
+                    nr: 231,
+                    name: "exit_group".into()
+                },
+                Hook::SyscallEnter {
+                    nr: 231,
+                    name: "exit_group".into()
+                },
+            ]
+        );
+        assert_eq!(
+            plan("-a always,exit -F arch=b32 -S exit\n").unwrap().hooks,
+            vec![Hook::RawSyscalls, Hook::RawSyscallsEnter],
+            "ia32 exit (1) is seen by the raw entry hook"
+        );
+        assert_eq!(
+            plan("-a always,exit -F arch=b64 -S write,munmap\n")
+                .unwrap()
+                .hooks
+                .len(),
+            2,
+            "native write (1) and munmap (11) share numbers with ia32 exit and execve, but need no entry hook"
+        );
+        assert_eq!(
+            plan("-a always,exit -S write\n").unwrap().hooks,
+            vec![Hook::RawSyscalls, Hook::RawSyscallsEnter],
+            "the kernel tests the number's bit whatever the ABI: an arch-less rule on write (1) also selects ia32 exit (1)"
+        );
     }
 
     #[test]

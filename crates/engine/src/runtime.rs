@@ -4,7 +4,7 @@
 
 use crate::plan::{Hook, Plan};
 use crate::watches::{self, WatchTable};
-use fastaudit_bpf::types::{fa_event, fa_exe, fa_rule, fa_span, fa_test};
+use fastaudit_bpf::types::{fa_event, fa_event_flag, fa_exe, fa_rule, fa_span, fa_test};
 use fastaudit_bpf::FastauditSkelBuilder;
 use fastaudit_records::Syscall;
 use fastaudit_rules::abi::field;
@@ -547,7 +547,7 @@ fn assemble(plan: &Plan, ev: &fa_event, clock: &Clock) -> AuditEvent {
             arch: ev.arch,
             syscall: ev.syscall,
             personality: ev.pers,
-            exit: Some(ev.ret),
+            exit: (ev.flags & fa_event_flag::FA_EV_NO_RETURN.0 == 0).then_some(ev.ret),
             args: ev.args,
             items: 0,
             ppid: ev.ppid as i32,

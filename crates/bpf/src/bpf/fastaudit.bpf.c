@@ -145,6 +145,7 @@ struct subject {
 	struct pt_regs *regs;
 	struct fa_args *saved;   /* entry arguments, when the registers are gone */
 	long ret;
+	__u32 returned;  /* 0: exit/exit_group, judged before it ends the task */
 	__u32 compat;
 	__u32 tgid;
 	__u32 nr;
@@ -580,6 +581,8 @@ static long test_one(__u32 i, struct eval *e)
 		ok = e->s->names && has_hit(e->s->names, t->value);   /* the kernel ignores the operator */
 	else if (t->field == FA_FIELD_PERM)
 		ok = (t->value & e->s->perm) != 0;
+	else if ((t->field == 103 || t->field == 104) && !e->s->returned)
+		ok = 0;   /* exit=, success=: no return value, the test fails whatever its operator */
 	else
 		ok = compare(value_of(e->s, t->field), t->op, t->value);
 	if (!ok) {
@@ -687,6 +690,13 @@ static __always_inline int is_exec(__u32 nr, __u32 compat)
 }
 
 /* fork, vfork, clone, clone3 in either ABI. */
+/* exit and exit_group (x86_64 60/231, ia32 1/252) end the task inside the
+ * syscall: no exit hook ever sees them. */
+static __always_inline int is_noreturn(__u32 nr, __u32 compat)
+{
+	return compat ? (nr == 1 || nr == 252) : (nr == 60 || nr == 231);
+}
+
 static __always_inline int is_fork(__u32 nr, __u32 compat)
 {
 	return compat ? (nr == 2 || nr == 190 || nr == 120 || nr == 435)
@@ -725,7 +735,10 @@ static long names_step(__u32 i, struct names_ctx *c)
 	return 1;
 }
 
-static __always_inline int on_exit(__u32 nr, long ret)
+/* The end of syscall `nr` of the current task: at its exit, or for
+ * exit/exit_group (`returned` 0) at their entry, since they never return
+ * and nothing they do before do_exit changes what a rule or record sees. */
+static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	if (tgid == self_tgid || nr >= FA_NR_SYSCALLS)
@@ -741,18 +754,19 @@ static __always_inline int on_exit(__u32 nr, long ret)
 		return 0;
 	/* A new task's first return (0 from fork/clone) ends no syscall it
 	 * entered; the kernel audits only the parent's side. */
-	if (ret == 0 && is_fork(nr, compat))
+	if (returned && ret == 0 && is_fork(nr, compat))
 		return 0;
 
 	struct subject s = {
 		.task = task,
 		.regs = (struct pt_regs *)bpf_task_pt_regs(task),
 		.ret = ret,
+		.returned = returned,
 		.compat = compat,
 		.tgid = tgid,
 		.nr = nr,
 	};
-	if (have_watches) {
+	if (have_watches && returned) {
 		/* Take (and consume) what this syscall changed. */
 		struct fa_hits *h = bpf_map_lookup_elem(&hits, &tid);
 		if (!h && (span->flags & FA_SPAN_NAMES)) {
@@ -832,6 +846,7 @@ static __always_inline int on_exit(__u32 nr, long ret)
 	ev->auid = BPF_CORE_READ(task, loginuid.val);
 	ev->ses = BPF_CORE_READ(task, sessionid);
 	ev->pers = BPF_CORE_READ(task, personality);
+	ev->flags = returned ? 0 : FA_EV_NO_RETURN;
 	ev->ids[0] = BPF_CORE_READ(c, uid.val);
 	ev->ids[1] = BPF_CORE_READ(c, gid.val);
 	ev->ids[2] = BPF_CORE_READ(c, euid.val);
@@ -953,12 +968,15 @@ int BPF_PROG(fa_task_exit, struct task_struct *task)
 	return 0;
 }
 
-/* Entry hooks, attached only when exec syscalls are audited. */
+/* Entry hooks, attached only when exec syscalls (their arguments) or
+ * exit/exit_group (judged here) are audited. */
 SEC("tp_btf/sys_enter")
 int BPF_PROG(fa_raw_enter, struct pt_regs *regs, long id)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 compat = BPF_CORE_READ(task, thread_info.status) & TS_COMPAT ? 1 : 0;
+	if (is_noreturn((__u32)id, compat))
+		return on_end((__u32)id, 0, 0);
 	if (!is_exec((__u32)id, compat))
 		return 0;
 	struct subject s = { .task = task, .regs = regs, .compat = compat };
@@ -967,8 +985,10 @@ int BPF_PROG(fa_raw_enter, struct pt_regs *regs, long id)
 }
 
 SEC("tracepoint")
-int fa_syscall_enter(void *ctx)
+int fa_syscall_enter(struct syscall_trace_enter *ctx)
 {
+	if (is_noreturn((__u32)ctx->nr, 0))
+		return on_end((__u32)ctx->nr, 0, 0);
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct subject s = { .task = task, .regs = (struct pt_regs *)bpf_task_pt_regs(task) };
 	save_entry_args(&s);
@@ -979,7 +999,7 @@ int fa_syscall_enter(void *ctx)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(fa_raw_exit, struct pt_regs *regs, long ret)
 {
-	return on_exit((__u32)regs->orig_ax, ret);
+	return on_end((__u32)regs->orig_ax, ret, 1);
 }
 
 /* Per-syscall hook, attached to syscalls:sys_exit_NAME for each audited
@@ -987,5 +1007,5 @@ int BPF_PROG(fa_raw_exit, struct pt_regs *regs, long ret)
 SEC("tracepoint")
 int fa_syscall_exit(struct syscall_trace_exit *ctx)
 {
-	return on_exit((__u32)ctx->nr, ctx->ret);
+	return on_end((__u32)ctx->nr, ctx->ret, 1);
 }

@@ -53,6 +53,13 @@ enum fa_perm_class {
 	FA_PERM_KIND_SHIFT = 8,
 };
 
+/* fa_event.flags. */
+enum fa_event_flag {
+	/* The syscall never returned (exit, exit_group): the kernel logs it
+	 * from do_exit with no success= or exit= field. */
+	FA_EV_NO_RETURN = 1,
+};
+
 /* Counters in the stats map. */
 #define FA_STAT_EMITTED 0
 #define FA_STAT_LOST 1
@@ -139,10 +146,11 @@ struct fa_hits {
 	__u64 moved[FA_MAX_MOVED];
 };
 
-/* Both enums reach the skeleton's BTF through this struct. */
+/* The enums reach the skeleton's BTF through this struct. */
 struct fa_perm_enums {
 	enum fa_perm_kind kind;
 	enum fa_perm_class class;
+	enum fa_event_flag event_flag;
 };
 
 /* An executable's identity, for exe= tests. */
@@ -173,6 +181,7 @@ struct fa_event {
 	__u32 auid;
 	__u32 ses;
 	__u32 pers;
+	__u32 flags;     /* FA_EV_* */
 	__u32 ids[8];    /* uid gid euid suid fsuid egid sgid fsgid */
 	__u32 proctitle_len;
 	__u32 exe_depth;     /* components in exe_names; more if truncated */
