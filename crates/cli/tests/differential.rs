@@ -484,3 +484,19 @@ fn syscalls_that_never_return() {
         ],
     ))
 }
+
+#[test]
+fn executable_paths_and_terminals() {
+    // A controlling terminal (script gives a pts), an executable unlinked
+    // while it runs (d_path adds " (deleted)", and the space makes the
+    // kernel hex-encode exe=), and an executable path with a space.
+    assert_agrees(&scenario(
+        "exe-tty",
+        "-a always,exit -F arch=b64 -S fchmodat,chmod -k c\n",
+        &[
+            "script -qc 'chmod 600 FILE' /dev/null",
+            "d=$(dirname FILE); cp /usr/bin/perl $d/pl; $d/pl -e 'unlink \"'$d'/pl\"; chmod 0600, \"FILE\"'",
+            "d=$(dirname FILE); mkdir -p \"$d/sp ace\"; cp /usr/bin/chmod \"$d/sp ace/ch\"; cd \"$d/sp ace\"; ./ch 600 FILE",
+        ],
+    ));
+}

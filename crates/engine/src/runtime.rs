@@ -527,6 +527,9 @@ fn assemble(plan: &Plan, ev: &fa_event, clock: &Clock) -> AuditEvent {
             path.push(b'/');
             path.extend(bytes(name));
         }
+        if ev.flags & fa_event_flag::FA_EV_EXE_DELETED.0 != 0 {
+            path.extend(b" (deleted)");
+        }
         path
     });
     let cmdline: Vec<u8> = ev

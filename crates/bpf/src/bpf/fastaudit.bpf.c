@@ -666,21 +666,25 @@ static long walk_step(__u32 i, struct walk *w)
 }
 
 /* The executable's path components, walking dentries up to the root and
- * across mount points, as d_path does. */
-static __always_inline void read_exe_path(struct file *f, struct fa_event *ev)
+ * across mount points, as d_path does. Returns FA_EV_EXE_DELETED when
+ * d_path would add " (deleted)": the dentry is unhashed and not a root. */
+static __always_inline __u32 read_exe_path(struct file *f, struct fa_event *ev)
 {
 	ev->exe_depth = 0;
 	if (!f)
-		return;
+		return 0;
 	struct vfsmount *vm = BPF_CORE_READ(f, f_path.mnt);
+	struct dentry *d = BPF_CORE_READ(f, f_path.dentry);
 	struct walk w = {
-		.d = BPF_CORE_READ(f, f_path.dentry),
+		.d = d,
 		.vm = vm,
 		.m = container_of(vm, struct mount, mnt),
 		.ev = ev,
 	};
 	bpf_loop(FA_PATH_DEPTH * 2, walk_step, &w, 0);
 	ev->exe_depth = w.n;
+	int unhashed = !BPF_CORE_READ(d, d_hash.pprev);
+	return unhashed && BPF_CORE_READ(d, d_parent) != d ? FA_EV_EXE_DELETED : 0;
 }
 
 /* execve and execveat in either ABI: their registers are gone at exit. */
@@ -689,7 +693,6 @@ static __always_inline int is_exec(__u32 nr, __u32 compat)
 	return compat ? (nr == 11 || nr == 358) : (nr == 59 || nr == 322);
 }
 
-/* fork, vfork, clone, clone3 in either ABI. */
 /* exit and exit_group (x86_64 60/231, ia32 1/252) end the task inside the
  * syscall: no exit hook ever sees them. */
 static __always_inline int is_noreturn(__u32 nr, __u32 compat)
@@ -697,6 +700,7 @@ static __always_inline int is_noreturn(__u32 nr, __u32 compat)
 	return compat ? (nr == 1 || nr == 252) : (nr == 60 || nr == 231);
 }
 
+/* fork, vfork, clone, clone3 in either ABI. */
 static __always_inline int is_fork(__u32 nr, __u32 compat)
 {
 	return compat ? (nr == 2 || nr == 190 || nr == 120 || nr == 435)
@@ -833,7 +837,7 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 	for (int i = 0; i < 4; i++)
 		ev->args[i] = arg(&s, i);
 	struct file *exe = BPF_CORE_READ(task, mm, exe_file);
-	read_exe_path(exe, ev);
+	__u32 deleted = read_exe_path(exe, ev);
 	read_proctitle(task, ev);
 	ev->exe_ino = exe ? BPF_CORE_READ(exe, f_inode, i_ino) : 0;
 	ev->exe_dev = exe ? BPF_CORE_READ(exe, f_inode, i_sb, s_dev) : 0;
@@ -846,7 +850,7 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 	ev->auid = BPF_CORE_READ(task, loginuid.val);
 	ev->ses = BPF_CORE_READ(task, sessionid);
 	ev->pers = BPF_CORE_READ(task, personality);
-	ev->flags = returned ? 0 : FA_EV_NO_RETURN;
+	ev->flags = (returned ? 0 : FA_EV_NO_RETURN) | deleted;
 	ev->ids[0] = BPF_CORE_READ(c, uid.val);
 	ev->ids[1] = BPF_CORE_READ(c, gid.val);
 	ev->ids[2] = BPF_CORE_READ(c, euid.val);

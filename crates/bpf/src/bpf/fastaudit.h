@@ -58,6 +58,9 @@ enum fa_event_flag {
 	/* The syscall never returned (exit, exit_group): the kernel logs it
 	 * from do_exit with no success= or exit= field. */
 	FA_EV_NO_RETURN = 1,
+	/* The executable was unlinked: d_path, and so exe=, ends in
+	 * " (deleted)". */
+	FA_EV_EXE_DELETED = 2,
 };
 
 /* Counters in the stats map. */
