@@ -500,3 +500,19 @@ fn executable_paths_and_terminals() {
         ],
     ));
 }
+
+#[test]
+fn setuid_exec_denied_access_and_signals() {
+    // Typical hardening rules: a setuid exec (ids change at exec, the
+    // arguments were saved at entry), every failed syscall of a logged-in
+    // user (-S all), and signals by number.
+    assert_agrees(&scenario_every_key(
+        "hardening",
+        "-a always,exit -F arch=b64 -S execve -C uid!=euid -F euid=0 -k setuid\n-a always,exit -F arch=b64 -S all -F auid>=1000 -F auid!=unset -F success=0 -k denied\n-a always,exit -F arch=b64 -S kill,tkill,tgkill -F a1=15 -k term\n",
+        &[
+            "d=$(dirname FILE); chmod 755 $d; cp /usr/bin/id $d/sid; chmod 4755 $d/sid; setpriv --reuid=65534 --regid=65534 --clear-groups $d/sid",
+            "echo 1000 > /proc/self/loginuid; setpriv --reuid=1000 --regid=1000 --clear-groups sh -c 'cat /etc/shadow; ls /root; true'",
+            "sleep 5 & kill $!; wait",
+        ],
+    ));
+}
