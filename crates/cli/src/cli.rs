@@ -1,6 +1,7 @@
 //! Command line syntax (clap).
 
 use clap::{Args, Parser, Subcommand};
+use fastaudit_engine::Kind;
 use std::path::PathBuf;
 
 /// fastaudit: Linux syscall auditing with auditctl rules, on eBPF.
@@ -103,9 +104,20 @@ pub struct RunArgs {
     /// Size of the kernel-to-fastaudit ring buffer, in KiB (a power of two).
     #[arg(long, default_value_t = 16384)]
     pub ring_buffer_kib: u32,
-    /// Print the plan (hooks, rules per syscall) and exit without attaching.
+    /// Print the plan (hooks, hook kinds, rules per syscall) and exit
+    /// without attaching.
     #[arg(long)]
     pub explain: bool,
+    /// BPF hook kinds fastaudit may use (each is probed at start; the
+    /// cheapest that works is chosen): tracepoint, tp_btf, raw_tp, fexit.
+    #[arg(long, value_delimiter = ',', value_parser = parse_kind,
+          default_value = "fexit,tracepoint,tp_btf,raw_tp")]
+    pub hook_kinds: Vec<Kind>,
+}
+
+fn parse_kind(s: &str) -> Result<Kind, String> {
+    Kind::parse(s)
+        .ok_or_else(|| format!("unknown hook kind {s:?} (fexit, tracepoint, tp_btf, raw_tp)"))
 }
 
 /// Log line formats (auditd's log_format).

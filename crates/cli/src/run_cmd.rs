@@ -2,7 +2,7 @@
 
 use crate::cli::{LogFormat, RunArgs};
 use anyhow::{bail, Context, Result};
-use fastaudit_engine::{compile, run as run_engine, Environment, Options};
+use fastaudit_engine::{compile, run as run_engine, Environment, HookKinds, Options};
 use fastaudit_log::{Config, SizeAction, Writer};
 use fastaudit_records::enrich::SystemNames;
 use fastaudit_records::line::line;
@@ -30,13 +30,26 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             return Ok(ExitCode::from(1));
         }
     };
-    let plan = compile(&set, Environment::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
+    // Probing loads BPF programs: root only (`--explain` works without).
+    let kinds = if nix::unistd::geteuid().is_root() {
+        HookKinds::probe(&args.hook_kinds)
+    } else {
+        HookKinds::default()
+    };
+    let env = Environment {
+        kinds,
+        ..Environment::default()
+    };
+    let plan = compile(&set, env).map_err(|e| anyhow::anyhow!("{e}"))?;
     if args.explain {
         print!("{}", plan.explain());
         return Ok(ExitCode::SUCCESS);
     }
     if !nix::unistd::geteuid().is_root() {
         bail!("run must be started as root (it loads BPF programs)");
+    }
+    if let Some(why) = plan.hook_kind_problem() {
+        bail!("{why}");
     }
     let config = Config {
         max_bytes: args.max_log_file.saturating_mul(1 << 20),

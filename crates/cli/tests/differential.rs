@@ -111,7 +111,7 @@ impl Drop for Auditd {
 
 /// Run a scenario; returns the differences (empty when both agree).
 fn scenario(name: &str, rules: &str, workload: &[&str]) -> Vec<String> {
-    run_scenario(name, rules, workload).0
+    run_scenario(name, rules, workload, &[]).0
 }
 
 /// The key field of a SYSCALL record as the kernel writes it for a rule's
@@ -130,7 +130,7 @@ fn encoded_key(keys: &[&str]) -> String {
 /// Like [`scenario`], and also a difference for every keyed rule the
 /// kernel never selected: each rule must be exercised by the workload.
 fn scenario_every_key(name: &str, rules: &str, workload: &[&str]) -> Vec<String> {
-    let (mut diffs, seen) = run_scenario(name, rules, workload);
+    let (mut diffs, seen) = run_scenario(name, rules, workload, &[]);
     for line in rules.lines() {
         let words: Vec<&str> = line.split_whitespace().collect();
         let keys: Vec<&str> = words
@@ -147,9 +147,14 @@ fn scenario_every_key(name: &str, rules: &str, workload: &[&str]) -> Vec<String>
     diffs
 }
 
-/// Run a scenario; returns the differences and the keys of the kernel's
-/// events for the workload.
-fn run_scenario(name: &str, rules: &str, workload: &[&str]) -> (Vec<String>, BTreeSet<String>) {
+/// Run a scenario, `fastaudit run` getting `fa_args` too; returns the
+/// differences and the keys of the kernel's events for the workload.
+fn run_scenario(
+    name: &str,
+    rules: &str,
+    workload: &[&str],
+    fa_args: &[&str],
+) -> (Vec<String>, BTreeSet<String>) {
     let _ka = KernelAudit::acquire();
     let dir = tempdir();
     let rules_file = dir.join("rules");
@@ -175,7 +180,7 @@ fn run_scenario(name: &str, rules: &str, workload: &[&str]) -> (Vec<String>, BTr
     );
     auditctl(&["-e", "1"]);
     let fa_log = dir.join("fastaudit.log");
-    let fa = FastauditRun::start(&rules_file, &fa_log, &[]);
+    let fa = FastauditRun::start(&rules_file, &fa_log, fa_args);
 
     let mut pids = BTreeSet::new();
     for cmd in workload {
@@ -486,6 +491,16 @@ fn syscalls_that_never_return() {
 }
 
 #[test]
+fn exit_group_through_its_own_tracepoint() {
+    // Native rules only: judged by syscalls:sys_enter_exit_group.
+    assert_agrees(&scenario_every_key(
+        "no-return-tracepoint",
+        "-a always,exit -F arch=b64 -S exit_group -F a0!=0 -k status\n",
+        &["sh -c 'exit 3'", "true"],
+    ))
+}
+
+#[test]
 fn executable_paths_and_terminals() {
     // A controlling terminal (script gives a pts), an executable unlinked
     // while it runs (d_path adds " (deleted)", and the space makes the
@@ -515,4 +530,25 @@ fn setuid_exec_denied_access_and_signals() {
             "sleep 5 & kill $!; wait",
         ],
     ));
+}
+
+#[test]
+fn untyped_raw_tracepoints_where_tp_btf_is_refused() {
+    // With tp_btf and per-syscall tracepoints left out, the raw syscall,
+    // task and inode hooks are raw_tp programs: same events.
+    let (diffs, _) = run_scenario(
+        "raw_tp",
+        "-a never,task -F uid=65534\n\
+         -a always,exit -S fchmodat -F exe=/usr/bin/chmod -k exe\n\
+         -w FILE -p wa -k watch\n\
+         -a always,exit -F arch=b64 -S execve,exit_group -k proc\n",
+        &[
+            "chmod 600 FILE",
+            "echo more >> FILE",
+            "setpriv --reuid=65534 --regid=65534 --clear-groups sh -c 'chmod 600 FILE; true'",
+            "sh -c 'exit 3'",
+        ],
+        &["--hook-kinds", "raw_tp"],
+    );
+    assert_agrees(&diffs);
 }

@@ -115,6 +115,61 @@ fn explain_shows_the_plan_without_attaching() {
 }
 
 #[test]
+fn hook_kinds_are_probed_and_the_cheapest_usable_one_chosen() {
+    let dir = tempdir();
+    let rules = dir.join("k.rules");
+    // Arch-less: ia32 chmod too, which only the raw hooks see.
+    std::fs::write(&rules, "-a always,exit -S chmod -k c\n").unwrap();
+    let explain = |kinds: &str| {
+        let out = fastaudit(&[
+            "run",
+            "--rules",
+            rules.to_str().unwrap(),
+            "--explain",
+            "--hook-kinds",
+            kinds,
+        ]);
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let all = explain("fexit,tracepoint,tp_btf,raw_tp");
+    assert!(all.contains("tp_btf/raw_syscalls:sys_exit"), "{all}");
+    // Each kind is reported as probed here (root), whatever the answer.
+    for kind in ["fexit", "tracepoint", "tp_btf", "raw_tp"] {
+        let line = all
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{kind}: ")))
+            .unwrap_or_else(|| panic!("no {kind} line in {all}"));
+        assert!(line.contains("works") || line.contains("refused"), "{line}");
+    }
+    let raw_tp = explain("raw_tp");
+    assert!(raw_tp.contains("raw_tp/raw_syscalls:sys_exit"), "{raw_tp}");
+    assert!(
+        raw_tp.contains("tp_btf: excluded by --hook-kinds"),
+        "{raw_tp}"
+    );
+    // Without tracepoints, a native-only rule set goes to the raw hooks.
+    std::fs::write(&rules, "-a always,exit -F arch=b64 -S chmod -k c\n").unwrap();
+    let no_tp = explain("tp_btf");
+    assert!(no_tp.contains("tp_btf/raw_syscalls:sys_exit"), "{no_tp}");
+    assert!(!no_tp.contains("syscalls:sys_exit_chmod"), "{no_tp}");
+    // No usable kind for the raw hooks: a clear error at start, nothing attached.
+    let out = fastaudit(&[
+        "run",
+        "--rules",
+        rules.to_str().unwrap(),
+        "--log",
+        dir.join("l").to_str().unwrap(),
+        "--hook-kinds",
+        "fexit",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("neither tp_btf nor raw_tp"), "{err}");
+    assert!(!dir.join("l").exists(), "refused before the log is opened");
+}
+
+#[test]
 fn burst_larger_than_the_ring_buffer_loses_nothing_silently() {
     const N: usize = 200_000;
     let _ka = KernelAudit::acquire();

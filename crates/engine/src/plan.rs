@@ -9,6 +9,7 @@
 //! record). Every field test is `subject OP constant` on 32-bit values, as
 //! the kernel's `audit_comparator` truncates both sides to u32.
 
+use crate::kinds::HookKinds;
 use fastaudit_rules::abi::{action, arch, field, list, op};
 use fastaudit_rules::tables::{self, Machine};
 use fastaudit_rules::{Origin, Rule, RuleSet};
@@ -93,6 +94,8 @@ pub struct Plan {
     pub hooks: Vec<Hook>,
     /// Rules on lists fastaudit records nothing for (user, exclude, filesystem).
     pub not_applicable: Vec<Origin>,
+    /// The hook kinds the plan was made for.
+    pub kinds: HookKinds,
 }
 
 /// A rule the kernel side cannot enforce.
@@ -107,11 +110,13 @@ pub struct CompileError {
     pub what: String,
 }
 
-/// What the host offers that changes rule meaning.
-#[derive(Clone, Copy, Debug, Default)]
+/// What the host offers that changes rule meaning or the hooks to use.
+#[derive(Clone, Debug, Default)]
 pub struct Environment {
     /// Whether an LSM that evaluates audit rule labels is active.
     pub lsm_audit_rules: bool,
+    /// The hook kinds this kernel allows (default: all assumed to work).
+    pub kinds: HookKinds,
 }
 
 fn unsupported(origin: &Origin, what: impl Into<String>) -> CompileError {
@@ -123,7 +128,10 @@ fn unsupported(origin: &Origin, what: impl Into<String>) -> CompileError {
 
 /// Compile the rule set.
 pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
-    let mut plan = Plan::default();
+    let mut plan = Plan {
+        kinds: env.kinds.clone(),
+        ..Plan::default()
+    };
     for loaded in set.rules() {
         let r = &loaded.rule;
         match r.list {
@@ -146,7 +154,7 @@ pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
                     "always,task (recording every syscall of a task)",
                 ));
             }
-            let mut compiled = compile_rule(r, &loaded.origin, env, &mut plan)?;
+            let mut compiled = compile_rule(r, &loaded.origin, &env, &mut plan)?;
             // At task creation there is no syscall: the kernel's tests of
             // arch, ppid, exit, success and arguments cannot hold there.
             for t in &mut compiled.tests {
@@ -165,7 +173,7 @@ pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
             plan.task_rules.push(compiled);
             continue;
         }
-        let compiled = compile_rule(r, &loaded.origin, env, &mut plan)?;
+        let compiled = compile_rule(r, &loaded.origin, &env, &mut plan)?;
         let idx = plan.exit_rules.len() as u32;
         // A perm= test holds only for some syscalls (a watch names every
         // syscall): keep those, so the rule costs nothing elsewhere.
@@ -201,7 +209,7 @@ pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
 fn compile_rule(
     r: &Rule,
     origin: &Origin,
-    env: Environment,
+    env: &Environment,
     plan: &mut Plan,
 ) -> Result<CompiledRule, CompileError> {
     let mut tests = Vec::new();
@@ -338,8 +346,15 @@ fn choose_hooks(plan: &Plan) -> Vec<Hook> {
         let native = |nr: u32| !plan.candidates(nr, false).is_empty();
         let ia32 = |nr: u32| !plan.candidates(nr, true).is_empty();
         match names {
-            Some(per_syscall) if !compat && per_syscall.len() < 64 => {
-                hooks.extend(per_syscall);
+            Some(per_syscall)
+                if !compat && per_syscall.len() < 64 && plan.kinds.tracepoint.usable() =>
+            {
+                // Their exit tracepoints never fire: judged at entry below.
+                hooks.extend(
+                    per_syscall
+                        .into_iter()
+                        .filter(|h| !matches!(h, Hook::SyscallExit { nr: 60 | 231, .. })),
+                );
                 for (nr, name) in [
                     (59, "execve"),
                     (322, "execveat"),
@@ -418,6 +433,23 @@ impl Plan {
         })
     }
 
+    /// Why this kernel cannot run the plan, if it cannot: the raw syscall,
+    /// task and inode hooks need tp_btf or raw_tp.
+    pub fn hook_kind_problem(&self) -> Option<String> {
+        let needs = self.hooks.iter().any(|h| {
+            matches!(
+                h,
+                Hook::RawSyscalls | Hook::RawSyscallsEnter | Hook::TaskNew | Hook::InodeChanges
+            )
+        });
+        (needs && self.kinds.raw_kind().is_none()).then(|| {
+            format!(
+                "this kernel loads neither tp_btf nor raw_tp programs, which the plan needs:\n{}",
+                self.kinds.describe().trim_end()
+            )
+        })
+    }
+
     /// A human-readable account of the plan (`fastaudit run --explain`).
     pub fn explain(&self) -> String {
         let mut s = String::new();
@@ -425,10 +457,14 @@ impl Plan {
             s.push_str("hooks: none (no rule can record anything; nothing is attached)\n");
         } else {
             let _ = writeln!(s, "hooks:");
+            let via = match self.kinds.raw_kind() {
+                Some(k) => format!("{}/", k.name()),
+                None => "(no usable kind) ".to_string(),
+            };
             for h in &self.hooks {
                 let _ = match h {
                     Hook::RawSyscalls => {
-                        writeln!(s, "  raw_syscalls:sys_exit (all syscalls, both ABIs)")
+                        writeln!(s, "  {via}raw_syscalls:sys_exit (all syscalls, both ABIs)")
                     }
                     Hook::SyscallExit { name, nr } => {
                         writeln!(s, "  syscalls:sys_exit_{name} (nr {nr})")
@@ -436,13 +472,13 @@ impl Plan {
                     Hook::RawSyscallsEnter => {
                         writeln!(
                             s,
-                            "  raw_syscalls:sys_enter (exec arguments; exit/exit_group, which never return)"
+                            "  {via}raw_syscalls:sys_enter (exec arguments; exit/exit_group, which never return)"
                         )
                     }
                     Hook::TaskNew => {
                         writeln!(
                             s,
-                            "  task:task_newtask + sched:sched_process_exit (task list)"
+                            "  {via}task:task_newtask + sched:sched_process_exit (task list)"
                         )
                     }
                     Hook::SyscallEnter { name, nr } if matches!(nr, 60 | 231) => {
@@ -456,11 +492,12 @@ impl Plan {
                     }
                     Hook::InodeChanges => writeln!(
                         s,
-                        "  timestamp:ctime_ns_xchg, ctime_xchg_skip, inode_set_ctime_to_ts (watched inodes changed)"
+                        "  {via}timestamp:ctime_ns_xchg, ctime_xchg_skip, inode_set_ctime_to_ts (watched inodes changed)"
                     ),
                 };
             }
         }
+        let _ = write!(s, "hook kinds on this kernel:\n{}", self.kinds.describe());
         let _ = writeln!(
             s,
             "exit rules: {} ({} always, {} never); task rules: {}",
@@ -584,10 +621,6 @@ mod tests {
                 Hook::SyscallExit {
                     nr: 90,
                     name: "chmod".into()
-                },
-                Hook::SyscallExit {
-                    nr: 231,
-                    name: "exit_group".into()
                 },
                 Hook::SyscallEnter {
                     nr: 231,

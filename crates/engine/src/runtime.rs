@@ -2,13 +2,14 @@
 //! hooks, and turn ring-buffer events into audit events until told to stop.
 //! Every hook is detached when [`run`] returns, on every path.
 
+use crate::kinds::Kind;
 use crate::plan::{Hook, Plan};
 use crate::watches::{self, WatchTable};
 use fastaudit_bpf::types::{fa_event, fa_event_flag, fa_exe, fa_rule, fa_span, fa_test};
 use fastaudit_bpf::FastauditSkelBuilder;
 use fastaudit_records::Syscall;
 use fastaudit_rules::abi::field;
-use libbpf_rs::skel::{OpenSkel, SkelBuilder};
+use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
 use libbpf_rs::{Link, MapCore, MapFlags, RingBufferBuilder, TracepointCategory};
 use std::cell::RefCell;
 use std::mem::MaybeUninit;
@@ -108,10 +109,78 @@ pub fn run(
         }
         return Ok(Stats::default());
     }
+    let per_syscall: Vec<&str> = plan
+        .hooks
+        .iter()
+        .filter_map(|h| match h {
+            Hook::SyscallExit { name, .. } => Some(name.as_str()),
+            _ => None,
+        })
+        .collect();
+    let enters: Vec<&str> = plan
+        .hooks
+        .iter()
+        .filter_map(|h| match h {
+            Hook::SyscallEnter { name, .. } => Some(name.as_str()),
+            _ => None,
+        })
+        .collect();
+    // A tracepoint name that does not exist (the syscall table and the
+    // kernel's SYSCALL_DEFINE names can differ) sends everything to the raw hooks.
+    let raw = plan.hooks.contains(&Hook::RawSyscalls)
+        || !per_syscall
+            .iter()
+            .chain(&enters)
+            .all(|n| tracepoint_exists(n));
+    let needs_raw_kind =
+        raw || plan.hooks.contains(&Hook::TaskNew) || plan.hooks.contains(&Hook::InodeChanges);
+    // Programs that exist as tp_btf and raw_tp: the prefix of the kind used.
+    let prefix = match plan.kinds.raw_kind() {
+        Some(Kind::RawTp) => "fa_rtp_",
+        Some(_) => "fa_",
+        None if needs_raw_kind => {
+            return Err(EngineError::Plan(plan.hook_kind_problem().unwrap_or_else(
+                || "no hook kind for the raw syscall, task and inode hooks".into(),
+            )))
+        }
+        None => "fa_",
+    };
+    // (program, tracepoint) pairs to attach, besides the per-syscall ones.
+    let mut hooked: Vec<(String, &str)> = Vec::new();
+    if raw {
+        hooked.push((format!("{prefix}raw_exit"), "sys_exit"));
+        if plan.hooks.contains(&Hook::RawSyscallsEnter) || !enters.is_empty() {
+            hooked.push((format!("{prefix}raw_enter"), "sys_enter"));
+        }
+    }
+    if plan.hooks.contains(&Hook::TaskNew) {
+        hooked.push((format!("{prefix}task_new"), "task_newtask"));
+        hooked.push((format!("{prefix}task_exit"), "sched_process_exit"));
+    }
+    if plan.hooks.contains(&Hook::InodeChanges) {
+        hooked.push((format!("{prefix}ctime_xchg"), "ctime_ns_xchg"));
+        hooked.push((format!("{prefix}ctime_skip"), "ctime_xchg_skip"));
+        hooked.push((format!("{prefix}ctime_set"), "inode_set_ctime_to_ts"));
+    }
+    let mut wanted: Vec<String> = hooked.iter().map(|(p, _)| p.clone()).collect();
+    if !raw {
+        if !per_syscall.is_empty() {
+            wanted.push("fa_syscall_exit".into());
+        }
+        if !enters.is_empty() {
+            wanted.push("fa_syscall_enter".into());
+        }
+    }
+
     let mut storage = MaybeUninit::uninit();
     let mut open = FastauditSkelBuilder::default()
         .open(&mut storage)
         .map_err(bpf("opening the BPF object"))?;
+    // Only the programs the plan attaches are loaded (and verified).
+    for mut p in open.open_object_mut().progs_mut() {
+        let load = wanted.iter().any(|w| p.name() == w.as_str());
+        p.set_autoload(load);
+    }
     if let Some(ro) = open.maps.rodata_data.as_deref_mut() {
         ro.self_tgid = std::process::id();
         ro.have_watches = u32::from(!plan.watches.is_empty());
@@ -141,45 +210,29 @@ pub fn run(
 
     let mut links: Vec<Link> = Vec::new();
     let mut attached = Attached::default();
-    let per_syscall: Vec<&str> = plan
-        .hooks
-        .iter()
-        .filter_map(|h| match h {
-            Hook::SyscallExit { name, .. } => Some(name.as_str()),
-            _ => None,
-        })
-        .collect();
-    let enters: Vec<&str> = plan
-        .hooks
-        .iter()
-        .filter_map(|h| match h {
-            Hook::SyscallEnter { name, .. } => Some(name.as_str()),
-            _ => None,
-        })
-        .collect();
-    // A tracepoint name that does not exist (the syscall table and the
-    // kernel's SYSCALL_DEFINE names can differ) sends everything to the raw hooks.
-    let raw = plan.hooks.contains(&Hook::RawSyscalls)
-        || !per_syscall
-            .iter()
-            .chain(&enters)
-            .all(|n| tracepoint_exists(n));
-    if raw {
-        attach_btf(
-            &mut links,
-            &mut attached,
-            &skel.progs.fa_raw_exit,
-            "sys_exit",
-        )?;
-        if plan.hooks.contains(&Hook::RawSyscallsEnter) || !enters.is_empty() {
-            attach_btf(
-                &mut links,
-                &mut attached,
-                &skel.progs.fa_raw_enter,
-                "sys_enter",
-            )?;
-        }
+    let kind = if prefix == "fa_rtp_" {
+        "raw_tp"
     } else {
+        "tp_btf"
+    };
+    for (name, tp) in &hooked {
+        let prog = skel
+            .object()
+            .progs_mut()
+            .find(|p| p.name() == name.as_str())
+            .ok_or_else(|| EngineError::Plan(format!("no program {name} in the BPF object")))?;
+        let hint = if tp.contains("ctime") {
+            " (file watches need the inode timestamp tracepoints of Linux 6.13 or later)"
+        } else {
+            ""
+        };
+        links.push(
+            prog.attach()
+                .map_err(bpf(format!("attaching {kind}/{tp}{hint}")))?,
+        );
+        attached.hooks.push(format!("{kind}/{tp}"));
+    }
+    if !raw {
         for (prog, dir, names) in [
             (&skel.progs.fa_syscall_exit, "exit", &per_syscall),
             (&skel.progs.fa_syscall_enter, "enter", &enters),
@@ -192,33 +245,6 @@ pub fn run(
                 links.push(link);
                 attached.hooks.push(format!("syscalls:{tp}"));
             }
-        }
-    }
-
-    if plan.hooks.contains(&Hook::TaskNew) {
-        attach_btf(
-            &mut links,
-            &mut attached,
-            &skel.progs.fa_task_new,
-            "task_newtask",
-        )?;
-        attach_btf(
-            &mut links,
-            &mut attached,
-            &skel.progs.fa_task_exit,
-            "sched_process_exit",
-        )?;
-    }
-    if plan.hooks.contains(&Hook::InodeChanges) {
-        for (prog, tp) in [
-            (&skel.progs.fa_ctime_xchg, "ctime_ns_xchg"),
-            (&skel.progs.fa_ctime_skip, "ctime_xchg_skip"),
-            (&skel.progs.fa_ctime_set, "inode_set_ctime_to_ts"),
-        ] {
-            links.push(prog.attach().map_err(bpf(format!(
-                "attaching timestamp:{tp} (file watches need the inode timestamp tracepoints of Linux 6.13 or later)"
-            )))?);
-            attached.hooks.push(format!("tp_btf/{tp}"));
         }
     }
     let watched_map = libbpf_rs::MapHandle::try_from(&skel.maps.watched)
@@ -287,18 +313,6 @@ pub fn run(
 fn as_bytes<T>(v: &T) -> &[u8] {
     // SAFETY: only used on the skeleton's plain repr(C) types and u32.
     unsafe { std::slice::from_raw_parts((v as *const T).cast::<u8>(), std::mem::size_of::<T>()) }
-}
-
-/// Attach one tp_btf program, keeping its link and naming it in `attached`.
-fn attach_btf(
-    links: &mut Vec<Link>,
-    attached: &mut Attached,
-    prog: &libbpf_rs::ProgramMut,
-    tp: &str,
-) -> Result<(), EngineError> {
-    links.push(prog.attach().map_err(bpf(format!("attaching {tp}")))?);
-    attached.hooks.push(format!("tp_btf/{tp}"));
-    Ok(())
 }
 
 /// Write one map entry.
@@ -452,19 +466,10 @@ fn exe_identity(path: &[u8]) -> fa_exe {
 }
 
 fn tracepoint_exists(name: &str) -> bool {
-    if !Path::new(TRACEFS).join("events/syscalls").exists() {
-        // tracefs is where libbpf finds tracepoint ids; mount it if absent.
-        let _ = nix::mount::mount(
-            Some("nodev"),
-            TRACEFS,
-            Some("tracefs"),
-            nix::mount::MsFlags::empty(),
-            None::<&str>,
-        );
-    }
-    Path::new(TRACEFS)
-        .join(format!("events/syscalls/sys_exit_{name}"))
-        .exists()
+    crate::kinds::syscall_tracepoints()
+        && Path::new(TRACEFS)
+            .join(format!("events/syscalls/sys_exit_{name}"))
+            .exists()
 }
 
 fn read_stats(skel: &fastaudit_bpf::FastauditSkel) -> Result<(u64, u64), EngineError> {

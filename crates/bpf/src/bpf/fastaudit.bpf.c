@@ -926,29 +926,25 @@ static __always_inline int on_ctime(struct inode *inode)
 	return 0;
 }
 
-SEC("tp_btf/ctime_ns_xchg")
-int BPF_PROG(fa_ctime_xchg, struct inode *inode)
-{
-	return on_ctime(inode);
-}
+/* Every hook below but the per-syscall ones exists twice: as tp_btf
+ * (typed, BTF-checked arguments; preferred) and as raw_tp (for kernels
+ * that refuse tp_btf). The engine loads and attaches one of the two. */
+#define TWICE(tp, name)                                                  \
+	SEC("tp_btf/" #tp) int fa_##name(__u64 *ctx)                     \
+	{ return name##_body(ctx); }                                     \
+	SEC("raw_tp/" #tp) int fa_rtp_##name(__u64 *ctx)                 \
+	{ return name##_body(ctx); }
 
-SEC("tp_btf/ctime_xchg_skip")
-int BPF_PROG(fa_ctime_skip, struct inode *inode)
+static __always_inline int ctime_body(__u64 *ctx)
 {
-	return on_ctime(inode);
-}
-
-SEC("tp_btf/inode_set_ctime_to_ts")
-int BPF_PROG(fa_ctime_set, struct inode *inode)
-{
-	return on_ctime(inode);
+	return on_ctime((struct inode *)ctx[0]);
 }
 
 /* Task list: evaluated once for each new task (thread), with the new
  * task's credentials, as the kernel's audit_alloc/audit_filter_task do. */
-SEC("tp_btf/task_newtask")
-int BPF_PROG(fa_task_new, struct task_struct *task, __u64 clone_flags)
+static __always_inline int task_new_body(__u64 *ctx)
 {
+	struct task_struct *task = (struct task_struct *)ctx[0];
 	__u32 key = FA_TASK_SPAN;
 	struct fa_span *span = bpf_map_lookup_elem(&spans, &key);
 	if (!span || !span->count)
@@ -964,19 +960,20 @@ int BPF_PROG(fa_task_new, struct task_struct *task, __u64 clone_flags)
 	return 0;
 }
 
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(fa_task_exit, struct task_struct *task)
+static __always_inline int task_exit_body(__u64 *ctx)
 {
+	struct task_struct *task = (struct task_struct *)ctx[0];
 	__u32 tid = BPF_CORE_READ(task, pid);
 	bpf_map_delete_elem(&unaudited, &tid);
 	return 0;
 }
 
-/* Entry hooks, attached only when exec syscalls (their arguments) or
+/* Entry hook, attached only when exec syscalls (their arguments) or
  * exit/exit_group (judged here) are audited. */
-SEC("tp_btf/sys_enter")
-int BPF_PROG(fa_raw_enter, struct pt_regs *regs, long id)
+static __always_inline int raw_enter_body(__u64 *ctx)
 {
+	struct pt_regs *regs = (struct pt_regs *)ctx[0];
+	long id = (long)ctx[1];
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 compat = BPF_CORE_READ(task, thread_info.status) & TS_COMPAT ? 1 : 0;
 	if (is_noreturn((__u32)id, compat))
@@ -985,6 +982,45 @@ int BPF_PROG(fa_raw_enter, struct pt_regs *regs, long id)
 		return 0;
 	struct subject s = { .task = task, .regs = regs, .compat = compat };
 	save_entry_args(&s);
+	return 0;
+}
+
+/* Raw exit hook: every syscall of both ABIs. */
+static __always_inline int raw_exit_body(__u64 *ctx)
+{
+	struct pt_regs *regs = (struct pt_regs *)ctx[0];
+	long ret = (long)ctx[1];
+	return on_end((__u32)BPF_CORE_READ(regs, orig_ax), ret, 1);
+}
+
+#define ctime_xchg_body ctime_body
+#define ctime_skip_body ctime_body
+#define ctime_set_body ctime_body
+TWICE(ctime_ns_xchg, ctime_xchg)
+TWICE(ctime_xchg_skip, ctime_skip)
+TWICE(inode_set_ctime_to_ts, ctime_set)
+TWICE(task_newtask, task_new)
+TWICE(sched_process_exit, task_exit)
+TWICE(sys_enter, raw_enter)
+TWICE(sys_exit, raw_exit)
+
+/* Probes: which hook kinds this kernel loads and attaches (fexit is the
+ * zero-cost kind: a trampoline on the audited functions only). */
+SEC("fexit/__x64_sys_chmod")
+int BPF_PROG(fa_probe_fexit, struct pt_regs *regs, long ret)
+{
+	return 0;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(fa_probe_tp_btf, struct pt_regs *regs, long id)
+{
+	return 0;
+}
+
+SEC("raw_tp/sys_enter")
+int BPF_PROG(fa_probe_raw_tp, struct pt_regs *regs, long id)
+{
 	return 0;
 }
 
@@ -997,13 +1033,6 @@ int fa_syscall_enter(struct syscall_trace_enter *ctx)
 	struct subject s = { .task = task, .regs = (struct pt_regs *)bpf_task_pt_regs(task) };
 	save_entry_args(&s);
 	return 0;
-}
-
-/* Raw hook: every syscall of both ABIs. */
-SEC("tp_btf/sys_exit")
-int BPF_PROG(fa_raw_exit, struct pt_regs *regs, long ret)
-{
-	return on_end((__u32)regs->orig_ax, ret, 1);
 }
 
 /* Per-syscall hook, attached to syscalls:sys_exit_NAME for each audited

@@ -1,0 +1,201 @@
+//! Which BPF hook kinds this kernel loads and attaches, probed at start,
+//! so the plan can use the cheapest that works here.
+
+use fastaudit_bpf::FastauditSkelBuilder;
+use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
+use std::fmt::Write as _;
+use std::mem::MaybeUninit;
+use std::path::Path;
+
+/// A kind of BPF hook.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    /// fexit trampolines on syscall functions: no cost for other syscalls.
+    Fexit,
+    /// BTF-typed raw tracepoints.
+    TpBtf,
+    /// Untyped raw tracepoints (older kernels, or where tp_btf is refused).
+    RawTp,
+    /// `syscalls:sys_enter_X`/`sys_exit_X` tracepoints.
+    Tracepoint,
+}
+
+impl Kind {
+    /// Every kind, cheapest first.
+    pub const ALL: [Kind; 4] = [Kind::Fexit, Kind::Tracepoint, Kind::TpBtf, Kind::RawTp];
+
+    /// The name used on the command line and in `--explain`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Fexit => "fexit",
+            Kind::TpBtf => "tp_btf",
+            Kind::RawTp => "raw_tp",
+            Kind::Tracepoint => "tracepoint",
+        }
+    }
+
+    /// The kind named `s`.
+    pub fn parse(s: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.name() == s)
+    }
+}
+
+/// What probing one kind found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Probe {
+    /// Not probed (no root, or a plan compiled for display): taken as usable.
+    #[default]
+    Assumed,
+    /// A program of this kind loaded and attached.
+    Works,
+    /// The kernel refused it; the error.
+    Refused(String),
+    /// Left out by the caller (`--hook-kinds`).
+    Excluded,
+}
+
+impl Probe {
+    /// Whether the engine may use this kind.
+    pub fn usable(&self) -> bool {
+        matches!(self, Probe::Assumed | Probe::Works)
+    }
+}
+
+/// The hook kinds of this kernel.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HookKinds {
+    /// fexit (probed on `__x64_sys_chmod`).
+    pub fexit: Probe,
+    /// tp_btf (probed on `raw_syscalls:sys_enter`).
+    pub tp_btf: Probe,
+    /// raw_tp (probed on `raw_syscalls:sys_enter`).
+    pub raw_tp: Probe,
+    /// Per-syscall tracepoints (present in tracefs).
+    pub tracepoint: Probe,
+}
+
+const TRACEFS: &str = "/sys/kernel/tracing";
+
+impl HookKinds {
+    /// Probe each allowed kind by loading and attaching a program that does
+    /// nothing (detached at once); kinds not in `allowed` are excluded.
+    /// Needs root: without it every kind is refused.
+    pub fn probe(allowed: &[Kind]) -> HookKinds {
+        // A refusal is an answer, not a problem: keep libbpf quiet about it.
+        let print = libbpf_rs::set_print(None);
+        let kinds = HookKinds::probe_quietly(allowed);
+        libbpf_rs::set_print(print);
+        kinds
+    }
+
+    fn probe_quietly(allowed: &[Kind]) -> HookKinds {
+        let probe = |kind: Kind, prog: &str| {
+            if allowed.contains(&kind) {
+                load_and_attach(prog)
+            } else {
+                Probe::Excluded
+            }
+        };
+        HookKinds {
+            fexit: probe(Kind::Fexit, "fa_probe_fexit"),
+            tp_btf: probe(Kind::TpBtf, "fa_probe_tp_btf"),
+            raw_tp: probe(Kind::RawTp, "fa_probe_raw_tp"),
+            tracepoint: if !allowed.contains(&Kind::Tracepoint) {
+                Probe::Excluded
+            } else if syscall_tracepoints() {
+                Probe::Works
+            } else {
+                Probe::Refused(format!(
+                    "no syscall tracepoints under {TRACEFS}/events/syscalls"
+                ))
+            },
+        }
+    }
+
+    /// The kind for the raw syscall, task and inode hooks: tp_btf, else raw_tp.
+    pub fn raw_kind(&self) -> Option<Kind> {
+        if self.tp_btf.usable() {
+            Some(Kind::TpBtf)
+        } else if self.raw_tp.usable() {
+            Some(Kind::RawTp)
+        } else {
+            None
+        }
+    }
+
+    /// One line per kind, for `--explain`.
+    pub fn describe(&self) -> String {
+        let mut s = String::new();
+        for (kind, p) in [
+            (Kind::Fexit, &self.fexit),
+            (Kind::Tracepoint, &self.tracepoint),
+            (Kind::TpBtf, &self.tp_btf),
+            (Kind::RawTp, &self.raw_tp),
+        ] {
+            let state = match p {
+                Probe::Assumed => "not probed (needs root), assumed to work".to_string(),
+                Probe::Works => "works".to_string(),
+                Probe::Refused(why) => format!("refused: {why}"),
+                Probe::Excluded => "excluded by --hook-kinds".to_string(),
+            };
+            let role = match kind {
+                // Why it is not used even where it works: one program
+                // instance (and one verification) per audited syscall
+                // function is needed, and it cannot be tested on the
+                // machines this version was built on, which refuse it.
+                Kind::Fexit => " (zero cost for unaudited syscalls; not used by this version)",
+                Kind::Tracepoint => " (native syscalls named by rules)",
+                Kind::TpBtf => " (raw syscall, task and inode hooks)",
+                Kind::RawTp => " (raw syscall, task and inode hooks, when tp_btf is refused)",
+            };
+            let _ = writeln!(s, "  {}: {state}{role}", kind.name());
+        }
+        s
+    }
+}
+
+/// Whether this kernel has per-syscall tracepoints (mounting tracefs,
+/// where libbpf finds tracepoint ids, if it is absent).
+pub(crate) fn syscall_tracepoints() -> bool {
+    let dir = Path::new(TRACEFS).join("events/syscalls");
+    if !dir.exists() {
+        let _ = nix::mount::mount(
+            Some("nodev"),
+            TRACEFS,
+            Some("tracefs"),
+            nix::mount::MsFlags::empty(),
+            None::<&str>,
+        );
+    }
+    dir.exists()
+}
+
+/// Load only program `name` of the BPF object, attach it, detach it.
+fn load_and_attach(name: &str) -> Probe {
+    let mut storage = MaybeUninit::uninit();
+    let mut open = match FastauditSkelBuilder::default().open(&mut storage) {
+        Ok(o) => o,
+        Err(e) => return Probe::Refused(e.to_string()),
+    };
+    for mut p in open.open_object_mut().progs_mut() {
+        let wanted = p.name() == name;
+        p.set_autoload(wanted);
+    }
+    if open.maps.events.set_max_entries(4096).is_err() {
+        return Probe::Refused("cannot size the ring buffer".into());
+    }
+    let skel = match open.load() {
+        Ok(s) => s,
+        Err(e) => return Probe::Refused(e.to_string()),
+    };
+    let prog = skel
+        .object()
+        .progs_mut()
+        .find(|p| p.name() == name)
+        .map(|p| p.attach());
+    match prog {
+        Some(Ok(_link)) => Probe::Works,
+        Some(Err(e)) => Probe::Refused(e.to_string()),
+        None => Probe::Refused(format!("{name} is not in the BPF object")),
+    }
+}
