@@ -491,6 +491,34 @@ fn syscalls_that_never_return() {
 }
 
 #[test]
+fn failed_attempts_on_watches_however_the_path_is_spelled() {
+    // The kernel matches a failed attempt by the inode its lookup reached,
+    // whatever the spelling: "./", "//", "..", several relative
+    // components, a dirfd; inside a dir= tree too. Lookups that failed
+    // (ENOENT) name no inode and match nothing.
+    let nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups";
+    let cmds: Vec<String> = [
+        "cd $(dirname FILE) && NOBODY chmod 666 ./file",
+        "NOBODY chmod 666 $(dirname FILE)//file",
+        "NOBODY chmod 666 TREE/sub/../../file",
+        "cd TREE/sub && NOBODY sh -c 'echo x >> ../../file'",
+        "NOBODY sh -c 'echo x >> TREE/./sub/f2'",
+        "cd TREE && NOBODY sh -c 'echo x >> sub/../g'",
+        "NOBODY python3 -c 'import os\nfd = os.open(\"TREE\", os.O_RDONLY)\ntry: os.open(\"sub/h\", os.O_WRONLY | os.O_CREAT, dir_fd=fd)\nexcept OSError: pass'",
+        "NOBODY cat TREE/sub/missing",
+    ]
+    .iter()
+    .map(|c| c.replace("NOBODY", nobody))
+    .collect();
+    let refs: Vec<&str> = cmds.iter().map(String::as_str).collect();
+    assert_agrees(&scenario_every_key(
+        "spellings",
+        "-w FILE -p wa -k file-wa\n-w TREE -p wa -k tree\n",
+        &refs,
+    ));
+}
+
+#[test]
 fn exit_group_through_its_own_tracepoint() {
     // Native rules only: judged by syscalls:sys_enter_exit_group.
     assert_agrees(&scenario_every_key(

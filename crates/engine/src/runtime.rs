@@ -413,6 +413,9 @@ fn fill_tables(
     for (k, id) in watches.paths() {
         put(&skel.maps.watch_paths, &k, &id, "filling the watched paths")?;
     }
+    for (k, id) in watches.tree_paths() {
+        put(&skel.maps.tree_paths, &k, &id, "filling the watched trees")?;
+    }
     if !plan.watches.is_empty() {
         for (nr, a) in watches::path_args() {
             put(

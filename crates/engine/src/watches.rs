@@ -223,15 +223,25 @@ impl WatchTable {
         out
     }
 
-    /// Watched file paths as written (zero-padded) → watch id.
+    /// Watched file paths (normalized, zero-padded) → watch id.
     pub fn paths(&self) -> Vec<(fa_path_key, u32)> {
+        self.path_keys(false)
+    }
+
+    /// Watched trees (`dir=`) by normalized path → watch id.
+    pub fn tree_paths(&self) -> Vec<(fa_path_key, u32)> {
+        self.path_keys(true)
+    }
+
+    fn path_keys(&self, trees: bool) -> Vec<(fa_path_key, u32)> {
         let mut out = Vec::new();
         for (i, w) in self.watches.iter().enumerate() {
             let mut k = fa_path_key::default();
-            if w.tree || w.path.len() >= k.path.len() {
+            let path = normalize(&w.path);
+            if w.tree != trees || path.len() >= k.path.len() {
                 continue;
             }
-            for (d, &b) in k.path.iter_mut().zip(&w.path) {
+            for (d, &b) in k.path.iter_mut().zip(&path) {
                 *d = b as std::ffi::c_char;
             }
             out.push((k, self.ids[i]));
@@ -390,9 +400,48 @@ pub fn follow(
     Ok(())
 }
 
+/// An absolute path spelled lexically, as the BPF side spells a failed
+/// syscall's path argument: no empty or "." components, ".." removes the
+/// component before it (never above the root).
+pub fn normalize(path: &[u8]) -> Vec<u8> {
+    let mut kept: Vec<&[u8]> = Vec::new();
+    for c in path.split(|&b| b == b'/') {
+        match c {
+            b"" | b"." => {}
+            b".." => {
+                kept.pop();
+            }
+            _ => kept.push(c),
+        }
+    }
+    if kept.is_empty() {
+        return b"/".to_vec();
+    }
+    let mut out = Vec::new();
+    for c in kept {
+        out.push(b'/');
+        out.extend_from_slice(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_are_normalized_lexically() {
+        for (p, want) in [
+            (&b"/etc/passwd"[..], &b"/etc/passwd"[..]),
+            (b"//etc//./passwd", b"/etc/passwd"),
+            (b"/etc/ssh/../passwd", b"/etc/passwd"),
+            (b"/../etc/passwd/", b"/etc/passwd"),
+            (b"/", b"/"),
+            (b"/a/..", b"/"),
+        ] {
+            assert_eq!(normalize(p), want, "{}", String::from_utf8_lossy(p));
+        }
+    }
 
     #[test]
     fn mountinfo_escapes() {

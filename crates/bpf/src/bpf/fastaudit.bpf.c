@@ -110,6 +110,42 @@ struct {
 	__type(value, struct fa_path_key);
 } path_scratch SEC(".maps");
 
+/* Watched trees (dir=) by normalized path. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FA_MAX_WATCHED);
+	__type(key, struct fa_path_key);
+	__type(value, __u32);
+} tree_paths SEC(".maps");
+
+/* Scratch for spelling a failed syscall's path argument the one way the
+ * watch tables hold paths: absolute, without "//", "." or "..". The loop
+ * state lives here too, not on the stack: the verifier then sees unknown
+ * values and checks each callback once, not once per iteration. */
+#define FA_NORM_LEN 512
+struct norm {
+	char cat[FA_NORM_LEN];           /* base directory + "/" + argument */
+	struct fa_path_key out;          /* normalized, zero-padded */
+	struct dentry *dirs[FA_PATH_DEPTH];
+	__u16 starts[FA_PATH_MAX / 2];   /* out offsets of kept components' '/' */
+	struct dentry *d;                /* base walk: where it is */
+	struct vfsmount *vm;
+	__u32 depth;                     /* base directory components */
+	__u32 pos;                       /* cat length */
+	__u32 o;                         /* out length */
+	__u32 comp;                      /* where the open component starts in out */
+	__u32 sp;                        /* kept components */
+	__u32 open;
+	__u32 ok;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct norm);
+} norm_scratch SEC(".maps");
+
 /* Per span index (native syscalls): where the path arguments are. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -438,9 +474,206 @@ struct failed {
 	__u64 args[4];
 };
 
-/* One path argument of a failed syscall: an absolute path is compared
- * with the watched paths as written; a plain name with the watched names
- * in the directory it is relative to (the cwd or a dirfd). */
+struct norm_ref {
+	struct norm *n;
+	struct fa_hits *h;
+};
+
+/* The base directory of a relative path, leaf first, up to the root and
+ * across mount points. */
+static long base_step(__u32 i, struct norm_ref *r)
+{
+	struct norm *n = r->n;
+	if (!n)
+		return 1;
+	struct dentry *d = n->d;
+	struct vfsmount *vm = n->vm;
+	if (d == BPF_CORE_READ(vm, mnt_root)) {
+		struct mount *m = container_of(vm, struct mount, mnt);
+		struct mount *parent = BPF_CORE_READ(m, mnt_parent);
+		if (parent == m) {
+			n->ok = 1;
+			return 1;
+		}
+		n->d = BPF_CORE_READ(m, mnt_mountpoint);
+		n->vm = &parent->mnt;
+		return 0;
+	}
+	struct dentry *up = BPF_CORE_READ(d, d_parent);
+	__u32 depth = n->depth;
+	if (up == d || depth >= FA_PATH_DEPTH)
+		return 1;   /* a root without its mount, or too deep: give up */
+	n->dirs[depth & (FA_PATH_DEPTH - 1)] = d;
+	n->depth = depth + 1;
+	n->d = up;
+	return 0;
+}
+
+/* Append "/NAME" of the base directory's components, root first. */
+static long cat_step(__u32 i, struct norm_ref *r)
+{
+	struct norm *n = r->n;
+	if (!n || i >= n->depth)
+		return 1;
+	__u32 pos = n->pos;
+	if (pos >= FA_PATH_MAX) {
+		n->ok = 0;
+		return 1;
+	}
+	n->cat[pos & (FA_NORM_LEN - 1)] = '/';
+	pos++;
+	struct dentry *d = n->dirs[(n->depth - 1 - i) & (FA_PATH_DEPTH - 1)];
+	const unsigned char *name = BPF_CORE_READ(d, d_name.name);
+	long len = bpf_probe_read_kernel_str(&n->cat[pos & (FA_PATH_MAX - 1)], FA_NAME_LEN, name);
+	if (len <= 1 || len >= FA_NAME_LEN) {
+		n->ok = 0;   /* unreadable or truncated: no exact spelling */
+		return 1;
+	}
+	n->pos = pos + len - 1;
+	return 0;
+}
+
+/* Close the component ending at n->o: drop "" and ".", pop on "..". */
+static __always_inline void close_component(struct norm *n)
+{
+	__u32 comp = n->comp;
+	__u32 clen = n->o - comp;
+	char first = n->out.path[comp & (FA_PATH_MAX - 1)];
+	char second = n->out.path[(comp + 1) & (FA_PATH_MAX - 1)];
+	if (clen == 0 || (clen == 1 && first == '.')) {
+		n->o = comp - 1;
+	} else if (clen == 2 && first == '.' && second == '.') {
+		n->o = comp - 1;
+		if (n->sp > 0) {
+			n->sp--;
+			n->o = n->starts[n->sp & (FA_PATH_MAX / 2 - 1)];
+		}
+	} else {
+		n->starts[n->sp & (FA_PATH_MAX / 2 - 1)] = comp - 1;
+		n->sp++;
+	}
+}
+
+static long norm_step(__u32 i, struct norm_ref *r)
+{
+	struct norm *n = r->n;
+	if (!n)
+		return 1;
+	char ch = n->cat[i & (FA_NORM_LEN - 1)];
+	if (ch == '/' || ch == 0) {
+		if (n->open)
+			close_component(n);
+		if (ch == 0)
+			return 1;
+	}
+	__u32 o = n->o;
+	if (o >= FA_PATH_MAX - 1) {
+		n->ok = 0;
+		return 1;
+	}
+	n->out.path[o & (FA_PATH_MAX - 1)] = ch;
+	n->o = o + 1;
+	if (ch == '/') {
+		n->comp = o + 1;
+		n->open = 1;
+	}
+	return 0;
+}
+
+static long zero_step(__u32 i, struct norm_ref *r)
+{
+	struct norm *n = r->n;
+	if (!n)
+		return 1;
+	__u32 p = n->o + i;
+	if (p >= FA_PATH_MAX)
+		return 1;
+	n->out.path[p & (FA_PATH_MAX - 1)] = 0;
+	return 0;
+}
+
+/* Shorten the normalized path one byte at a time from its end; at each
+ * '/', the directory before it may be a watched tree. */
+static long prefix_step(__u32 i, struct norm_ref *r)
+{
+	struct norm *n = r->n;
+	struct fa_hits *h = r->h;
+	if (!n || !h || i + 1 >= n->o)
+		return 1;
+	__u32 p = (n->o - 1 - i) & (FA_PATH_MAX - 1);
+	char ch = n->out.path[p];
+	n->out.path[p] = 0;
+	if (ch == '/') {
+		__u32 *id = bpf_map_lookup_elem(&tree_paths, &n->out);
+		if (id)
+			hit_add(h, *id);
+	}
+	return 0;
+}
+
+/* A failed syscall's path argument, spelled absolute and normalized (the
+ * base directory's path when relative), against watched files (the whole
+ * path) and trees (the path or any directory above it). Lexical, as
+ * written: a symlink followed by ".." is not resolved as the kernel would. */
+static __always_inline void normalized_hits(struct fa_hits *h, const void *upath,
+					    struct dentry *base, struct vfsmount *bvm)
+{
+	__u32 zero = 0;
+	struct norm *n = bpf_map_lookup_elem(&norm_scratch, &zero);
+	if (!n || !h)
+		return;
+	struct norm_ref r = { .n = n, .h = h };
+	n->pos = 0;
+	n->depth = 0;
+	if (base) {
+		n->d = base;
+		n->vm = bvm;
+		n->ok = 0;
+		bpf_loop(FA_PATH_DEPTH * 3, base_step, &r, 0);
+		if (!n->ok)
+			return;
+		bpf_loop(FA_PATH_DEPTH, cat_step, &r, 0);
+		__u32 pos = n->pos;
+		if (!n->ok || pos >= FA_PATH_MAX)
+			return;
+		n->cat[pos & (FA_NORM_LEN - 1)] = '/';
+		n->pos = pos + 1;
+	}
+	long len = bpf_probe_read_user_str(&n->cat[n->pos & (FA_PATH_MAX - 1)], FA_PATH_MAX, upath);
+	if (len <= 1 || n->cat[0] != '/')
+		return;
+	n->o = 0;
+	n->comp = 0;
+	n->sp = 0;
+	n->open = 0;
+	n->ok = 1;
+	bpf_loop(FA_NORM_LEN, norm_step, &r, 0);
+	if (!n->ok)
+		return;
+	if (n->o == 0) {
+		n->out.path[0] = '/';
+		n->o = 1;
+	}
+	bpf_loop(FA_PATH_MAX, zero_step, &r, 0);
+	__u32 *id = bpf_map_lookup_elem(&watch_paths, &n->out);
+	if (id)
+		hit_add(h, *id);
+	if (!have_dirs)
+		return;
+	id = bpf_map_lookup_elem(&tree_paths, &n->out);
+	if (id)
+		hit_add(h, *id);
+	__u32 whole = n->o;
+	bpf_loop(FA_PATH_MAX, prefix_step, &r, 0);
+	/* What is left is "/": a watch on the whole tree. */
+	id = bpf_map_lookup_elem(&tree_paths, &n->out);
+	if (id && whole > 1)
+		hit_add(h, *id);
+}
+
+/* One path argument of a failed syscall, spelled as the watch tables
+ * hold paths; a plain name is also looked up by its directory's identity
+ * (which holds even where the directory's path cannot be spelled). */
 static long failed_step(__u32 i, struct failed *f)
 {
 	struct fa_hits *h = f->h;
@@ -456,35 +689,39 @@ static long failed_step(__u32 i, struct failed *f)
 	slot &= 1;
 	__u8 pi = f->pa.path[slot];
 	__u8 di = f->pa.dirfd[slot];
-	long len = bpf_probe_read_user_str(buf->path, sizeof(buf->path), (void *)f->args[pi & 3]);
+	const void *upath = (const void *)f->args[pi & 3];
+	long len = bpf_probe_read_user_str(buf->path, sizeof(buf->path), upath);
 	if (len <= 1)
 		return 0;
-	__u32 *id;
 	if (buf->path[0] == '/') {
-		id = bpf_map_lookup_elem(&watch_paths, buf);
-	} else {
-		if (len - 1 >= FA_NAME_LEN)
-			return 0;
-		struct task_struct *task = f->task;
-		long dfd = di == FA_NO_DIRFD ? -100 : (int)f->args[di & 3];
-		struct dentry *dir;
-		if (dfd == -100) {
-			dir = BPF_CORE_READ(task, fs, pwd.dentry);
-		} else {
-			struct file *file = fd_file(task, dfd);
-			dir = file ? BPF_CORE_READ(file, f_path.dentry) : 0;
-		}
-		struct inode *dino = BPF_CORE_READ(dir, d_inode);
-		if (!dino)
-			return 0;
-		struct fa_name_key k = {
-			.parent_ino = BPF_CORE_READ(dino, i_ino),
-			.parent_dev = BPF_CORE_READ(dino, i_sb, s_dev),
-			.len = len - 1,
-		};
-		bpf_probe_read_kernel(k.name, (len - 1) & (FA_NAME_LEN - 1), buf->path);
-		id = bpf_map_lookup_elem(&watch_names, &k);
+		normalized_hits(h, upath, 0, 0);
+		return 0;
 	}
+	struct task_struct *task = f->task;
+	long dfd = di == FA_NO_DIRFD ? -100 : (int)f->args[di & 3];
+	struct dentry *dir;
+	struct vfsmount *vm;
+	if (dfd == -100) {
+		dir = BPF_CORE_READ(task, fs, pwd.dentry);
+		vm = BPF_CORE_READ(task, fs, pwd.mnt);
+	} else {
+		struct file *file = fd_file(task, dfd);
+		dir = file ? BPF_CORE_READ(file, f_path.dentry) : 0;
+		vm = file ? BPF_CORE_READ(file, f_path.mnt) : 0;
+	}
+	if (!dir || !vm)
+		return 0;
+	normalized_hits(h, upath, dir, vm);
+	struct inode *dino = BPF_CORE_READ(dir, d_inode);
+	if (!dino || len - 1 >= FA_NAME_LEN)
+		return 0;
+	struct fa_name_key k = {
+		.parent_ino = BPF_CORE_READ(dino, i_ino),
+		.parent_dev = BPF_CORE_READ(dino, i_sb, s_dev),
+		.len = len - 1,
+	};
+	bpf_probe_read_kernel(k.name, (len - 1) & (FA_NAME_LEN - 1), buf->path);
+	__u32 *id = bpf_map_lookup_elem(&watch_names, &k);
 	if (id)
 		hit_add(h, *id);
 	return 0;
