@@ -34,7 +34,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let kinds = if nix::unistd::geteuid().is_root() {
         HookKinds::probe(&args.hook_kinds)
     } else {
-        HookKinds::default()
+        HookKinds::assumed(&args.hook_kinds)
     };
     let env = Environment {
         kinds,

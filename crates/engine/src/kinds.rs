@@ -77,6 +77,24 @@ pub struct HookKinds {
 const TRACEFS: &str = "/sys/kernel/tracing";
 
 impl HookKinds {
+    /// Kinds not probed (no root): `allowed` ones assumed to work, the
+    /// others excluded.
+    pub fn assumed(allowed: &[Kind]) -> HookKinds {
+        let p = |k: Kind| {
+            if allowed.contains(&k) {
+                Probe::Assumed
+            } else {
+                Probe::Excluded
+            }
+        };
+        HookKinds {
+            fexit: p(Kind::Fexit),
+            tp_btf: p(Kind::TpBtf),
+            raw_tp: p(Kind::RawTp),
+            tracepoint: p(Kind::Tracepoint),
+        }
+    }
+
     /// Probe each allowed kind by loading and attaching a program that does
     /// nothing (detached at once); kinds not in `allowed` are excluded.
     /// Needs root: without it every kind is refused.
@@ -181,8 +199,11 @@ fn load_and_attach(name: &str) -> Probe {
         let wanted = p.name() == name;
         p.set_autoload(wanted);
     }
-    if open.maps.events.set_max_entries(4096).is_err() {
-        return Probe::Refused("cannot size the ring buffer".into());
+    // The probe programs use no map: create none.
+    for mut m in open.open_object_mut().maps_mut() {
+        if m.set_autocreate(false).is_err() {
+            return Probe::Refused("cannot leave the maps out".into());
+        }
     }
     let skel = match open.load() {
         Ok(s) => s,

@@ -84,7 +84,8 @@ pub struct Plan {
     /// Per syscall number: indexes into `exit_rules`, in order. Only numbers
     /// that some `always` rule can record are present.
     pub by_syscall: BTreeMap<u32, Vec<u32>>,
-    /// Task-list rules (`never` only), evaluated when a task is created.
+    /// Task-list rules, evaluated when a task is created; their ids follow
+    /// the exit rules'.
     pub task_rules: Vec<CompiledRule>,
     /// Executable paths named by `exe=` tests.
     pub exes: Vec<Vec<u8>>,
@@ -148,12 +149,6 @@ pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
             return Err(unsupported(&loaded.origin, "the io_uring list"));
         }
         if r.list == list::TASK {
-            if r.action == action::ALWAYS {
-                return Err(unsupported(
-                    &loaded.origin,
-                    "always,task (recording every syscall of a task)",
-                ));
-            }
             let mut compiled = compile_rule(r, &loaded.origin, &env, &mut plan)?;
             // At task creation there is no syscall: the kernel's tests of
             // arch, ppid, exit, success and arguments cannot hold there.
@@ -323,7 +318,12 @@ fn arch_allows(rule: &CompiledRule, arch_value: u32) -> bool {
 /// can be recorded, else the raw hooks.
 fn choose_hooks(plan: &Plan) -> Vec<Hook> {
     let mut hooks = Vec::new();
-    if !plan.by_syscall.is_empty() {
+    if plan.records_tasks() {
+        // Every syscall of the selected tasks, of both ABIs, exits and
+        // execs included.
+        hooks.push(Hook::RawSyscalls);
+        hooks.push(Hook::RawSyscallsEnter);
+    } else if !plan.by_syscall.is_empty() {
         let compat = plan
             .by_syscall
             .values()
@@ -389,6 +389,11 @@ fn choose_hooks(plan: &Plan) -> Vec<Hook> {
 }
 
 impl Plan {
+    /// Whether an always,task rule records every syscall of some tasks.
+    pub fn records_tasks(&self) -> bool {
+        self.task_rules.iter().any(|r| r.always)
+    }
+
     /// For candidate rules `ids`: `None` when none tests names (path=,
     /// dir=); else the perm= bits under which one of those can still hold
     /// (`u32::MAX` when one has no perm= test). A rule holds only if every
@@ -777,10 +782,20 @@ mod tests {
             .unwrap();
         assert!(p.hooks.contains(&Hook::TaskNew));
         assert_eq!(p.task_rules[0].tests[1].field, FIELD_NEVER);
-        assert!(plan("-a always,task\n")
-            .unwrap_err()
-            .to_string()
-            .contains("always,task"));
+    }
+
+    #[test]
+    fn always_task_rules_record_every_syscall_through_the_raw_hooks() {
+        let p = plan("-a always,task -F uid=65534\n-a never,exit -F arch=b64 -S getpid\n").unwrap();
+        assert!(p.records_tasks());
+        assert_eq!(
+            p.hooks,
+            vec![Hook::RawSyscalls, Hook::RawSyscallsEnter, Hook::TaskNew]
+        );
+        assert!(
+            p.by_syscall.is_empty(),
+            "exit rules are not consulted for recorded tasks, and a never rule records nothing for others"
+        );
     }
 
     #[test]

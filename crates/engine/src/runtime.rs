@@ -185,6 +185,7 @@ pub fn run(
         ro.self_tgid = std::process::id();
         ro.have_watches = u32::from(!plan.watches.is_empty());
         ro.have_dirs = u32::from(plan.watches.iter().any(|w| w.tree));
+        ro.have_recorded = u32::from(plan.records_tasks());
         ro.have_perm = u32::from(
             plan.exit_rules
                 .iter()
@@ -549,7 +550,9 @@ fn assemble(plan: &Plan, ev: &fa_event, clock: &Clock) -> AuditEvent {
     let tty = bytes(&ev.tty);
     let key = plan
         .exit_rules
-        .get(ev.rule as usize)
+        .iter()
+        .chain(&plan.task_rules)
+        .nth(ev.rule as usize)
         .and_then(|r| r.key.clone());
     AuditEvent {
         sec,

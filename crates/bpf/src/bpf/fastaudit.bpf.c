@@ -22,6 +22,8 @@ const volatile __u32 self_tgid = 0;
 const volatile __u32 have_watches = 0;
 const volatile __u32 have_dirs = 0;
 const volatile __u32 have_perm = 0;
+/* Whether an always,task rule is loaded. */
+const volatile __u32 have_recorded = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -37,13 +39,26 @@ struct {
 	__type(value, struct fa_span);
 } spans SEC(".maps");
 
-/* Threads a `never` task rule matched when they were created: never audited. */
+/* Threads a `never` task rule matched when they were created: never
+ * audited. Allocated per entry: preallocating a million would pin 80 MiB. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 1 << 20);
 	__type(key, __u32);
 	__type(value, __u8);
 } unaudited SEC(".maps");
+
+/* Threads an `always` task rule matched when they were created: every
+ * syscall is recorded, whatever the exit rules say. The value is the
+ * task rule, for the record's key (auditctl allows none on that list). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1 << 20);
+	__type(key, __u32);
+	__type(value, __u32);
+} recorded SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -122,12 +137,14 @@ struct {
  * watch tables hold paths: absolute, without "//", "." or "..". The loop
  * state lives here too, not on the stack: the verifier then sees unknown
  * values and checks each callback once, not once per iteration. */
-#define FA_NORM_LEN 512
+#define FA_NORM_LEN 8192            /* base directory + argument */
+#define FA_ARG_MAX 4096             /* PATH_MAX: a path argument, NUL included */
 struct norm {
 	char cat[FA_NORM_LEN];           /* base directory + "/" + argument */
-	struct fa_path_key out;          /* normalized, zero-padded */
+	char out[FA_ARG_MAX];            /* normalized; its first FA_PATH_MAX
+					  * bytes, zero-padded, are the key */
 	struct dentry *dirs[FA_PATH_DEPTH];
-	__u16 starts[FA_PATH_MAX / 2];   /* out offsets of kept components' '/' */
+	__u16 starts[FA_ARG_MAX / 2];    /* out offsets of kept components' '/' */
 	struct dentry *d;                /* base walk: where it is */
 	struct vfsmount *vm;
 	__u32 depth;                     /* base directory components */
@@ -516,15 +533,15 @@ static long cat_step(__u32 i, struct norm_ref *r)
 	if (!n || i >= n->depth)
 		return 1;
 	__u32 pos = n->pos;
-	if (pos >= FA_PATH_MAX) {
+	if (pos >= FA_ARG_MAX - FA_NAME_LEN - 2) {
 		n->ok = 0;
 		return 1;
 	}
-	n->cat[pos & (FA_NORM_LEN - 1)] = '/';
+	n->cat[pos & (FA_ARG_MAX - 1)] = '/';
 	pos++;
 	struct dentry *d = n->dirs[(n->depth - 1 - i) & (FA_PATH_DEPTH - 1)];
 	const unsigned char *name = BPF_CORE_READ(d, d_name.name);
-	long len = bpf_probe_read_kernel_str(&n->cat[pos & (FA_PATH_MAX - 1)], FA_NAME_LEN, name);
+	long len = bpf_probe_read_kernel_str(&n->cat[pos & (FA_ARG_MAX - 1)], FA_NAME_LEN, name);
 	if (len <= 1 || len >= FA_NAME_LEN) {
 		n->ok = 0;   /* unreadable or truncated: no exact spelling */
 		return 1;
@@ -538,18 +555,18 @@ static __always_inline void close_component(struct norm *n)
 {
 	__u32 comp = n->comp;
 	__u32 clen = n->o - comp;
-	char first = n->out.path[comp & (FA_PATH_MAX - 1)];
-	char second = n->out.path[(comp + 1) & (FA_PATH_MAX - 1)];
+	char first = n->out[comp & (FA_ARG_MAX - 1)];
+	char second = n->out[(comp + 1) & (FA_ARG_MAX - 1)];
 	if (clen == 0 || (clen == 1 && first == '.')) {
 		n->o = comp - 1;
 	} else if (clen == 2 && first == '.' && second == '.') {
 		n->o = comp - 1;
 		if (n->sp > 0) {
 			n->sp--;
-			n->o = n->starts[n->sp & (FA_PATH_MAX / 2 - 1)];
+			n->o = n->starts[n->sp & (FA_ARG_MAX / 2 - 1)];
 		}
 	} else {
-		n->starts[n->sp & (FA_PATH_MAX / 2 - 1)] = comp - 1;
+		n->starts[n->sp & (FA_ARG_MAX / 2 - 1)] = comp - 1;
 		n->sp++;
 	}
 }
@@ -567,11 +584,11 @@ static long norm_step(__u32 i, struct norm_ref *r)
 			return 1;
 	}
 	__u32 o = n->o;
-	if (o >= FA_PATH_MAX - 1) {
+	if (o >= FA_ARG_MAX - 1) {
 		n->ok = 0;
 		return 1;
 	}
-	n->out.path[o & (FA_PATH_MAX - 1)] = ch;
+	n->out[o & (FA_ARG_MAX - 1)] = ch;
 	n->o = o + 1;
 	if (ch == '/') {
 		n->comp = o + 1;
@@ -580,6 +597,7 @@ static long norm_step(__u32 i, struct norm_ref *r)
 	return 0;
 }
 
+/* Zero the key part of `out` after the normalized path. */
 static long zero_step(__u32 i, struct norm_ref *r)
 {
 	struct norm *n = r->n;
@@ -588,23 +606,24 @@ static long zero_step(__u32 i, struct norm_ref *r)
 	__u32 p = n->o + i;
 	if (p >= FA_PATH_MAX)
 		return 1;
-	n->out.path[p & (FA_PATH_MAX - 1)] = 0;
+	n->out[p & (FA_PATH_MAX - 1)] = 0;
 	return 0;
 }
 
 /* Shorten the normalized path one byte at a time from its end; at each
- * '/', the directory before it may be a watched tree. */
+ * '/' within the key's length, the directory before it may be a watched
+ * tree (the bytes after it are zero by then). */
 static long prefix_step(__u32 i, struct norm_ref *r)
 {
 	struct norm *n = r->n;
 	struct fa_hits *h = r->h;
 	if (!n || !h || i + 1 >= n->o)
 		return 1;
-	__u32 p = (n->o - 1 - i) & (FA_PATH_MAX - 1);
-	char ch = n->out.path[p];
-	n->out.path[p] = 0;
-	if (ch == '/') {
-		__u32 *id = bpf_map_lookup_elem(&tree_paths, &n->out);
+	__u32 p = (n->o - 1 - i) & (FA_ARG_MAX - 1);
+	char ch = n->out[p];
+	n->out[p] = 0;
+	if (ch == '/' && p < FA_PATH_MAX) {
+		__u32 *id = bpf_map_lookup_elem(&tree_paths, n->out);
 		if (id)
 			hit_add(h, *id);
 	}
@@ -614,7 +633,8 @@ static long prefix_step(__u32 i, struct norm_ref *r)
 /* A failed syscall's path argument, spelled absolute and normalized (the
  * base directory's path when relative), against watched files (the whole
  * path) and trees (the path or any directory above it). Lexical, as
- * written: a symlink followed by ".." is not resolved as the kernel would. */
+ * written: a symlink followed by ".." is not resolved as the kernel would.
+ * Arguments up to PATH_MAX are read whole: padding cannot hide a path. */
 static __always_inline void normalized_hits(struct fa_hits *h, const void *upath,
 					    struct dentry *base, struct vfsmount *bvm)
 {
@@ -634,12 +654,15 @@ static __always_inline void normalized_hits(struct fa_hits *h, const void *upath
 			return;
 		bpf_loop(FA_PATH_DEPTH, cat_step, &r, 0);
 		__u32 pos = n->pos;
-		if (!n->ok || pos >= FA_PATH_MAX)
+		if (!n->ok || pos >= FA_ARG_MAX - 1)
 			return;
-		n->cat[pos & (FA_NORM_LEN - 1)] = '/';
+		n->cat[pos & (FA_ARG_MAX - 1)] = '/';
 		n->pos = pos + 1;
 	}
-	long len = bpf_probe_read_user_str(&n->cat[n->pos & (FA_PATH_MAX - 1)], FA_PATH_MAX, upath);
+	__u32 at = n->pos;
+	if (at >= FA_ARG_MAX)
+		return;
+	long len = bpf_probe_read_user_str(&n->cat[at & (FA_ARG_MAX - 1)], FA_ARG_MAX, upath);
 	if (len <= 1 || n->cat[0] != '/')
 		return;
 	n->o = 0;
@@ -651,22 +674,27 @@ static __always_inline void normalized_hits(struct fa_hits *h, const void *upath
 	if (!n->ok)
 		return;
 	if (n->o == 0) {
-		n->out.path[0] = '/';
+		n->out[0] = '/';
 		n->o = 1;
 	}
-	bpf_loop(FA_PATH_MAX, zero_step, &r, 0);
-	__u32 *id = bpf_map_lookup_elem(&watch_paths, &n->out);
-	if (id)
-		hit_add(h, *id);
+	__u32 *id;
+	if (n->o < FA_PATH_MAX) {
+		bpf_loop(FA_PATH_MAX, zero_step, &r, 0);
+		id = bpf_map_lookup_elem(&watch_paths, n->out);
+		if (id)
+			hit_add(h, *id);
+		if (have_dirs) {
+			id = bpf_map_lookup_elem(&tree_paths, n->out);
+			if (id)
+				hit_add(h, *id);
+		}
+	}
 	if (!have_dirs)
 		return;
-	id = bpf_map_lookup_elem(&tree_paths, &n->out);
-	if (id)
-		hit_add(h, *id);
 	__u32 whole = n->o;
-	bpf_loop(FA_PATH_MAX, prefix_step, &r, 0);
+	bpf_loop(FA_ARG_MAX, prefix_step, &r, 0);
 	/* What is left is "/": a watch on the whole tree. */
-	id = bpf_map_lookup_elem(&tree_paths, &n->out);
+	id = bpf_map_lookup_elem(&tree_paths, n->out);
 	if (id && whole > 1)
 		hit_add(h, *id);
 }
@@ -988,9 +1016,14 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 	__u32 compat = BPF_CORE_READ(task, thread_info.status) & TS_COMPAT ? 1 : 0;
 	__u32 key = nr + (compat ? FA_NR_SYSCALLS : 0);
 	struct fa_span *span = bpf_map_lookup_elem(&spans, &key);
-	if (!span || !span->count)
-		return 0;
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	/* A task an always,task rule selected: every syscall is recorded and
+	 * no exit rule is consulted (the kernel gives such a context the
+	 * highest priority, which no rule's can beat). */
+	__u32 *rec = have_recorded ? bpf_map_lookup_elem(&recorded, &tid) : 0;
+	if ((!span || !span->count) && !rec)
+		return 0;
+	struct fa_span *judge = rec ? 0 : span;
 	if (bpf_map_lookup_elem(&unaudited, &tid))
 		return 0;
 	/* A new task's first return (0 from fork/clone) ends no syscall it
@@ -1007,7 +1040,7 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 		.tgid = tgid,
 		.nr = nr,
 	};
-	if (have_watches && returned) {
+	if (have_watches && returned && judge) {
 		/* Take (and consume) what this syscall changed. */
 		struct fa_hits *h = bpf_map_lookup_elem(&hits, &tid);
 		if (!h && (span->flags & FA_SPAN_NAMES)) {
@@ -1050,18 +1083,24 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 	 * created or renamed beside a watched file (the watch may have to
 	 * follow it whatever the rules decide). */
 	struct fa_hits *h = s.names;
-	if (h && (span->flags & FA_SPAN_NAMES) &&
-	    (span->names_perm == ~0u || (s.perm & span->names_perm) || h->moved[0])) {
+	if (h && judge && (judge->flags & FA_SPAN_NAMES) &&
+	    (judge->names_perm == ~0u || (s.perm & judge->names_perm) || h->moved[0])) {
 		/* In a callback of its own: its many paths then do not
 		 * multiply the states the rules are verified in. */
 		struct names_ctx nc = { .s = &s, .h = h, .key = key };
 		bpf_loop(1, names_step, &nc, 0);
 	}
 
-	struct eval e = { .s = &s, .start = span->start, .matched = -1 };
-	bpf_loop(span->count, try_rule, &e, 0);
-	if (e.matched < 0)
+	struct eval e = { .s = &s, .matched = -1 };
+	if (judge) {
+		e.start = judge->start;
+		bpf_loop(judge->count, try_rule, &e, 0);
+	}
+	/* The rule whose key the record carries: the matching exit rule's, or
+	 * for a recorded task the task rule's (auditctl allows it none). */
+	if (e.matched == -2 || (e.matched == -1 && !rec))
 		return 0;
+	__u32 key_rule = e.matched >= 0 ? (__u32)e.matched : *rec;
 
 	struct fa_event *ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
 	if (!ev) {
@@ -1080,7 +1119,7 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 	ev->exe_dev = exe ? BPF_CORE_READ(exe, f_inode, i_sb, s_dev) : 0;
 	ev->arch = compat ? AUDIT_ARCH_I386 : AUDIT_ARCH_X86_64;
 	ev->syscall = nr;
-	ev->rule = (__u32)e.matched;
+	ev->rule = key_rule;
 	ev->pid = tgid;
 	ev->tid = (__u32)bpf_get_current_pid_tgid();
 	ev->ppid = BPF_CORE_READ(task, real_parent, tgid);
@@ -1189,10 +1228,13 @@ static __always_inline int task_new_body(__u64 *ctx)
 	struct subject s = { .task = task, .tgid = BPF_CORE_READ(task, tgid) };
 	struct eval e = { .s = &s, .start = span->start, .matched = -1 };
 	bpf_loop(span->count, try_rule, &e, 0);
+	__u32 tid = BPF_CORE_READ(task, pid);
 	if (e.matched == -2) {
-		__u32 tid = BPF_CORE_READ(task, pid);
 		__u8 one = 1;
 		bpf_map_update_elem(&unaudited, &tid, &one, BPF_ANY);
+	} else if (e.matched >= 0) {
+		__u32 rule = (__u32)e.matched;
+		bpf_map_update_elem(&recorded, &tid, &rule, BPF_ANY);
 	}
 	return 0;
 }
@@ -1202,6 +1244,8 @@ static __always_inline int task_exit_body(__u64 *ctx)
 	struct task_struct *task = (struct task_struct *)ctx[0];
 	__u32 tid = BPF_CORE_READ(task, pid);
 	bpf_map_delete_elem(&unaudited, &tid);
+	if (have_recorded)
+		bpf_map_delete_elem(&recorded, &tid);
 	return 0;
 }
 

@@ -177,7 +177,7 @@ struct fa_event {
 	__u32 exe_dev;
 	__u32 arch;      /* AUDIT_ARCH_* */
 	__u32 syscall;
-	__u32 rule;      /* index of the matching exit rule */
+	__u32 rule;      /* the rule whose key the record carries (exit rules, then task rules) */
 	__u32 pid;       /* tgid */
 	__u32 tid;
 	__u32 ppid;
