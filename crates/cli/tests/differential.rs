@@ -135,7 +135,13 @@ fn encoded_key(keys: &[&str]) -> String {
 /// Like [`scenario`], and also a difference for every keyed rule the
 /// kernel never selected: each rule must be exercised by the workload.
 fn scenario_every_key(name: &str, rules: &str, workload: &[&str]) -> Vec<String> {
-    let (mut diffs, seen) = run_scenario(name, rules, workload, &[]);
+    every_key(name, rules, run_scenario(name, rules, workload, &[]))
+}
+
+/// The differences of a run, plus one for every keyed rule of `rules` that
+/// selected none of the kernel's workload events.
+fn every_key(name: &str, rules: &str, (mut diffs, events): (Vec<String>, Events)) -> Vec<String> {
+    let seen: BTreeSet<&String> = events.iter().filter_map(|e| e.get("key")).collect();
     for line in rules.lines() {
         let words: Vec<&str> = line.split_whitespace().collect();
         let keys: Vec<&str> = words
@@ -152,14 +158,17 @@ fn scenario_every_key(name: &str, rules: &str, workload: &[&str]) -> Vec<String>
     diffs
 }
 
+/// SYSCALL events as field maps.
+type Events = Vec<BTreeMap<String, String>>;
+
 /// Run a scenario, `fastaudit run` getting `fa_args` too; returns the
-/// differences and the keys of the kernel's events for the workload.
+/// differences and the kernel's events for the workload.
 fn run_scenario(
     name: &str,
     rules: &str,
     workload: &[&str],
     fa_args: &[&str],
-) -> (Vec<String>, BTreeSet<String>) {
+) -> (Vec<String>, Events) {
     let _ka = KernelAudit::acquire();
     let dir = tempdir();
     let rules_file = dir.join("rules");
@@ -246,16 +255,17 @@ fn run_scenario(
         }
         counts
     };
-    let workload_keys = |v: &[BTreeMap<String, String>]| -> BTreeSet<String> {
-        v.iter()
-            .filter(|e| e.get("pid").is_some_and(|p| pids.contains(p)))
-            .filter_map(|e| e.get("key").cloned())
-            .collect()
-    };
-    let seen = workload_keys(&kernel);
+    let mine: Events = kernel
+        .iter()
+        .filter(|e| e.get("pid").is_some_and(|p| pids.contains(p)))
+        .cloned()
+        .collect();
     let (k, o) = (pick(&kernel), pick(&ours));
     let mut diffs = Vec::new();
-    if seen.iter().all(|key| key == TREE_KEY) {
+    if mine
+        .iter()
+        .all(|e| e.get("key").is_some_and(|k| k == TREE_KEY))
+    {
         diffs.push(format!("{name}: the kernel recorded nothing for the workload (scenario is not testing anything)"));
     }
     for (e, &n) in &k {
@@ -271,7 +281,7 @@ fn run_scenario(
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
-    (diffs, seen)
+    (diffs, mine)
 }
 
 #[test]
@@ -556,7 +566,7 @@ fn failed_attempts_on_watches_however_the_path_is_spelled() {
         "cd TREE/sub && NOBODY sh -c 'echo x >> ../../file'",
         "NOBODY sh -c 'echo x >> TREE/./sub/f2'",
         "cd TREE && NOBODY sh -c 'echo x >> sub/../g'",
-        "NOBODY python3 -c 'import os\nfd = os.open(\"TREE\", os.O_RDONLY)\ntry: os.open(\"sub/h\", os.O_WRONLY | os.O_CREAT, dir_fd=fd)\nexcept OSError: pass'",
+        "NOBODY /usr/bin/python3 -c 'import os\nfd = os.open(\"TREE\", os.O_RDONLY)\ntry: os.open(\"sub/h\", os.O_WRONLY | os.O_CREAT, dir_fd=fd)\nexcept OSError: pass'",
         "NOBODY cat TREE/sub/missing",
         // Longer than the 255 bytes a watched path can have: read whole.
         "NOBODY chmod 666 $(dirname FILE)/PAD/file",
@@ -565,19 +575,42 @@ fn failed_attempts_on_watches_however_the_path_is_spelled() {
     .map(|c| c.replace("NOBODY", nobody).replace("PAD", &["."; 200].join("/")))
     .collect();
     let refs: Vec<&str> = cmds.iter().map(String::as_str).collect();
-    assert_agrees(&scenario_every_key(
-        "spellings",
-        "-w FILE -p wa -k file-wa\n-w TREE -p wa -k tree\n",
-        &refs,
-    ));
+    let rules = "-w FILE -p wa -k file-wa\n-w TREE -p wa -k tree\n";
+    let outcome = run_scenario("spellings", rules, &refs, &[]);
+    // Every spelling must have been recorded by the kernel, not just one
+    // per rule: four chmods, three shells' opens, one Python open.
+    for (comm, n) in [("chmod", 4), ("sh", 3), ("python3", 1)] {
+        let got = outcome
+            .1
+            .iter()
+            .filter(|e| {
+                e.get("comm")
+                    .is_some_and(|c| c.starts_with(&format!("\"{comm}")))
+            })
+            .filter(|e| e.get("key").is_some_and(|k| k != TREE_KEY))
+            .count();
+        assert!(got >= n, "{got} kernel events by {comm}, {n} expected");
+    }
+    assert_agrees(&every_key("spellings", rules, outcome));
 }
 
 #[test]
 fn exit_group_through_its_own_tracepoint() {
     // Native rules only: judged by syscalls:sys_enter_exit_group.
+    let rules = "-a always,exit -F arch=b64 -S exit_group -F a0!=0 -k status\n";
+    let dir = tempdir();
+    let file = dir.join("r");
+    std::fs::write(&file, rules).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_fastaudit"))
+        .args(["run", "--explain", "--rules", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let plan = String::from_utf8_lossy(&out.stdout);
+    assert!(plan.contains("syscalls:sys_enter_exit_group"), "{plan}");
+    assert!(!plan.contains("raw_syscalls"), "{plan}");
     assert_agrees(&scenario_every_key(
         "no-return-tracepoint",
-        "-a always,exit -F arch=b64 -S exit_group -F a0!=0 -k status\n",
+        rules,
         &["sh -c 'exit 3'", "true"],
     ))
 }
@@ -587,7 +620,7 @@ fn executable_paths_and_terminals() {
     // A controlling terminal (script gives a pts), an executable unlinked
     // while it runs (d_path adds " (deleted)", and the space makes the
     // kernel hex-encode exe=), and an executable path with a space.
-    assert_agrees(&scenario(
+    let (diffs, events) = run_scenario(
         "exe-tty",
         "-a always,exit -F arch=b64 -S fchmodat,chmod -k c\n",
         &[
@@ -595,7 +628,33 @@ fn executable_paths_and_terminals() {
             "d=$(dirname FILE); cp /usr/bin/perl $d/pl; $d/pl -e 'unlink \"'$d'/pl\"; chmod 0600, \"FILE\"'",
             "d=$(dirname FILE); mkdir -p \"$d/sp ace\"; cp /usr/bin/chmod \"$d/sp ace/ch\"; cd \"$d/sp ace\"; ./ch 600 FILE",
         ],
-    ));
+        &[],
+    );
+    assert_agrees(&diffs);
+    // The kernel's events have what the scenario is about, so agreeing
+    // means something: a pts, a hex exe= ending in " (deleted)", a space.
+    let hex = |t: &str| -> String { t.bytes().map(|b| format!("{b:02X}")).collect() };
+    let has = |f: &dyn Fn(&BTreeMap<String, String>) -> bool, what: &str| {
+        assert!(
+            events.iter().any(f),
+            "no kernel event with {what}: {events:?}"
+        );
+    };
+    has(
+        &|e| e.get("tty").is_some_and(|t| t.starts_with("pts")),
+        "a pts tty",
+    );
+    has(
+        &|e| {
+            e.get("exe")
+                .is_some_and(|x| x.ends_with(&hex(" (deleted)")))
+        },
+        "a deleted exe",
+    );
+    has(
+        &|e| e.get("exe").is_some_and(|x| x.ends_with(&hex("sp ace/ch"))),
+        "an exe path with a space",
+    );
 }
 
 #[test]
@@ -618,12 +677,13 @@ fn setuid_exec_denied_access_and_signals() {
 fn untyped_raw_tracepoints_where_tp_btf_is_refused() {
     // With tp_btf and per-syscall tracepoints left out, the raw syscall,
     // task and inode hooks are raw_tp programs: same events.
-    let (diffs, _) = run_scenario(
-        "raw_tp",
-        "-a never,task -F uid=65534\n\
+    let rules = "-a never,task -F uid=65534\n\
          -a always,exit -S fchmodat -F exe=/usr/bin/chmod -k exe\n\
          -w FILE -p wa -k watch\n\
-         -a always,exit -F arch=b64 -S execve,exit_group -k proc\n",
+         -a always,exit -F arch=b64 -S execve,exit_group -k proc\n";
+    let outcome = run_scenario(
+        "raw_tp",
+        rules,
         &[
             "chmod 600 FILE",
             "echo more >> FILE",
@@ -632,5 +692,5 @@ fn untyped_raw_tracepoints_where_tp_btf_is_refused() {
         ],
         &["--hook-kinds", "raw_tp"],
     );
-    assert_agrees(&diffs);
+    assert_agrees(&every_key("raw_tp", rules, outcome));
 }
