@@ -37,6 +37,10 @@ pub struct Hooks {
     pub io_uring_tracepoints: bool,
     /// kprobe_events in tracefs (kprobes built in).
     pub kprobes: bool,
+    /// What `fastaudit run` found when it loaded and attached a program of
+    /// each hook kind (one line per kind, from `--explain`).
+    #[serde(default)]
+    pub probed: Vec<String>,
 }
 
 const TRACEFS: &str = "/sys/kernel/tracing";
@@ -79,6 +83,7 @@ impl Facts {
                 raw_syscall_tracepoints: events.join("raw_syscalls/sys_enter").exists(),
                 io_uring_tracepoints: events.join("io_uring").exists(),
                 kprobes: Path::new(TRACEFS).join("kprobe_events").exists(),
+                probed: Vec::new(),
             },
             started: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)

@@ -286,6 +286,18 @@ pub fn write_report(results: &Results, dir: &Path) -> std::io::Result<()> {
             .pinned_cpu
             .map_or("(none)".into(), |c| c.to_string())
     );
+    if !f.hooks.probed.is_empty() {
+        let _ = writeln!(
+            md,
+            "BPF hook kinds, as fastaudit probed them:\n\n{}\n",
+            f.hooks
+                .probed
+                .iter()
+                .map(|l| format!("- {l}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
     if chart {
         let _ = writeln!(
             md,

@@ -232,7 +232,32 @@ pub fn run(
     // Read now: fastaudit mounts tracefs when it first runs.
     results.facts = Facts::read();
     results.facts.started = started;
+    results.facts.hooks.probed = probed_kinds(&config.exe);
     Ok(results)
+}
+
+/// The hook kinds `fastaudit run` probes, with their answers (empty if it
+/// cannot say).
+fn probed_kinds(exe: &Path) -> Vec<String> {
+    let empty = std::env::temp_dir().join(format!("fastaudit-bench-{}.rules", std::process::id()));
+    if std::fs::write(&empty, "").is_err() {
+        return Vec::new();
+    }
+    let out = Command::new(exe)
+        .args(["run", "--explain", "--rules"])
+        .arg(&empty)
+        .output();
+    let _ = std::fs::remove_file(&empty);
+    let Ok(out) = out else {
+        return Vec::new();
+    };
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .skip_while(|l| !l.starts_with("hook kinds"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .map(|l| l.trim().to_string())
+        .collect()
 }
 
 /// Each scenario with each of its rule sets, prepared; and remarks.

@@ -141,6 +141,20 @@ fn quick_run_covers_every_scenario_and_mode_and_restores_the_machine() {
     // The facts, the table and the report.
     assert!(v["facts"]["kernel"].as_str().is_some_and(|k| !k.is_empty()));
     assert!(v["facts"]["cpus"].as_u64().unwrap() >= 1);
+    // Every hook kind probed, with the kernel's answer.
+    let probed: Vec<&str> = v["facts"]["hooks"]["probed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    for kind in ["fexit", "tracepoint", "tp_btf", "raw_tp"] {
+        assert!(
+            probed.iter().any(|l| l.starts_with(&format!("{kind}: "))
+                && (l.contains("works") || l.contains("refused"))),
+            "{kind} in {probed:?}"
+        );
+    }
     assert!(stdout.contains("fastaudit/kernel"), "{stdout}");
     let md = std::fs::read_to_string(report.join("report.md")).unwrap();
     assert!(md.contains("](getpid-rules.svg)"), "{md}");
