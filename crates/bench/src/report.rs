@@ -152,6 +152,21 @@ struct Accounting {
     events_per_s: f64,
 }
 
+impl Accounting {
+    /// Rule set, mode, generated, logged, lost, unaccounted, events/s.
+    fn cells(&self) -> [String; 7] {
+        [
+            self.rule_set.clone(),
+            self.mode.name().to_string(),
+            self.generated.to_string(),
+            self.logged.to_string(),
+            self.lost.to_string(),
+            self.unaccounted.to_string(),
+            format!("{:.0}", self.events_per_s),
+        ]
+    }
+}
+
 /// The audited scenario's event accounting, per rule set and audited mode.
 fn accounting(results: &Results) -> Vec<Accounting> {
     let mut out = Vec::new();
@@ -228,16 +243,10 @@ pub fn table(results: &Results) -> String {
     if !acc.is_empty() {
         let _ = writeln!(out, "\naudited fchmodat, events summed over rounds:");
         for a in acc {
+            let [set, mode, generated, logged, lost, unaccounted, rate] = a.cells();
             let _ = writeln!(
                 out,
-                "  rules={} {}: generated {} logged {} lost {} unaccounted {}; {:.0} events/s to the log",
-                a.rule_set,
-                a.mode.name(),
-                a.generated,
-                a.logged,
-                a.lost,
-                a.unaccounted,
-                a.events_per_s
+                "  rules={set} {mode}: generated {generated} logged {logged} lost {lost} unaccounted {unaccounted}; {rate} events/s to the log"
             );
         }
     }
@@ -320,17 +329,7 @@ pub fn write_report(results: &Results, dir: &Path) -> std::io::Result<()> {
             "\n## Audited fchmodat: events (summed over rounds)\n\n| rules | mode | generated | logged | lost | unaccounted | events/s to the log |\n|---|---|---|---|---|---|---|"
         );
         for a in acc {
-            let _ = writeln!(
-                md,
-                "| {} | {} | {} | {} | {} | {} | {:.0} |",
-                a.rule_set,
-                a.mode.name(),
-                a.generated,
-                a.logged,
-                a.lost,
-                a.unaccounted,
-                a.events_per_s
-            );
+            let _ = writeln!(md, "| {} |", a.cells().join(" | "));
         }
     }
     let _ = writeln!(md, "\n## Rule sets\n");

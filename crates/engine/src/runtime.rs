@@ -109,22 +109,15 @@ pub fn run(
         }
         return Ok(Stats::default());
     }
-    let per_syscall: Vec<&str> = plan
-        .hooks
-        .iter()
-        .filter_map(|h| match h {
-            Hook::SyscallExit { name, .. } => Some(name.as_str()),
-            _ => None,
-        })
-        .collect();
-    let enters: Vec<&str> = plan
-        .hooks
-        .iter()
-        .filter_map(|h| match h {
-            Hook::SyscallEnter { name, .. } => Some(name.as_str()),
-            _ => None,
-        })
-        .collect();
+    // Per-syscall tracepoint names: exit hooks, entry hooks.
+    let (mut per_syscall, mut enters): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
+    for h in &plan.hooks {
+        match h {
+            Hook::SyscallExit { name, .. } => per_syscall.push(name),
+            Hook::SyscallEnter { name, .. } => enters.push(name),
+            _ => {}
+        }
+    }
     // A tracepoint name that does not exist (the syscall table and the
     // kernel's SYSCALL_DEFINE names can differ) sends everything to the raw hooks.
     let raw = plan.hooks.contains(&Hook::RawSyscalls)
