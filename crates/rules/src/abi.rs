@@ -1,4 +1,16 @@
 //! Numbers of the kernel's audit rule ABI (`<linux/audit.h>`), declared once.
+//! Each group also lists itself (`ALL`, with the kernel's macro names less
+//! their `AUDIT_` prefix), so the BPF build can generate its C header from
+//! this one definition.
+
+/// Declares `pub const NAME: u32` items and `ALL`, the (name, value) list.
+macro_rules! consts {
+    ($($(#[$doc:meta])* $name:ident = $value:expr;)*) => {
+        $($(#[$doc])* pub const $name: u32 = $value;)*
+        /// Every constant of this group: (kernel macro name less `AUDIT_`, value).
+        pub const ALL: &[(&str, u32)] = &[$((stringify!($name), $name)),*];
+    };
+}
 
 /// Filter lists (`audit_rule_data.flags & AUDIT_FILTER_MASK`).
 pub mod list {
@@ -29,14 +41,16 @@ pub mod action {
 
 /// Field comparison operators as they travel in `fieldflags`.
 pub mod op {
-    pub const BIT_MASK: u32 = 0x0800_0000;
-    pub const LESS_THAN: u32 = 0x1000_0000;
-    pub const GREATER_THAN: u32 = 0x2000_0000;
-    pub const NOT_EQUAL: u32 = 0x3000_0000;
-    pub const EQUAL: u32 = 0x4000_0000;
-    pub const BIT_TEST: u32 = BIT_MASK | EQUAL;
-    pub const LESS_THAN_OR_EQUAL: u32 = LESS_THAN | EQUAL;
-    pub const GREATER_THAN_OR_EQUAL: u32 = GREATER_THAN | EQUAL;
+    consts! {
+        BIT_MASK = 0x0800_0000;
+        LESS_THAN = 0x1000_0000;
+        GREATER_THAN = 0x2000_0000;
+        NOT_EQUAL = 0x3000_0000;
+        EQUAL = 0x4000_0000;
+        BIT_TEST = BIT_MASK | EQUAL;
+        LESS_THAN_OR_EQUAL = LESS_THAN | EQUAL;
+        GREATER_THAN_OR_EQUAL = GREATER_THAN | EQUAL;
+    }
 
     /// The symbol auditctl prints for an operator.
     pub fn symbol(op: u32) -> &'static str {
@@ -56,52 +70,54 @@ pub mod op {
 
 /// Rule field types (`audit_rule_data.fields[]`).
 pub mod field {
-    pub const PID: u32 = 0;
-    pub const UID: u32 = 1;
-    pub const EUID: u32 = 2;
-    pub const SUID: u32 = 3;
-    pub const FSUID: u32 = 4;
-    pub const GID: u32 = 5;
-    pub const EGID: u32 = 6;
-    pub const SGID: u32 = 7;
-    pub const FSGID: u32 = 8;
-    pub const LOGINUID: u32 = 9;
-    pub const PERS: u32 = 10;
-    pub const ARCH: u32 = 11;
-    pub const MSGTYPE: u32 = 12;
-    pub const SUBJ_USER: u32 = 13;
-    pub const SUBJ_ROLE: u32 = 14;
-    pub const SUBJ_TYPE: u32 = 15;
-    pub const SUBJ_SEN: u32 = 16;
-    pub const SUBJ_CLR: u32 = 17;
-    pub const PPID: u32 = 18;
-    pub const OBJ_USER: u32 = 19;
-    pub const OBJ_ROLE: u32 = 20;
-    pub const OBJ_TYPE: u32 = 21;
-    pub const OBJ_LEV_LOW: u32 = 22;
-    pub const OBJ_LEV_HIGH: u32 = 23;
-    pub const LOGINUID_SET: u32 = 24;
-    pub const SESSIONID: u32 = 25;
-    pub const FSTYPE: u32 = 26;
-    pub const DEVMAJOR: u32 = 100;
-    pub const DEVMINOR: u32 = 101;
-    pub const INODE: u32 = 102;
-    pub const EXIT: u32 = 103;
-    pub const SUCCESS: u32 = 104;
-    pub const WATCH: u32 = 105;
-    pub const PERM: u32 = 106;
-    pub const DIR: u32 = 107;
-    pub const FILETYPE: u32 = 108;
-    pub const OBJ_UID: u32 = 109;
-    pub const OBJ_GID: u32 = 110;
-    pub const FIELD_COMPARE: u32 = 111;
-    pub const EXE: u32 = 112;
-    pub const SADDR_FAM: u32 = 113;
-    pub const ARG0: u32 = 200;
-    pub const ARG1: u32 = 201;
-    pub const ARG2: u32 = 202;
-    pub const ARG3: u32 = 203;
-    pub const FILTERKEY: u32 = 210;
+    consts! {
+        PID = 0;
+        UID = 1;
+        EUID = 2;
+        SUID = 3;
+        FSUID = 4;
+        GID = 5;
+        EGID = 6;
+        SGID = 7;
+        FSGID = 8;
+        LOGINUID = 9;
+        PERS = 10;
+        ARCH = 11;
+        MSGTYPE = 12;
+        SUBJ_USER = 13;
+        SUBJ_ROLE = 14;
+        SUBJ_TYPE = 15;
+        SUBJ_SEN = 16;
+        SUBJ_CLR = 17;
+        PPID = 18;
+        OBJ_USER = 19;
+        OBJ_ROLE = 20;
+        OBJ_TYPE = 21;
+        OBJ_LEV_LOW = 22;
+        OBJ_LEV_HIGH = 23;
+        LOGINUID_SET = 24;
+        SESSIONID = 25;
+        FSTYPE = 26;
+        DEVMAJOR = 100;
+        DEVMINOR = 101;
+        INODE = 102;
+        EXIT = 103;
+        SUCCESS = 104;
+        WATCH = 105;
+        PERM = 106;
+        DIR = 107;
+        FILETYPE = 108;
+        OBJ_UID = 109;
+        OBJ_GID = 110;
+        FIELD_COMPARE = 111;
+        EXE = 112;
+        SADDR_FAM = 113;
+        ARG0 = 200;
+        ARG1 = 201;
+        ARG2 = 202;
+        ARG3 = 203;
+        FILTERKEY = 210;
+    }
 
     /// Fields whose value is a string carried in the rule's buffer.
     pub fn is_string(f: u32) -> bool {
@@ -117,24 +133,28 @@ pub mod field {
 
 /// Watch permission bits (`-p rwxa`).
 pub mod perm {
-    pub const EXEC: u32 = 1;
-    pub const WRITE: u32 = 2;
-    pub const READ: u32 = 4;
-    pub const ATTR: u32 = 8;
+    consts! {
+        EXEC = 1;
+        WRITE = 2;
+        READ = 4;
+        ATTR = 8;
+    }
 }
 
 /// `AUDIT_ARCH_*` values: ELF machine plus the 64-bit and little-endian flags.
 pub mod arch {
-    pub const BIT64: u32 = 0x8000_0000;
-    pub const I386: u32 = 0x4000_0003;
-    pub const X86_64: u32 = 0xC000_003E;
-    pub const PPC: u32 = 0x14;
-    pub const PPC64: u32 = 0x8000_0015;
-    pub const PPC64LE: u32 = 0xC000_0015;
-    pub const S390: u32 = 0x16;
-    pub const S390X: u32 = 0x8000_0016;
-    pub const ARM: u32 = 0x4000_0028;
-    pub const AARCH64: u32 = 0xC000_00B7;
+    consts! {
+        BIT64 = 0x8000_0000;
+        I386 = 0x4000_0003;
+        X86_64 = 0xC000_003E;
+        PPC = 0x14;
+        PPC64 = 0x8000_0015;
+        PPC64LE = 0xC000_0015;
+        S390 = 0x16;
+        S390X = 0x8000_0016;
+        ARM = 0x4000_0028;
+        AARCH64 = 0xC000_00B7;
+    }
 }
 
 /// Words in a rule's syscall bitmap (`AUDIT_BITMASK_SIZE`).

@@ -5,36 +5,35 @@
 #ifndef FASTAUDIT_H
 #define FASTAUDIT_H
 
-#define FA_MAX_TESTS 64          /* AUDIT_MAX_FIELDS */
-#define FA_NR_SYSCALLS 2048      /* bits in a rule's syscall bitmap */
-#define FA_MAX_RULES 8192
-#define FA_MAX_CANDIDATES 262144 /* all per-syscall candidate lists together */
-#define FA_MAX_EXES 1024
-#define FA_RINGBUF_BYTES (16 << 20)
-#define FA_PROCTITLE_LEN 128     /* MAX_PROCTITLE_AUDIT_LEN */
-#define FA_PATH_DEPTH 16         /* exe path components kept */
-#define FA_NAME_LEN 64           /* bytes kept of each component */
-#define FA_MAX_WATCHED 65536     /* watched inodes (files, dirs, mount roots) */
-#define FA_MAX_HITS 8            /* watched objects one syscall can touch */
-#define FA_DIR_DEPTH 32          /* ancestors looked at for dir= watches */
+/* Sizes and limits. Enums, not macros, so that they reach the Rust side
+ * through the object's BTF (see struct fa_enums). */
+enum fa_limit {
+	FA_MAX_TESTS = 64,          /* AUDIT_MAX_FIELDS */
+	FA_NR_SYSCALLS = 2048,      /* syscall numbers per ABI */
+	FA_MAX_RULES = 8192,
+	FA_MAX_CANDIDATES = 262144, /* all per-syscall candidate lists together */
+	FA_MAX_EXES = 1024,
+	FA_RINGBUF_BYTES = 16 << 20,
+	FA_PROCTITLE_LEN = 128,     /* MAX_PROCTITLE_AUDIT_LEN */
+	FA_PATH_DEPTH = 16,         /* path components kept of a dentry walk */
+	FA_NAME_LEN = 64,           /* bytes kept of each component */
+	FA_MAX_WATCHED = 65536,     /* watched inodes (files, dirs, mount roots) */
+	FA_MAX_HITS = 8,            /* watched objects one syscall can touch */
+	FA_MAX_MOVED = 2,           /* dentries renamed or created beside a watched file */
+	FA_DIR_DEPTH = 32,          /* ancestors looked at for dir= watches */
+	FA_PATH_MAX = 256,          /* bytes of a watched path kept as a key */
+	FA_MAX_THREADS = 16384,     /* threads with per-syscall state at once */
+	/* Index of the spans map: syscall nr, plus FA_NR_SYSCALLS for compat
+	 * (ia32) syscalls; FA_TASK_SPAN holds the task-list rules. */
+	FA_NR_SPANS = 2 * FA_NR_SYSCALLS,
+	FA_TASK_SPAN = FA_NR_SPANS,
+};
 
-/* Field codes are the kernel's (AUDIT_PID ...); these are fastaudit's own. */
-#define FA_FIELD_NEVER 0xFFFF
-
-/* Operators, as in <linux/audit.h>. */
-#define FA_OP_BIT_MASK 0x08000000
-#define FA_OP_LT 0x10000000
-#define FA_OP_GT 0x20000000
-#define FA_OP_NE 0x30000000
-#define FA_OP_EQ 0x40000000
-#define FA_OP_BIT_TEST 0x48000000
-#define FA_OP_LE 0x50000000
-#define FA_OP_GE 0x60000000
-
-/* Kernel field numbers of the path fields (<linux/audit.h>). */
-#define FA_FIELD_WATCH 105
-#define FA_FIELD_PERM 106
-#define FA_FIELD_DIR 107
+/* A test whose field can never hold (an LSM field without an LSM). Rule
+ * field codes are otherwise the kernel's (AUDIT_*, audit_abi.h). */
+enum fa_field {
+	FA_FIELD_NEVER = 0xFFFF,
+};
 
 /* How the kernel's audit_match_perm judges a syscall (the sysclass map):
  * the kind, shifted by FA_PERM_KIND_SHIFT, or'ed with class bits. */
@@ -63,10 +62,12 @@ enum fa_event_flag {
 	FA_EV_EXE_DELETED = 2,
 };
 
-/* Counters in the stats map. */
-#define FA_STAT_EMITTED 0
-#define FA_STAT_LOST 1
-#define FA_NR_STATS 2
+/* Counters in the stats map (per CPU; user space sums them). */
+enum fa_stat {
+	FA_STAT_EMITTED = 0,   /* events put into the ring buffer */
+	FA_STAT_LOST = 1,      /* events the ring buffer had no room for */
+	FA_NR_STATS = 2,
+};
 
 struct fa_test {
 	__u32 field;
@@ -80,11 +81,13 @@ struct fa_rule {
 	struct fa_test tests[FA_MAX_TESTS];
 };
 
-/* Where one syscall's candidate rule ids sit in the candidates array.
- * Index: syscall nr, plus FA_NR_SYSCALLS for compat (ia32) syscalls;
- * FA_TASK_SPAN holds the task-list rules (evaluated at task creation). */
-#define FA_TASK_SPAN (2 * FA_NR_SYSCALLS)
-#define FA_SPAN_NAMES 1          /* a candidate rule tests path= or dir= */
+/* fa_span.flags. */
+enum fa_span_flag {
+	FA_SPAN_NAMES = 1,       /* a candidate rule tests path= or dir= */
+};
+
+/* Where one syscall's candidate rule ids sit in the candidates array
+ * (index: see FA_NR_SPANS). */
 struct fa_span {
 	__u32 start;
 	__u32 count;
@@ -121,25 +124,25 @@ struct fa_name_key {
 	char name[FA_NAME_LEN];
 };
 
-/* Watched objects a thread's current syscall touched; `key` is the
- * syscall's span index, so hits never leak into a later syscall. */
 /* A watched file's path as the rule gives it, zero-padded: failed
  * syscalls change no inode, so their path arguments are compared. */
-#define FA_PATH_MAX 256
 struct fa_path_key {
 	char path[FA_PATH_MAX];
 };
 
 /* Where a syscall's path arguments are: up to two (dirfd argument, path
  * argument) pairs; a dirfd of FA_NO_DIRFD means relative to the cwd. */
-#define FA_NO_DIRFD 0xFF
+enum fa_path_arg {
+	FA_NO_DIRFD = 0xFF,
+};
 struct fa_path_args {
 	__u8 n;
 	__u8 dirfd[2];
 	__u8 path[2];
 };
 
-#define FA_MAX_MOVED 2
+/* Watched objects a thread's current syscall touched; `key` is the
+ * syscall's span index, so hits never leak into a later syscall. */
 struct fa_hits {
 	__u32 key;
 	__u32 count;
@@ -149,10 +152,15 @@ struct fa_hits {
 	__u64 moved[FA_MAX_MOVED];
 };
 
-/* The enums reach the skeleton's BTF through this struct. */
-struct fa_perm_enums {
-	enum fa_perm_kind kind;
-	enum fa_perm_class class;
+/* The enums reach the skeleton's BTF (and so Rust) through this struct. */
+struct fa_enums {
+	enum fa_limit limit;
+	enum fa_field field;
+	enum fa_stat stat;
+	enum fa_span_flag span_flag;
+	enum fa_path_arg path_arg;
+	enum fa_perm_kind perm_kind;
+	enum fa_perm_class perm_class;
 	enum fa_event_flag event_flag;
 };
 
@@ -173,13 +181,10 @@ struct fa_event {
 	__u64 time_ns;   /* CLOCK_MONOTONIC at syscall exit */
 	__s64 ret;
 	__u64 args[4];
-	__u64 exe_ino;
-	__u32 exe_dev;
 	__u32 arch;      /* AUDIT_ARCH_* */
 	__u32 syscall;
 	__u32 rule;      /* the rule whose key the record carries (exit rules, then task rules) */
 	__u32 pid;       /* tgid */
-	__u32 tid;
 	__u32 ppid;
 	__u32 auid;
 	__u32 ses;

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Everything the BPF side knows about the architecture (x86_64 with its
+ * ia32 compat ABI): which ABI a syscall came through, where its arguments
+ * sit, and the syscall numbers that need special handling. Syscall
+ * numbers come from audit_abi.h, generated from the syscall tables. */
+#ifndef FA_ARCH_BPF_H
+#define FA_ARCH_BPF_H
+
+#define TS_COMPAT 0x0002        /* thread_info.status: an ia32 syscall */
+#define PF_KTHREAD 0x00200000   /* task_struct.flags */
+#define SYS_BIND 2              /* socketcall's call number of bind */
+
+/* Whether the task's current syscall came through the ia32 ABI. */
+static __always_inline __u32 task_compat(struct task_struct *t)
+{
+	return BPF_CORE_READ(t, thread_info.status) & TS_COMPAT ? 1 : 0;
+}
+
+/* The audit arch of an ABI (the `arch` field and arch= tests). */
+static __always_inline __u32 abi_arch(__u32 compat)
+{
+	return compat ? AUDIT_ARCH_I386 : AUDIT_ARCH_X86_64;
+}
+
+/* Index of a syscall in the per-syscall maps (spans, sysclass, ...). */
+static __always_inline __u32 span_index(__u32 nr, __u32 compat)
+{
+	return nr + (compat ? FA_NR_SYSCALLS : 0);
+}
+
+/* The syscall number in a task's saved registers. */
+static __always_inline long regs_syscall_nr(struct pt_regs *r)
+{
+	return BPF_CORE_READ(r, orig_ax);
+}
+
+/* Syscall argument n (0-3) in the saved registers of either ABI. */
+static __always_inline __u64 regs_arg(struct pt_regs *r, __u32 compat, int n)
+{
+	if (compat) {
+		switch (n) {
+		case 0: return (__u32)BPF_CORE_READ(r, bx);
+		case 1: return (__u32)BPF_CORE_READ(r, cx);
+		case 2: return (__u32)BPF_CORE_READ(r, dx);
+		default: return (__u32)BPF_CORE_READ(r, si);
+		}
+	}
+	switch (n) {
+	case 0: return BPF_CORE_READ(r, di);
+	case 1: return BPF_CORE_READ(r, si);
+	case 2: return BPF_CORE_READ(r, dx);
+	default: return BPF_CORE_READ(r, r10);
+	}
+}
+
+/* open, openat, creat, openat2: their result is a file descriptor. */
+static __always_inline int is_open(__u32 nr, __u32 compat)
+{
+	return compat ? (nr == FA_NR32_open || nr == FA_NR32_openat || nr == FA_NR32_creat ||
+			 nr == FA_NR32_openat2)
+		      : (nr == FA_NR64_open || nr == FA_NR64_openat || nr == FA_NR64_creat ||
+			 nr == FA_NR64_openat2);
+}
+
+/* execve and execveat: their registers are gone at exit. */
+static __always_inline int is_exec(__u32 nr, __u32 compat)
+{
+	return compat ? (nr == FA_NR32_execve || nr == FA_NR32_execveat)
+		      : (nr == FA_NR64_execve || nr == FA_NR64_execveat);
+}
+
+/* exit and exit_group end the task inside the syscall: no exit hook ever
+ * sees them. */
+static __always_inline int is_noreturn(__u32 nr, __u32 compat)
+{
+	return compat ? (nr == FA_NR32_exit || nr == FA_NR32_exit_group)
+		      : (nr == FA_NR64_exit || nr == FA_NR64_exit_group);
+}
+
+/* fork, vfork, clone, clone3: the child returns 0 from a syscall it
+ * never entered. */
+static __always_inline int is_fork(__u32 nr, __u32 compat)
+{
+	return compat ? (nr == FA_NR32_fork || nr == FA_NR32_vfork || nr == FA_NR32_clone ||
+			 nr == FA_NR32_clone3)
+		      : (nr == FA_NR64_fork || nr == FA_NR64_vfork || nr == FA_NR64_clone ||
+			 nr == FA_NR64_clone3);
+}
+
+#endif

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Files, inodes and dentries: identities and the one walk up the dentry
+ * tree (as d_path walks it, crossing mount points), used for the
+ * executable's path, for dir= ancestors and for a relative path's base
+ * directory. As libbpf-tools' path_helpers.bpf.h and tracee's
+ * common/filesystem.h. */
+#ifndef FA_DENTRY_BPF_H
+#define FA_DENTRY_BPF_H
+
+#define AT_FDCWD -100   /* a dirfd meaning "the current directory" */
+
+/* An inode's identity: the kernel's (i_ino, s_dev), as audit compares. */
+static __always_inline struct fa_inode_key inode_key(struct inode *inode)
+{
+	struct fa_inode_key k = {
+		.ino = BPF_CORE_READ(inode, i_ino),
+		.dev = BPF_CORE_READ(inode, i_sb, s_dev),
+	};
+	return k;
+}
+
+/* Where a walk up the dentry tree is: a dentry and, when known, its mount. */
+struct walk_pos {
+	struct dentry *d;
+	struct vfsmount *vm;
+};
+
+enum walk_step {
+	WALK_PARENT,  /* moved to the parent directory; the child was a component */
+	WALK_MOUNT,   /* crossed from a mount's root to its mount point: no component */
+	WALK_ROOT,    /* at the root of the mount tree: done */
+	WALK_END,     /* a root with no mount known to cross: the walk cannot go on */
+};
+
+/* One step of d_path's walk from p->d towards the root. Without a mount
+ * (p->vm NULL) the walk stays in the dentry's file system and ends at its
+ * root with WALK_END. */
+static __always_inline enum walk_step dentry_up(struct walk_pos *p)
+{
+	struct dentry *d = p->d;
+	struct vfsmount *vm = p->vm;
+	if (vm && d == BPF_CORE_READ(vm, mnt_root)) {
+		struct mount *m = container_of(vm, struct mount, mnt);
+		struct mount *parent = BPF_CORE_READ(m, mnt_parent);
+		if (parent == m)
+			return WALK_ROOT;
+		p->d = BPF_CORE_READ(m, mnt_mountpoint);
+		p->vm = &parent->mnt;
+		return WALK_MOUNT;
+	}
+	struct dentry *up = BPF_CORE_READ(d, d_parent);
+	if (!up || up == d)
+		return WALK_END;
+	p->d = up;
+	return WALK_PARENT;
+}
+
+/* Whether d_path would add " (deleted)": the dentry is unhashed and not
+ * a root. */
+static __always_inline int dentry_deleted(struct dentry *d)
+{
+	return !BPF_CORE_READ(d, d_hash.pprev) && BPF_CORE_READ(d, d_parent) != d;
+}
+
+/* The open file behind a task's file descriptor, or NULL. */
+static __always_inline struct file *fd_file(struct task_struct *t, long fd)
+{
+	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
+	if (!fdt || fd < 0 || fd >= BPF_CORE_READ(fdt, max_fds))
+		return 0;
+	struct file **fds = BPF_CORE_READ(fdt, fd);
+	struct file *f = 0;
+	bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]);
+	return f;
+}
+
+/* The task's executable, or NULL (kernel threads). */
+static __always_inline struct file *task_exe(struct task_struct *t)
+{
+	return BPF_CORE_READ(t, mm, exe_file);
+}
+
+#endif

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Building the event user space turns into SYSCALL and PROCTITLE
+ * records: what the kernel's audit_log_exit reads from the task. */
+#ifndef FA_EVENT_BPF_H
+#define FA_EVENT_BPF_H
+
+/* The command line as the kernel's audit_log_proctitle reads it: the
+ * first FA_PROCTITLE_LEN bytes of the argument area. */
+static __always_inline void read_proctitle(struct task_struct *task, struct fa_event *ev)
+{
+	struct mm_struct *mm = BPF_CORE_READ(task, mm);
+	ev->proctitle_len = 0;
+	if (!mm)
+		return;
+	unsigned long start = BPF_CORE_READ(mm, arg_start);
+	unsigned long end = BPF_CORE_READ(mm, arg_end);
+	unsigned long len = end - start;
+	if (end <= start)
+		return;
+	if (len > FA_PROCTITLE_LEN)
+		len = FA_PROCTITLE_LEN;
+	if (bpf_probe_read_user(ev->proctitle, len & (FA_PROCTITLE_LEN * 2 - 1) & 0xff, (void *)start) == 0)
+		ev->proctitle_len = len;
+}
+
+struct exe_walk {
+	struct walk_pos pos;
+	struct fa_event *ev;
+	__u32 n;
+};
+
+static long exe_walk_step(__u32 i, struct exe_walk *w)
+{
+	struct dentry *child = w->pos.d;
+	enum walk_step s = dentry_up(&w->pos);
+	if (s == WALK_MOUNT)
+		return 0;
+	if (s != WALK_PARENT || w->n >= FA_PATH_DEPTH)
+		return 1;
+	const unsigned char *name = BPF_CORE_READ(child, d_name.name);
+	__u32 slot = w->n & (FA_PATH_DEPTH - 1);
+	bpf_probe_read_kernel_str(w->ev->exe_names[slot], FA_NAME_LEN, name);
+	w->n++;
+	return 0;
+}
+
+/* The executable's path components, last first, as d_path spells them.
+ * Returns FA_EV_EXE_DELETED when d_path would add " (deleted)". */
+static __always_inline __u32 read_exe_path(struct file *f, struct fa_event *ev)
+{
+	ev->exe_depth = 0;
+	if (!f)
+		return 0;
+	struct walk_pos start = {
+		.d = BPF_CORE_READ(f, f_path.dentry),
+		.vm = BPF_CORE_READ(f, f_path.mnt),
+	};
+	struct exe_walk w = { .pos = start, .ev = ev };
+	bpf_loop(FA_PATH_DEPTH * 2, exe_walk_step, &w, 0);
+	ev->exe_depth = w.n;
+	return dentry_deleted(start.d) ? FA_EV_EXE_DELETED : 0;
+}
+
+/* Fill an event for the syscall of s, whose record carries rule key_rule. */
+static __always_inline void fill_event(struct fa_event *ev, struct subject *s, __u32 key_rule)
+{
+	struct task_struct *task = s->task;
+	const struct cred *c = BPF_CORE_READ(task, cred);
+	ev->time_ns = bpf_ktime_get_ns();
+	ev->ret = s->ret;
+	for (int i = 0; i < 4; i++)
+		ev->args[i] = arg(s, i);
+	__u32 deleted = read_exe_path(task_exe(task), ev);
+	read_proctitle(task, ev);
+	ev->arch = abi_arch(s->compat);
+	ev->syscall = s->nr;
+	ev->rule = key_rule;
+	ev->pid = s->tgid;
+	ev->ppid = BPF_CORE_READ(task, real_parent, tgid);
+	ev->auid = BPF_CORE_READ(task, loginuid.val);
+	ev->ses = BPF_CORE_READ(task, sessionid);
+	ev->pers = BPF_CORE_READ(task, personality);
+	ev->flags = (s->returned ? 0 : FA_EV_NO_RETURN) | deleted;
+	ev->ids[0] = BPF_CORE_READ(c, uid.val);
+	ev->ids[1] = BPF_CORE_READ(c, gid.val);
+	ev->ids[2] = BPF_CORE_READ(c, euid.val);
+	ev->ids[3] = BPF_CORE_READ(c, suid.val);
+	ev->ids[4] = BPF_CORE_READ(c, fsuid.val);
+	ev->ids[5] = BPF_CORE_READ(c, egid.val);
+	ev->ids[6] = BPF_CORE_READ(c, sgid.val);
+	ev->ids[7] = BPF_CORE_READ(c, fsgid.val);
+	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
+	struct tty_struct *tty = BPF_CORE_READ(task, signal, tty);
+	if (tty)
+		bpf_core_read_str(ev->tty, sizeof(ev->tty), &tty->name);
+	else
+		ev->tty[0] = 0;
+}
+
+#endif

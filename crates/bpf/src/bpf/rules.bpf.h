@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Rule evaluation with the kernel audit's semantics: each candidate rule
+ * in order, every test must hold, the first matching rule decides
+ * (always: record, never: do not). Field codes are the kernel's. */
+#ifndef FA_RULES_BPF_H
+#define FA_RULES_BPF_H
+
+/* The result of evaluating a list of candidate rules. */
+enum verdict {
+	VERDICT_NONE = -1,    /* no rule matched */
+	VERDICT_NEVER = -2,   /* a never rule matched; >= 0: the always rule's id */
+};
+
+struct eval {
+	struct subject *s;
+	struct fa_rule *rule;
+	__u32 start;
+	__u32 ok;
+	__s64 matched;   /* enum verdict, or the matching always rule */
+};
+
+static __always_inline int compare(__u32 l, __u32 op, __u32 r)
+{
+	switch (op) {
+	case AUDIT_EQUAL: return l == r;
+	case AUDIT_NOT_EQUAL: return l != r;
+	case AUDIT_LESS_THAN: return l < r;
+	case AUDIT_LESS_THAN_OR_EQUAL: return l <= r;
+	case AUDIT_GREATER_THAN: return l > r;
+	case AUDIT_GREATER_THAN_OR_EQUAL: return l >= r;
+	case AUDIT_BIT_MASK: return (l & r) != 0;
+	case AUDIT_BIT_TEST: return (l & r) == r;
+	}
+	return 0;
+}
+
+/* The value of a field for the current syscall. */
+static __always_inline __u32 value_of(struct subject *s, __u32 field)
+{
+	struct task_struct *t = s->task;
+	const struct cred *c = BPF_CORE_READ(t, cred);
+	switch (field) {
+	case AUDIT_PID: return s->tgid;
+	case AUDIT_UID: return BPF_CORE_READ(c, uid.val);
+	case AUDIT_EUID: return BPF_CORE_READ(c, euid.val);
+	case AUDIT_SUID: return BPF_CORE_READ(c, suid.val);
+	case AUDIT_FSUID: return BPF_CORE_READ(c, fsuid.val);
+	case AUDIT_GID: return BPF_CORE_READ(c, gid.val);
+	case AUDIT_EGID: return BPF_CORE_READ(c, egid.val);
+	case AUDIT_SGID: return BPF_CORE_READ(c, sgid.val);
+	case AUDIT_FSGID: return BPF_CORE_READ(c, fsgid.val);
+	case AUDIT_LOGINUID: return BPF_CORE_READ(t, loginuid.val);
+	case AUDIT_PERS: return BPF_CORE_READ(t, personality);
+	case AUDIT_ARCH: return abi_arch(s->compat);
+	case AUDIT_PPID: return BPF_CORE_READ(t, real_parent, tgid);
+	case AUDIT_LOGINUID_SET: return BPF_CORE_READ(t, loginuid.val) != (__u32)-1;
+	case AUDIT_SESSIONID: return BPF_CORE_READ(t, sessionid);
+	case AUDIT_EXIT: return (__u32)s->ret;
+	case AUDIT_SUCCESS: return !failed(s->ret);
+	case AUDIT_ARG0: return (__u32)arg(s, 0);
+	case AUDIT_ARG1: return (__u32)arg(s, 1);
+	case AUDIT_ARG2: return (__u32)arg(s, 2);
+	case AUDIT_ARG3: return (__u32)arg(s, 3);
+	}
+	return 0;
+}
+
+/* A -C test: the AUDIT_COMPARE_* id names the two fields compared. The
+ * object comparisons are refused by the engine, never loaded. */
+static __always_inline int compare_fields(struct subject *s, __u32 which, __u32 op)
+{
+	__u32 a, b;
+	switch (which) {
+#define FA_COMPARE_CASE(id, l, r) case id: a = l; b = r; break;
+	FA_COMPARE_PAIRS(FA_COMPARE_CASE)
+#undef FA_COMPARE_CASE
+	default: return 0;
+	}
+	return compare(value_of(s, a), op, value_of(s, b));
+}
+
+/* exe=: the task's executable is the one at index idx of the exes map. */
+static __always_inline int exe_is(struct subject *s, __u32 idx)
+{
+	struct fa_exe *want = bpf_map_lookup_elem(&exes, &idx);
+	if (!want)
+		return 0;
+	struct file *f = task_exe(s->task);
+	if (!f)
+		return 0;
+	struct fa_inode_key k = inode_key(BPF_CORE_READ(f, f_inode));
+	return k.ino == want->ino && k.dev == want->dev;
+}
+
+/* The watch permission an open's access mode asks for. */
+static __always_inline __u32 acc_mode(__u64 flags)
+{
+	switch (flags & 3) {   /* O_ACCMODE */
+	case 0: return AUDIT_PERM_READ;   /* O_RDONLY */
+	case 1: return AUDIT_PERM_WRITE;  /* O_WRONLY */
+	default: return AUDIT_PERM_READ | AUDIT_PERM_WRITE;
+	}
+}
+
+/* The kernel's audit_match_perm, for every mask at once: the returned
+ * bits P make `perm=mask` hold exactly when mask & P != 0. */
+static __always_inline __u32 perm_bits(struct subject *s)
+{
+	__u32 key = span_index(s->nr, s->compat);
+	__u32 *c = bpf_map_lookup_elem(&sysclass, &key);
+	if (!c)
+		return 0;
+	__u32 cls = *c & 0xff;
+	__u64 how = 0;
+	switch (*c >> FA_PERM_KIND_SHIFT) {
+	case FA_PERM_CLASS:
+		return (cls & FA_CLASS_WRITE ? AUDIT_PERM_WRITE : 0) |
+		       (cls & FA_CLASS_READ ? AUDIT_PERM_READ : 0) |
+		       (cls & FA_CLASS_CHATTR ? AUDIT_PERM_ATTR : 0);
+	case FA_PERM_OPEN: return acc_mode(arg(s, 1));
+	case FA_PERM_OPENAT: return acc_mode(arg(s, 2));
+	case FA_PERM_EXEC: return AUDIT_PERM_EXEC;
+	case FA_PERM_OPENAT2:
+		bpf_probe_read_user(&how, sizeof(how), (void *)arg(s, 2));
+		return acc_mode(how);
+	case FA_PERM_SOCKETCALL: return arg(s, 0) == SYS_BIND ? AUDIT_PERM_WRITE : 0;
+	}
+	return 0;
+}
+
+static long test_one(__u32 i, struct eval *e)
+{
+	struct fa_rule *r = e->rule;
+	if (!r)
+		return 1;
+	/* The loop count is at most FA_MAX_TESTS; mask the index behind a
+	 * compiler barrier so the verifier sees the bound clang would drop. */
+	__u32 idx = i;
+	barrier_var(idx);
+	idx &= FA_MAX_TESTS - 1;
+	struct fa_test *t = &r->tests[idx];
+	int ok;
+	if (t->field == FA_FIELD_NEVER)
+		ok = 0;
+	else if (t->field == AUDIT_FIELD_COMPARE)
+		ok = compare_fields(e->s, t->value, t->op);
+	else if (t->field == AUDIT_EXE)
+		ok = exe_is(e->s, t->value) == (t->op == AUDIT_EQUAL);
+	else if (t->field == AUDIT_WATCH || t->field == AUDIT_DIR)
+		ok = e->s->hits && has_hit(e->s->hits, t->value);   /* the kernel ignores the operator */
+	else if (t->field == AUDIT_PERM)
+		ok = (t->value & e->s->perm) != 0;
+	else if ((t->field == AUDIT_EXIT || t->field == AUDIT_SUCCESS) && !e->s->returned)
+		ok = 0;   /* exit=, success=: no return value, the test fails whatever its operator */
+	else
+		ok = compare(value_of(e->s, t->field), t->op, t->value);
+	if (!ok) {
+		e->ok = 0;
+		return 1;
+	}
+	return 0;
+}
+
+static long try_rule(__u32 i, struct eval *e)
+{
+	__u32 pos = e->start + i;
+	__u32 *id = bpf_map_lookup_elem(&candidates, &pos);
+	if (!id)
+		return 1;
+	__u32 rid = *id;
+	struct fa_rule *r = bpf_map_lookup_elem(&rules, &rid);
+	if (!r)
+		return 1;
+	e->rule = r;
+	e->ok = 1;
+	bpf_loop(r->ntests < FA_MAX_TESTS ? r->ntests : FA_MAX_TESTS, test_one, e, 0);
+	if (e->ok) {
+		e->matched = r->always ? (__s64)rid : VERDICT_NEVER;
+		return 1;
+	}
+	return 0;
+}
+
+/* The verdict of the candidate rules in span (first match decides). */
+static __always_inline __s64 judge(struct subject *s, struct fa_span *span)
+{
+	struct eval e = { .s = s, .start = span->start, .matched = VERDICT_NONE };
+	bpf_loop(span->count, try_rule, &e, 0);
+	return e.matched;
+}
+
+#endif

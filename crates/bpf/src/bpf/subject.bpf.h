@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The syscall being judged: the task, its registers or saved entry
+ * arguments, its result, and small getters rules and records share. */
+#ifndef FA_SUBJECT_BPF_H
+#define FA_SUBJECT_BPF_H
+
+struct subject {
+	struct task_struct *task;
+	struct pt_regs *regs;
+	struct fa_args *saved;   /* entry arguments, when the registers are gone */
+	long ret;
+	__u32 returned;  /* 0: exit/exit_group, judged before it ends the task */
+	__u32 compat;
+	__u32 tgid;
+	__u32 nr;
+	__u32 perm;      /* perm_bits(), when perm= tests are loaded */
+	/* Watched objects the syscall touched, in the hits map: kept off
+	 * the stack so the verifier does not track its contents. */
+	struct fa_hits *hits;
+};
+
+/* Syscall argument n (0-3): the entry arguments where they were saved
+ * (exec clears the registers), else the registers. */
+static __always_inline __u64 arg(struct subject *s, int n)
+{
+	if (s->saved)
+		return s->saved->a[n & 3];
+	return regs_arg(s->regs, s->compat, n);
+}
+
+#define MAX_ERRNO 4095   /* include/linux/err.h */
+
+/* Whether the result is an error (-MAX_ERRNO..-1), as the kernel's
+ * success= judges it. */
+static __always_inline int failed(long ret)
+{
+	return ret >= -MAX_ERRNO && ret < 0;
+}
+
+#endif

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* File watches (-w, path=, dir=): which watched objects the current
+ * syscall touched. Changes are noted as they happen (inode ctime
+ * tracepoints), what a successful open or exec leaves behind is read at
+ * exit, and a failed syscall's path arguments are matched by name. */
+#ifndef FA_WATCHES_BPF_H
+#define FA_WATCHES_BPF_H
+
+struct failed_args {
+	struct fa_hits *h;
+	struct task_struct *task;
+	struct fa_path_args pa;
+	__u64 args[4];
+};
+
+/* The directory a relative path argument starts from: the cwd, or the
+ * directory open on dirfd. */
+static __always_inline struct walk_pos path_base(struct task_struct *task, long dfd)
+{
+	struct walk_pos p = {};
+	if (dfd == AT_FDCWD) {
+		p.d = BPF_CORE_READ(task, fs, pwd.dentry);
+		p.vm = BPF_CORE_READ(task, fs, pwd.mnt);
+	} else {
+		struct file *file = fd_file(task, dfd);
+		p.d = file ? BPF_CORE_READ(file, f_path.dentry) : 0;
+		p.vm = file ? BPF_CORE_READ(file, f_path.mnt) : 0;
+	}
+	return p;
+}
+
+/* One path argument of a failed syscall, spelled as the watch tables
+ * hold paths; a plain name is also looked up by its directory's identity
+ * (which holds even where the directory's path cannot be spelled). */
+static long failed_step(__u32 i, struct failed_args *f)
+{
+	struct fa_hits *h = f->h;
+	if (!h || i >= f->pa.n || i >= 2)
+		return 1;
+	__u32 zero = 0;
+	struct fa_path_key *buf = bpf_map_lookup_elem(&path_scratch, &zero);
+	if (!buf)
+		return 1;
+	__builtin_memset(buf, 0, sizeof(*buf));
+	__u32 slot = i;
+	barrier_var(slot);
+	slot &= 1;
+	__u8 pi = f->pa.path[slot];
+	__u8 di = f->pa.dirfd[slot];
+	const void *upath = (const void *)f->args[pi & 3];
+	long len = bpf_probe_read_user_str(buf->path, sizeof(buf->path), upath);
+	if (len <= 1)
+		return 0;
+	if (buf->path[0] == '/') {
+		normalized_hits(h, upath, 0, 0);
+		return 0;
+	}
+	long dfd = di == FA_NO_DIRFD ? AT_FDCWD : (int)f->args[di & 3];
+	struct walk_pos base = path_base(f->task, dfd);
+	if (!base.d || !base.vm)
+		return 0;
+	struct dentry *dir = base.d;   /* CO-RE reads need a plain local */
+	normalized_hits(h, upath, dir, base.vm);
+	struct fa_name_key k = {};
+	if (!name_key(&k, BPF_CORE_READ(dir, d_inode), len - 1))
+		return 0;
+	barrier_var(len);   /* keep the mask: it is the verifier's bound */
+	bpf_probe_read_kernel(k.name, (len - 1) & (FA_NAME_LEN - 1), buf->path);
+	__u32 *id = bpf_map_lookup_elem(&watch_names, &k);
+	if (id)
+		hit_add(h, *id);
+	return 0;
+}
+
+/* Whether the kernel's lookup found the object although the syscall
+ * failed (EACCES, EPERM, EEXIST, ...): then it still names the object.
+ * These errnos say the path itself did not resolve. */
+static __always_inline int lookup_found(long err)
+{
+	return err != ENOENT && err != ENOTDIR && err != ENAMETOOLONG && err != ELOOP &&
+	       err != EFAULT && err != EBADF;
+}
+
+/* A failed syscall changed nothing, but the kernel still names the object
+ * when its lookup succeeded. */
+static __always_inline void failed_names(struct subject *s, __u32 key, struct fa_hits *h)
+{
+	if (s->ret >= 0 || !lookup_found(-s->ret))
+		return;
+	struct fa_path_args *pa = bpf_map_lookup_elem(&path_args, &key);
+	if (!pa || !pa->n)
+		return;
+	struct failed_args f = { .h = h, .task = s->task, .pa = *pa };
+	for (int i = 0; i < 4; i++)
+		f.args[i] = arg(s, i);
+	bpf_loop(2, failed_step, &f, 0);
+}
+
+/* Objects a successful open or exec leaves behind: the opened file and
+ * the new executable. Changes to inodes were noted as they happened. */
+static __always_inline void collect_names(struct subject *s, struct fa_hits *names)
+{
+	struct file *f = 0;
+	struct task_struct *task = s->task;
+	if (is_open(s->nr, s->compat) && s->ret >= 0)
+		f = fd_file(task, s->ret);
+	else if (is_exec(s->nr, s->compat) && s->ret == 0)
+		f = task_exe(task);
+	struct follow fl = { .h = names };
+	if (f) {
+		fl.opened = BPF_CORE_READ(f, f_path.dentry);
+		note_dentry(names, fl.opened, BPF_CORE_READ(f, f_path.mnt));
+	}
+	if (s->ret >= 0)
+		bpf_loop(FA_MAX_MOVED + 1, follow_step, &fl, 0);
+}
+
+struct names_ctx {
+	struct subject *s;
+	struct fa_hits *h;
+	__u32 key;
+};
+
+static long names_step(__u32 i, struct names_ctx *c)
+{
+	struct fa_hits *h = c->h;
+	if (!h)
+		return 1;
+	collect_names(c->s, h);
+	failed_names(c->s, c->key, h);
+	return 1;
+}
+
+/* Everything the syscall touched, into h. In a callback of its own: its
+ * many paths then do not multiply the states the rules are verified in. */
+static __always_inline void gather_hits(struct subject *s, __u32 key, struct fa_hits *h)
+{
+	struct names_ctx nc = { .s = s, .h = h, .key = key };
+	bpf_loop(1, names_step, &nc, 0);
+}
+
+/* Take (and consume) what the thread's current syscall (span index key)
+ * changed; a fresh entry when the syscall's rules test names. */
+static __always_inline struct fa_hits *take_hits(__u32 tid, __u32 key, int wanted)
+{
+	struct fa_hits *h = bpf_map_lookup_elem(&hits, &tid);
+	if (!h && wanted) {
+		struct fa_hits z = {};
+		h = lookup_or_try_init(&hits, &tid, &z);
+	}
+	if (!h)
+		return 0;
+	if (h->key != key)
+		hits_clear(h);   /* left by a syscall nobody judged: not this one's */
+	h->key = ~0u;
+	return h;
+}
+
+/* A watched inode's ctime changes: it is being modified (chmod, chown,
+ * xattrs, truncate, link, unlink, rename, create in a directory). Note it
+ * for the current thread's syscall, to be judged at its exit. */
+static __always_inline int on_ctime(struct inode *inode)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	if ((id >> 32) == self_tgid || !inode)
+		return 0;
+	struct task_struct *task = bpf_get_current_task_btf();
+	if (BPF_CORE_READ(task, flags) & PF_KTHREAD)
+		return 0;
+	struct fa_hits local = {};
+	struct hlist_node *alias = BPF_CORE_READ(inode, i_dentry.first);
+	if (alias) {
+		struct dentry *d = container_of(alias, struct dentry, d_u.d_alias);
+		note_dentry(&local, d, 0);
+		struct inode *pi = BPF_CORE_READ(d, d_parent, d_inode);
+		struct fa_inode_key pk = inode_key(pi);
+		struct fa_watch *pw = pi ? bpf_map_lookup_elem(&watched, &pk) : 0;
+		if (pw && pw->parent)
+			local.moved[0] = (__u64)d;
+	} else {
+		note_inode(&local, inode, 1);
+	}
+	if (!local.count && !local.moved[0])
+		return 0;
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	long nr = regs_syscall_nr(regs);
+	if (nr < 0 || nr >= FA_NR_SYSCALLS)
+		return 0;
+	__u32 key = span_index(nr, task_compat(task));
+	__u32 tid = (__u32)id;
+	struct fa_hits *h = bpf_map_lookup_elem(&hits, &tid);
+	if (!h || h->key != key) {
+		local.key = key;
+		bpf_map_update_elem(&hits, &tid, &local, BPF_ANY);
+		return 0;
+	}
+	for (int j = 0; j < FA_MAX_HITS; j++) {
+		if (j >= local.count)
+			break;
+		hit_add(h, local.id[j]);
+	}
+	if (local.moved[0]) {
+		if (!h->moved[0])
+			h->moved[0] = local.moved[0];
+		else if (!h->moved[1] && h->moved[0] != local.moved[0])
+			h->moved[1] = local.moved[0];
+	}
+	return 0;
+}
+
+#endif
