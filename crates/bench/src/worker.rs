@@ -1,4 +1,4 @@
-//! The measured workloads. Each runs in a fresh process (`fastaudit
+//! The measured workloads. Each runs in a fresh process (`fastaudit-bench
 //! bench-worker`) started after the mode is set up, because the kernel
 //! decides whether to audit a task when the task is created.
 //!
@@ -15,6 +15,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+/// The first argument that makes the bench binary run one job (given as
+/// JSON in the second) instead of a benchmark.
+pub const COMMAND: &str = "bench-worker";
 
 /// Batches each per-operation measurement is split into (their median is the value).
 const BATCHES: usize = 9;

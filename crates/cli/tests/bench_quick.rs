@@ -5,15 +5,53 @@
 
 mod common;
 
-use common::{auditctl, fastaudit, tempdir};
+use common::{auditctl, tempdir};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, Output};
+use std::sync::Once;
 use std::time::{Duration, Instant};
 
 const SCENARIOS: [&str; 6] = [
     "getpid", "audited", "lmbench", "threads", "io_uring", "compile",
 ];
 const MODES: [&str; 3] = ["off", "kernel", "fastaudit"];
+
+/// `fastaudit ARGS...` once `fastaudit-bench` is built beside it.
+fn fastaudit(args: &[&str]) -> Output {
+    build_bench_binary();
+    common::fastaudit(args)
+}
+
+/// `fastaudit bench` execs `fastaudit-bench` from beside `fastaudit`; that
+/// binary belongs to another package, which `cargo test -p fastaudit` does
+/// not build: build it, with the same profile, into the same directory.
+fn build_bench_binary() {
+    static BUILT: Once = Once::new();
+    BUILT.call_once(|| {
+        let dir = Path::new(env!("CARGO_BIN_EXE_fastaudit"))
+            .parent()
+            .expect("fastaudit's directory");
+        let profile = match dir.file_name().and_then(|n| n.to_str()) {
+            Some("debug") | None => "dev",
+            Some(other) => other,
+        };
+        let out = Command::new(env!("CARGO"))
+            .args(["build", "--locked", "-p", "fastaudit-bench", "--bin"])
+            .args(["fastaudit-bench", "--profile", profile])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("run cargo");
+        assert!(
+            out.status.success(),
+            "building fastaudit-bench: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let bench = dir.join("fastaudit-bench");
+        assert!(bench.is_file(), "{} not built", bench.display());
+    });
+}
 
 /// The two tests look at kernel state; one at a time.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
