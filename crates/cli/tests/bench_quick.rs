@@ -6,8 +6,10 @@
 mod common;
 
 use common::{auditctl, tempdir};
+use nix::fcntl::{Flock, FlockArg};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::fs::File;
 use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::Once;
@@ -86,8 +88,19 @@ fn machine_is_clean() -> Result<(), String> {
     Ok(())
 }
 
+/// The kernel-audit lock: while it is held, no other test (of this or
+/// another checkout) nor bench changes the kernel, so what is read of it is
+/// what the last holder left.
+fn kernel_lock() -> Flock<File> {
+    let file = File::create("/tmp/fastaudit-kernel-audit.lock").expect("lock file");
+    Flock::lock(file, FlockArg::LockExclusive)
+        .map_err(|(_, e)| e)
+        .expect("flock")
+}
+
 /// BPF programs are freed a moment after their last user closes them.
 fn wait_clean() {
+    let _lock = kernel_lock();
     let start = Instant::now();
     loop {
         match machine_is_clean() {
@@ -225,6 +238,12 @@ fn quick_run_covers_every_scenario_and_mode_and_restores_the_machine() {
 #[test]
 fn bad_arguments_are_refused_before_anything_changes() {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // Built first: the lock is not held while cargo builds.
+    build_bench_binary();
+    // Held throughout, so that only the bench could change the rules. The
+    // bench refuses these arguments before it takes the lock; were it to
+    // take it, this test would hang rather than pass.
+    let _lock = kernel_lock();
     let before = String::from_utf8_lossy(&auditctl(&["-l"]).stdout).into_owned();
     let out = fastaudit(&["bench", "no-such-scenario"]);
     assert!(!out.status.success());
