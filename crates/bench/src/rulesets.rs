@@ -177,7 +177,7 @@ pub fn find_corpus(exe: &Path) -> Option<PathBuf> {
         return Some(PathBuf::from(p));
     }
     let mut candidates = vec![PathBuf::from("../shared/corpus/rules")];
-    // target/{release,debug}/fastaudit -> the checkout -> ../shared
+    // target/{release,debug}/fastaudit-bench -> the checkout -> ../shared
     for up in exe.ancestors().skip(1).take(4) {
         candidates.push(up.join("../shared/corpus/rules"));
     }

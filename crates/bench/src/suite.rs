@@ -126,8 +126,10 @@ impl std::str::FromStr for Scenario {
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// The fastaudit binary (for `run` and `bench-worker`).
-    pub exe: PathBuf,
+    /// The fastaudit binary (for `run`: the fastaudit mode and `--explain`).
+    pub fastaudit: PathBuf,
+    /// The binary that runs a workload as `BINARY bench-worker JOB`.
+    pub worker: PathBuf,
     /// Scenarios, in order.
     pub scenarios: Vec<Scenario>,
     /// Modes among off, kernel and fastaudit, in round order.
@@ -232,7 +234,7 @@ pub fn run(
     // Read now: fastaudit mounts tracefs when it first runs.
     results.facts = Facts::read();
     results.facts.started = started;
-    results.facts.hooks.probed = probed_kinds(&config.exe);
+    results.facts.hooks.probed = probed_kinds(&config.fastaudit);
     Ok(results)
 }
 
@@ -296,7 +298,7 @@ fn plan(config: &Config) -> Result<(Vec<Group>, Vec<String>), BenchError> {
             let prepared = rulesets::prepare(&label, &spec, &extra, &sets_dir)?;
             let prepared = Prepared { name, ..prepared };
             let mut not_run = BTreeMap::new();
-            let fastaudit_hooks = match explain(&config.exe, &prepared.file) {
+            let fastaudit_hooks = match explain(&config.fastaudit, &prepared.file) {
                 Ok(h) => h,
                 Err(why) => {
                     not_run.insert(Mode::Fastaudit.name().to_string(), why);
@@ -409,8 +411,8 @@ fn one(
         work,
         pin: if g.scenario.pinned() { pin } else { None },
     };
-    let active = modes::setup(mode, &g.rule_set, &config.exe, dir)?;
-    let report = worker(&config.exe, &job);
+    let active = modes::setup(mode, &g.rule_set, &config.fastaudit, dir)?;
+    let report = worker(&config.worker, &job);
     let ended = active.end(g.scenario == Scenario::Audited && mode != Mode::Off)?;
     let report = report?;
     let mut events = BTreeMap::new();
@@ -455,11 +457,11 @@ fn one(
         .collect())
 }
 
-/// Run a job in a fresh `fastaudit bench-worker` process.
+/// Run a job in a fresh `fastaudit-bench bench-worker` process.
 fn worker(exe: &Path, job: &Job) -> Result<Report, BenchError> {
     let text = serde_json::to_string(job)
         .map_err(|e| BenchError::Command(format!("encoding a job: {e}")))?;
-    let out = kernel::own_group(Command::new(exe).args(["bench-worker", &text]))
+    let out = kernel::own_group(Command::new(exe).args([crate::worker::COMMAND, &text]))
         .stdin(Stdio::null())
         .output()
         .map_err(io("running the benchmark worker"))?;

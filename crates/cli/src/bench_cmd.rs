@@ -1,99 +1,72 @@
-//! `fastaudit bench`: wiring of the benchmark harness to the terminal and files.
+//! `fastaudit bench`: the benchmark harness is the `fastaudit-bench` binary,
+//! so that the daemon links none of it (plotters, io-uring, indicatif); this
+//! hands it the command line, as git hands `git foo` to `git-foo`.
 
-use crate::cli::{BenchArgs, BenchMode};
 use anyhow::{Context, Result};
-use fastaudit_bench::modes::Mode;
-use fastaudit_bench::{report, rulesets, worker, Config, Scenario};
-use std::io::IsTerminal;
-use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+use std::process::{Command, ExitCode};
 
-/// Run the benchmark; print the table; write the JSON and the report.
-pub fn run(args: BenchArgs) -> Result<ExitCode> {
+/// The benchmark binary, installed beside `fastaudit`.
+const BENCH: &str = "fastaudit-bench";
+
+/// The arguments for `fastaudit-bench` when the command line (`argv`, the
+/// program name first) is the benchmark's: `bench ARGS...` gives ARGS as
+/// typed, taken before clap parses them (it would drop a `--`), and `help
+/// bench` gives `--help`, as clap would have printed the long help.
+pub fn forwarded(argv: &[OsString]) -> Option<Vec<OsString>> {
+    match argv.get(1..)? {
+        [cmd, rest @ ..] if cmd == "bench" => Some(rest.to_vec()),
+        [help, cmd] if help == "help" && cmd == "bench" => Some(vec!["--help".into()]),
+        _ => None,
+    }
+}
+
+/// Replace this process with `fastaudit-bench ARGS...`; returns only if it
+/// could not be started.
+pub fn exec(args: &[OsString]) -> Result<ExitCode> {
     let exe = std::env::current_exe().context("finding the fastaudit binary")?;
-    let scenarios = if args.scenarios.is_empty() {
-        Scenario::ALL.to_vec()
-    } else {
-        args.scenarios
-            .iter()
-            .map(|s| s.parse::<Scenario>().map_err(anyhow::Error::msg))
-            .collect::<Result<_>>()?
-    };
-    let modes = args
-        .modes
-        .iter()
-        .map(|m| match m {
-            BenchMode::Off => Mode::Off,
-            BenchMode::Kernel => Mode::Kernel,
-            BenchMode::Fastaudit => Mode::Fastaudit,
-        })
-        .collect();
-    let corpus = args.corpus.clone().or_else(|| rulesets::find_corpus(&exe));
-    let config = Config {
-        exe,
-        scenarios,
-        modes,
-        rule_sets: args.rule_sets.clone(),
-        quick: args.quick,
-        rounds: args.rounds,
-        corpus,
-        scratch: std::env::temp_dir().join(format!("fastaudit-bench-{}", std::process::id())),
-    };
-    if let Some(path) = &args.from_json {
-        let text = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-        let results: fastaudit_bench::Results = serde_json::from_slice(&text)
-            .with_context(|| format!("{}: not a fastaudit bench --json file", path.display()))?;
-        return output(&args, &results);
+    let bench = exe.with_file_name(BENCH);
+    let err = Command::new(&bench).args(args).exec();
+    Err(err).with_context(|| {
+        format!(
+            "fastaudit bench runs {}, which could not be started \
+             (cargo build --release builds it beside fastaudit)",
+            bench.display()
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(s: &str) -> Vec<OsString> {
+        s.split(' ').map(OsString::from).collect()
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(sig, Arc::clone(&stop))
-            .context("installing signal handlers")?;
+
+    #[test]
+    fn bench_words_are_passed_on_as_typed() {
+        assert_eq!(
+            forwarded(&words("fastaudit bench -- --quick getpid")),
+            Some(words("-- --quick getpid"))
+        );
+        assert_eq!(forwarded(&words("fastaudit bench")), Some(vec![]));
+        assert_eq!(
+            forwarded(&words("fastaudit help bench")),
+            Some(words("--help"))
+        );
     }
-    let bar = indicatif::ProgressBar::new(0);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("[{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
-            .context("progress bar template")?,
-    );
-    let tty = std::io::stderr().is_terminal();
-    let mut progress = |done: usize, total: usize, what: &str| {
-        if tty {
-            bar.set_length(total as u64);
-            bar.set_position(done as u64);
-            bar.set_message(what.to_string());
-        } else {
-            // No terminal (CI logs): one plain line per step.
-            eprintln!("fastaudit bench: [{}/{total}] {what}", done + 1);
+
+    #[test]
+    fn other_commands_are_left_to_clap() {
+        for line in [
+            "fastaudit",
+            "fastaudit run --explain",
+            "fastaudit help",
+            "fastaudit rules list bench",
+        ] {
+            assert_eq!(forwarded(&words(line)), None, "{line}");
         }
-    };
-    let results = fastaudit_bench::run(&config, &stop, &mut progress);
-    bar.finish_and_clear();
-    let results = results.context("benchmark")?;
-    output(&args, &results)
-}
-
-/// Print the table; write the JSON and the report when asked.
-fn output(args: &BenchArgs, results: &fastaudit_bench::Results) -> Result<ExitCode> {
-    print!("{}", report::table(results));
-    if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(results).context("encoding the results")?;
-        std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
     }
-    if let Some(dir) = &args.report {
-        report::write_report(results, dir)
-            .with_context(|| format!("writing the report into {}", dir.display()))?;
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// The hidden worker: run one job, print its report as JSON.
-pub fn worker(job: &str) -> Result<ExitCode> {
-    let job: worker::Job = serde_json::from_str(job).context("reading the job")?;
-    let report = worker::run(&job).map_err(anyhow::Error::msg)?;
-    println!(
-        "{}",
-        serde_json::to_string(&report).context("encoding the report")?
-    );
-    Ok(ExitCode::SUCCESS)
 }

@@ -6,14 +6,17 @@ mod rules_cmd;
 mod run_cmd;
 
 use clap::Parser;
+use std::ffi::OsString;
 
 fn main() -> std::process::ExitCode {
-    let args = cli::Cli::parse();
-    let result = match args.command {
-        cli::Command::Rules(cmd) => rules_cmd::run(cmd),
-        cli::Command::Run(args) => run_cmd::run(args),
-        cli::Command::Bench(args) => bench_cmd::run(args),
-        cli::Command::BenchWorker { job } => bench_cmd::worker(&job),
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    let result = match bench_cmd::forwarded(&argv) {
+        Some(args) => bench_cmd::exec(&args),
+        None => match cli::Cli::parse_from(argv).command {
+            cli::Command::Rules(cmd) => rules_cmd::run(cmd),
+            cli::Command::Run(args) => run_cmd::run(args),
+            cli::Command::Bench { args } => bench_cmd::exec(&args),
+        },
     };
     match result {
         Ok(code) => code,

@@ -5,15 +5,55 @@
 
 mod common;
 
-use common::{auditctl, fastaudit, tempdir};
+use common::{auditctl, tempdir};
+use nix::fcntl::{Flock, FlockArg};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::fs::File;
+use std::path::Path;
+use std::process::{Command, Output};
+use std::sync::Once;
 use std::time::{Duration, Instant};
 
 const SCENARIOS: [&str; 6] = [
     "getpid", "audited", "lmbench", "threads", "io_uring", "compile",
 ];
 const MODES: [&str; 3] = ["off", "kernel", "fastaudit"];
+
+/// `fastaudit ARGS...` once `fastaudit-bench` is built beside it.
+fn fastaudit(args: &[&str]) -> Output {
+    build_bench_binary();
+    common::fastaudit(args)
+}
+
+/// `fastaudit bench` execs `fastaudit-bench` from beside `fastaudit`; that
+/// binary belongs to another package, which `cargo test -p fastaudit` does
+/// not build: build it, with the same profile, into the same directory.
+fn build_bench_binary() {
+    static BUILT: Once = Once::new();
+    BUILT.call_once(|| {
+        let dir = Path::new(env!("CARGO_BIN_EXE_fastaudit"))
+            .parent()
+            .expect("fastaudit's directory");
+        let profile = match dir.file_name().and_then(|n| n.to_str()) {
+            Some("debug") | None => "dev",
+            Some(other) => other,
+        };
+        let out = Command::new(env!("CARGO"))
+            .args(["build", "--locked", "-p", "fastaudit-bench", "--bin"])
+            .args(["fastaudit-bench", "--profile", profile])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("run cargo");
+        assert!(
+            out.status.success(),
+            "building fastaudit-bench: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let bench = dir.join("fastaudit-bench");
+        assert!(bench.is_file(), "{} not built", bench.display());
+    });
+}
 
 /// The two tests look at kernel state; one at a time.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -48,8 +88,19 @@ fn machine_is_clean() -> Result<(), String> {
     Ok(())
 }
 
+/// The kernel-audit lock: while it is held, no other test (of this or
+/// another checkout) nor bench changes the kernel, so what is read of it is
+/// what the last holder left.
+fn kernel_lock() -> Flock<File> {
+    let file = File::create("/tmp/fastaudit-kernel-audit.lock").expect("lock file");
+    Flock::lock(file, FlockArg::LockExclusive)
+        .map_err(|(_, e)| e)
+        .expect("flock")
+}
+
 /// BPF programs are freed a moment after their last user closes them.
 fn wait_clean() {
+    let _lock = kernel_lock();
     let start = Instant::now();
     loop {
         match machine_is_clean() {
@@ -187,6 +238,12 @@ fn quick_run_covers_every_scenario_and_mode_and_restores_the_machine() {
 #[test]
 fn bad_arguments_are_refused_before_anything_changes() {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // Built first: the lock is not held while cargo builds.
+    build_bench_binary();
+    // Held throughout, so that only the bench could change the rules. The
+    // bench refuses these arguments before it takes the lock; were it to
+    // take it, this test would hang rather than pass.
+    let _lock = kernel_lock();
     let before = String::from_utf8_lossy(&auditctl(&["-l"]).stdout).into_owned();
     let out = fastaudit(&["bench", "no-such-scenario"]);
     assert!(!out.status.success());

@@ -1,0 +1,114 @@
+//! Wiring of the benchmark harness to the terminal and files, and the worker.
+
+use crate::args::{BenchArgs, BenchMode};
+use anyhow::{bail, Context, Result};
+use fastaudit_bench::modes::Mode;
+use fastaudit_bench::{report, rulesets, worker, Config, Scenario};
+use std::ffi::OsString;
+use std::io::IsTerminal;
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// The daemon the fastaudit mode runs, installed beside this binary.
+const FASTAUDIT: &str = "fastaudit";
+
+/// Run the benchmark; print the table; write the JSON and the report.
+pub fn run(args: BenchArgs) -> Result<ExitCode> {
+    let exe = std::env::current_exe().context("finding the fastaudit-bench binary")?;
+    let scenarios = if args.scenarios.is_empty() {
+        Scenario::ALL.to_vec()
+    } else {
+        args.scenarios
+            .iter()
+            .map(|s| s.parse::<Scenario>().map_err(anyhow::Error::msg))
+            .collect::<Result<_>>()?
+    };
+    let modes: Vec<Mode> = args
+        .modes
+        .iter()
+        .map(|m| match m {
+            BenchMode::Off => Mode::Off,
+            BenchMode::Kernel => Mode::Kernel,
+            BenchMode::Fastaudit => Mode::Fastaudit,
+        })
+        .collect();
+    let corpus = args.corpus.clone().or_else(|| rulesets::find_corpus(&exe));
+    let config = Config {
+        fastaudit: exe.with_file_name(FASTAUDIT),
+        worker: exe,
+        scenarios,
+        modes,
+        rule_sets: args.rule_sets.clone(),
+        quick: args.quick,
+        rounds: args.rounds,
+        corpus,
+        scratch: std::env::temp_dir().join(format!("fastaudit-bench-{}", std::process::id())),
+    };
+    if let Some(path) = &args.from_json {
+        let text = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let results: fastaudit_bench::Results = serde_json::from_slice(&text)
+            .with_context(|| format!("{}: not a fastaudit bench --json file", path.display()))?;
+        return output(&args, &results);
+    }
+    if config.modes.contains(&Mode::Fastaudit) && !config.fastaudit.is_file() {
+        bail!(
+            "the fastaudit mode runs {}, which is missing (fastaudit-bench expects \
+             the fastaudit binary beside it)",
+            config.fastaudit.display()
+        );
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(sig, Arc::clone(&stop))
+            .context("installing signal handlers")?;
+    }
+    let bar = indicatif::ProgressBar::new(0);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("[{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
+            .context("progress bar template")?,
+    );
+    let tty = std::io::stderr().is_terminal();
+    let mut progress = |done: usize, total: usize, what: &str| {
+        if tty {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+            bar.set_message(what.to_string());
+        } else {
+            // No terminal (CI logs): one plain line per step.
+            eprintln!("fastaudit bench: [{}/{total}] {what}", done + 1);
+        }
+    };
+    let results = fastaudit_bench::run(&config, &stop, &mut progress);
+    bar.finish_and_clear();
+    let results = results.context("benchmark")?;
+    output(&args, &results)
+}
+
+/// Print the table; write the JSON and the report when asked.
+fn output(args: &BenchArgs, results: &fastaudit_bench::Results) -> Result<ExitCode> {
+    print!("{}", report::table(results));
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(results).context("encoding the results")?;
+        std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    if let Some(dir) = &args.report {
+        report::write_report(results, dir)
+            .with_context(|| format!("writing the report into {}", dir.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The worker: run one job (JSON), print its report as JSON.
+pub fn worker(job: Option<&OsString>) -> Result<ExitCode> {
+    let job = job
+        .and_then(|j| j.to_str())
+        .context("reading the job: expected one JSON argument")?;
+    let job: worker::Job = serde_json::from_str(job).context("reading the job")?;
+    let report = worker::run(&job).map_err(anyhow::Error::msg)?;
+    println!(
+        "{}",
+        serde_json::to_string(&report).context("encoding the report")?
+    );
+    Ok(ExitCode::SUCCESS)
+}

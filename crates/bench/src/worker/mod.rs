@@ -1,0 +1,260 @@
+//! The measured workloads. Each runs in a fresh process (`fastaudit-bench
+//! bench-worker`) started after the mode is set up, because the kernel
+//! decides whether to audit a task when the task is created.
+//!
+//! The operations are written with raw libc calls on purpose: the point is
+//! to time one system call (or one fork, one exec) as lmbench and sysbench
+//! do, with no library layer that could add calls of its own.
+
+mod compile;
+mod lmbench;
+mod threads;
+mod uring;
+
+pub use compile::generate_project;
+
+use nix::libc;
+use serde::{Deserialize, Serialize};
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// The first argument that makes the bench binary run one job (given as
+/// JSON in the second) instead of a benchmark.
+pub const COMMAND: &str = "bench-worker";
+
+/// Batches each per-operation measurement is split into (their median is the value).
+const BATCHES: usize = 9;
+
+/// What a worker process does.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Job {
+    /// The workload.
+    pub work: Work,
+    /// The CPU to pin to, for single-threaded workloads.
+    pub pin: Option<usize>,
+}
+
+/// The workloads.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "work", rename_all = "kebab-case")]
+pub enum Work {
+    /// getpid() in a loop.
+    Getpid {
+        /// Time to spend measuring.
+        seconds: f64,
+    },
+    /// fchmodat() on one file, as fast as the mode allows.
+    Audited {
+        /// The file.
+        file: PathBuf,
+        /// Time to spend.
+        seconds: f64,
+    },
+    /// The lmbench operations, each for `seconds`.
+    Lmbench {
+        /// A scratch directory.
+        dir: PathBuf,
+        /// Time per operation.
+        seconds: f64,
+    },
+    /// sysbench threads: lock, sched_yield, unlock, with each thread count.
+    Threads {
+        /// Thread counts to run, one after the other.
+        counts: Vec<usize>,
+        /// Time per thread count.
+        seconds: f64,
+    },
+    /// io_uring NOP and openat+close.
+    IoUring {
+        /// A scratch directory.
+        dir: PathBuf,
+        /// Time per operation.
+        seconds: f64,
+    },
+    /// A generated C project built with make -jN.
+    Compile {
+        /// Where to generate it.
+        dir: PathBuf,
+        /// Source files.
+        files: usize,
+        /// make -j.
+        jobs: usize,
+    },
+}
+
+/// One measured quantity.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Measured {
+    /// What was measured (`getpid`, `stat`, `4 threads`, ...).
+    pub metric: String,
+    /// Unit of `value` (`ns/op`, `s`, ...): lower is better for all of them.
+    pub unit: String,
+    /// The value: the median of the batches.
+    pub value: f64,
+    /// Every batch's value.
+    pub batches: Vec<f64>,
+    /// Operations done while measuring.
+    pub ops: u64,
+    /// Wall time spent measuring.
+    pub seconds: f64,
+}
+
+/// What a worker reports.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// The worker's pid (its events are found by it in the logs).
+    pub pid: u32,
+    /// Where it ran.
+    pub cpu: Option<usize>,
+    /// Its measurements.
+    pub measured: Vec<Measured>,
+}
+
+/// Run a job in this process.
+pub fn run(job: &Job) -> Result<Report, String> {
+    if let Some(cpu) = job.pin {
+        let mut set = nix::sched::CpuSet::new();
+        set.set(cpu).map_err(|e| format!("cpu {cpu}: {e}"))?;
+        nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set)
+            .map_err(|e| format!("pinning to cpu {cpu}: {e}"))?;
+    }
+    let measured = match &job.work {
+        Work::Getpid { seconds } => vec![per_op("getpid", *seconds, 1.0, || {
+            // SAFETY: getpid takes no arguments and cannot fail.
+            unsafe { libc::syscall(libc::SYS_getpid) };
+            Ok(())
+        })?],
+        Work::Audited { file, seconds } => vec![audited(file, *seconds)?],
+        Work::Lmbench { dir, seconds } => lmbench::lmbench(dir, *seconds)?,
+        Work::Threads { counts, seconds } => counts
+            .iter()
+            .map(|&n| threads::threads(n, *seconds))
+            .collect::<Result<_, _>>()?,
+        Work::IoUring { dir, seconds } => uring::io_uring_ops(dir, *seconds)?,
+        Work::Compile { dir, files, jobs } => vec![compile::compile(dir, *files, *jobs)?],
+    };
+    Ok(Report {
+        pid: std::process::id(),
+        cpu: job.pin,
+        measured,
+    })
+}
+
+/// Time `op` for about `seconds`: a warm-up sizes the batches, then the
+/// median of BATCHES batches, in ns per operation (`per` operations per call).
+fn per_op(
+    metric: &str,
+    seconds: f64,
+    per: f64,
+    mut op: impl FnMut() -> Result<(), String>,
+) -> Result<Measured, String> {
+    let warm = Duration::from_secs_f64((seconds * 0.1).max(0.01));
+    let start = Instant::now();
+    let mut n = 0u64;
+    while start.elapsed() < warm {
+        op()?;
+        n += 1;
+    }
+    let each = start.elapsed().as_secs_f64() / n as f64;
+    let per_batch = ((seconds / BATCHES as f64) / each).max(1.0) as u64;
+    let mut batches = Vec::with_capacity(BATCHES);
+    let all = Instant::now();
+    for _ in 0..BATCHES {
+        let t = Instant::now();
+        for _ in 0..per_batch {
+            op()?;
+        }
+        batches.push(t.elapsed().as_nanos() as f64 / (per_batch as f64 * per));
+    }
+    Ok(Measured {
+        metric: metric.into(),
+        unit: "ns/op".into(),
+        value: crate::stats::median(&batches),
+        batches,
+        ops: ((per_batch * BATCHES as u64) as f64 * per) as u64,
+        seconds: all.elapsed().as_secs_f64(),
+    })
+}
+
+fn cstring(p: &Path) -> Result<CString, String> {
+    CString::new(p.as_os_str().as_bytes()).map_err(|_| format!("{}: NUL in path", p.display()))
+}
+
+fn errno(what: &str) -> String {
+    format!("{what}: {}", std::io::Error::last_os_error())
+}
+
+/// The audited call: every one is selected by a rule. Counts every call
+/// made, so generated = logged + lost can be checked against the logs.
+fn audited(file: &Path, seconds: f64) -> Result<Measured, String> {
+    let c = cstring(file)?;
+    let mut batches = Vec::new();
+    let mut ops = 0u64;
+    let start = Instant::now();
+    let end = Duration::from_secs_f64(seconds);
+    while start.elapsed() < end {
+        let t = Instant::now();
+        for _ in 0..1000 {
+            // SAFETY: a valid NUL-terminated path.
+            if unsafe { libc::fchmodat(libc::AT_FDCWD, c.as_ptr(), 0o644, 0) } != 0 {
+                return Err(errno("fchmodat"));
+            }
+        }
+        ops += 1000;
+        batches.push(t.elapsed().as_nanos() as f64 / 1000.0);
+    }
+    let secs = start.elapsed().as_secs_f64();
+    Ok(Measured {
+        metric: "fchmodat".into(),
+        unit: "ns/op".into(),
+        value: crate::stats::median(&batches),
+        batches,
+        ops,
+        seconds: secs,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jobs_round_trip_through_json() {
+        let job = Job {
+            work: Work::Threads {
+                counts: vec![1, 4],
+                seconds: 0.5,
+            },
+            pin: None,
+        };
+        let text = serde_json::to_string(&job).unwrap();
+        assert_eq!(serde_json::from_str::<Job>(&text).unwrap(), job);
+    }
+
+    #[test]
+    fn getpid_is_measured_in_batches() {
+        let r = run(&Job {
+            work: Work::Getpid { seconds: 0.05 },
+            pin: None,
+        })
+        .unwrap();
+        assert_eq!(r.measured.len(), 1);
+        assert_eq!(r.measured[0].batches.len(), BATCHES);
+        assert!(r.measured[0].value > 0.0 && r.measured[0].ops > 0);
+    }
+
+    #[test]
+    fn audited_reports_an_error_for_a_missing_file() {
+        let e = run(&Job {
+            work: Work::Audited {
+                file: PathBuf::from("/nonexistent/fastaudit/file"),
+                seconds: 0.01,
+            },
+            pin: None,
+        })
+        .unwrap_err();
+        assert!(e.contains("fchmodat"), "{e}");
+    }
+}
