@@ -15,6 +15,8 @@
 //! were recorded from the sets as they are now.
 
 mod common;
+#[path = "common/control.rs"]
+mod control;
 #[path = "common/generate.rs"]
 mod generate;
 #[path = "../../rules/tests/support/golden.rs"]
@@ -29,6 +31,9 @@ struct Set {
     name: &'static str,
     source: String,
     lines: Vec<Vec<u8>>,
+    /// Control lines: each sent alone, the audit status restored after it
+    /// (as `rules_control` sends them), rather than one after another.
+    alone: bool,
 }
 
 /// How many lines of a generator batch the goldens hold.
@@ -47,16 +52,27 @@ fn file_set(name: &'static str, rel: &str) -> Set {
         name,
         source: format!("crates/cli/{rel}"),
         lines: raw_lines(&manifest().join(rel)),
+        alone: false,
     }
 }
 
-/// The sets: the hand-written files, the shipped default rules, and the
-/// first lines of the generator's batches a and b (`rules_generated`).
+/// The sets: the hand-written files, the shipped default rules, the
+/// control lines of `rules_control`, and the first lines of the
+/// generator's batches a and b (`rules_generated`).
 fn sets() -> Vec<Set> {
     let mut v = vec![
         file_set("mixed", "tests/data/mixed.rules"),
         file_set("cis-style", "tests/data/cis-style.rules"),
         file_set("default", "../../rules/default.rules"),
+        Set {
+            name: "control",
+            source: "crates/cli/tests/common/control.rs LINES".into(),
+            lines: control::LINES
+                .iter()
+                .map(|l| l.as_bytes().to_vec())
+                .collect(),
+            alone: true,
+        },
     ];
     for (name, seed) in [
         ("generated-a", "fastaudit-generated-a"),
@@ -66,6 +82,7 @@ fn sets() -> Vec<Set> {
             name,
             source: format!("generated {seed} {GENERATED_SAMPLE}"),
             lines: generate::generated(seed, GENERATED_SAMPLE),
+            alone: false,
         });
     }
     v
@@ -91,7 +108,7 @@ fn goldens_hold_the_current_lines() {
             .unwrap_or_else(|e| panic!("{}: {e}; record the goldens", path.display()));
         let g = Golden::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let recorded: Vec<&str> = g.records.iter().map(|r| r.text.as_str()).collect();
-        if g.source != set.source || recorded != texts(&set.lines) {
+        if g.source != set.source || g.alone != set.alone || recorded != texts(&set.lines) {
             stale.push(set.name);
         }
     }
@@ -114,10 +131,14 @@ fn record() {
         .to_string();
     let ka = KernelAudit::acquire();
     for set in sets() {
-        let sent = ka.record_lines(&set.lines);
+        let sent = if set.alone {
+            record_alone(&set.lines)
+        } else {
+            ka.record_lines(&set.lines)
+        };
         let host = RecordingHost::new(&fastaudit_rules::SystemHost);
         let lines = texts(&set.lines);
-        let (mut records, _) = fastaudit_answers(&lines, &host);
+        let (mut records, _) = fastaudit_answers(&lines, &host, set.alone);
         let mut before = String::new();
         for (r, s) in records.iter_mut().zip(&sent) {
             r.auditctl = Some(match s.verdict {
@@ -129,18 +150,60 @@ fn record() {
             (r.added, r.removed) = listing_delta(&before, &s.listing);
             before.clone_from(&s.listing);
         }
+        let how = if set.alone {
+            "each on its own (a line saying -i given as arguments instead), the audit status restored after it"
+        } else {
+            "one line after another"
+        };
         let g = Golden {
             comments: vec![
-                format!("{} as auditctl saw it: each line sent alone with `auditctl -R`, one after another", set.name),
-                format!("on a clean kernel rule list; recorded as root from {version}."),
+                format!(
+                    "{}: what auditctl did with every line, each in a one-line file for `auditctl -R`,",
+                    set.name
+                ),
+                format!("{how}, from an empty kernel rule list; recorded as root with {version}."),
                 "Written by `cargo test -p fastaudit --test rules_golden -- --ignored record`; do not edit.".into(),
                 "Checked without root by crates/rules/tests/golden.rs.".into(),
             ],
             source: set.source.clone(),
+            alone: set.alone,
             host: host.facts(),
             records,
             listing: before,
         };
         std::fs::write(golden_path(&set), g.render()).expect("write golden");
     }
+}
+
+/// Send control lines one at a time, each from a clean rule list, the audit
+/// status saved before and restored after it (`-e 2` and
+/// `--loginuid-immutable` are refused here: they cannot be undone).
+fn record_alone(lines: &[Vec<u8>]) -> Vec<Sent> {
+    let saved = control::status();
+    let dir = tempdir();
+    let one = dir.join("one.rules");
+    let one_name = one.display().to_string();
+    let mut sent = Vec::new();
+    for line in texts(lines) {
+        assert!(
+            !line.contains("-e 2") && !line.contains("--lo"),
+            "unsafe control line {line}"
+        );
+        control::restore(&saved);
+        auditctl(&["-D"]);
+        let out = control::send_control_line(&line, &one);
+        let listing = String::from_utf8_lossy(&auditctl(&["-l"]).stdout).into_owned();
+        control::restore(&saved);
+        sent.push(Sent {
+            verdict: Some(out.status.success()),
+            stderr: String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .map(|l| l.replace(&one_name, "RULES"))
+                .collect(),
+            listing,
+        });
+    }
+    control::restore(&saved);
+    let _ = std::fs::remove_dir_all(&dir);
+    sent
 }

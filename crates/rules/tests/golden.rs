@@ -4,7 +4,8 @@
 //!
 //! For every `tests/testdata/*.golden` (format in `support/golden.rs`) the
 //! lines are loaded one after another, as `fastaudit rules check` loads a
-//! file, on a host that replays the facts recorded with the golden. Then:
+//! file (the control lines each on its own), on a host that replays the
+//! facts recorded with the golden, not the live system. Then:
 //! - a line auditctl accepted (or that was never sent: control lines) must
 //!   be accepted, one it refused must be refused;
 //! - each line must add and remove the same `auditctl -l` lines, and the
@@ -38,7 +39,7 @@ fn golden_files() -> Vec<PathBuf> {
 fn check(name: &str, g: &mut Golden, bless: bool) -> (Vec<String>, Vec<String>) {
     let host = ReplayHost::new(&g.host);
     let lines: Vec<String> = g.records.iter().map(|r| r.text.clone()).collect();
-    let (ours, listing) = fastaudit_answers(&lines, &host);
+    let (ours, listing) = fastaudit_answers(&lines, &host, g.alone);
     let (mut hard, mut soft) = (Vec::new(), Vec::new());
     for (want, got) in g.records.iter_mut().zip(&ours) {
         let at = format!("{name}:{}", want.lineno);

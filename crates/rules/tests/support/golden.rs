@@ -9,6 +9,7 @@
 //! ```text
 //! # comment lines (what the set is, how it was recorded)
 //! source crates/cli/tests/data/mixed.rules
+//! mode sequence                       or "alone": each line from scratch
 //! host machine x86_64                 every fact fastaudit asked the live
 //! host user 0 root                    system while the set was recorded,
 //! host group - nosuchgroup            replayed by ReplayHost ("-": none)
@@ -106,6 +107,8 @@ pub struct Golden {
     pub comments: Vec<String>,
     /// Where the lines come from.
     pub source: String,
+    /// Each line was sent on its own (control lines), not one after another.
+    pub alone: bool,
     /// The host facts to replay.
     pub host: Vec<Fact>,
     /// One record per line.
@@ -133,6 +136,7 @@ impl Golden {
             let _ = writeln!(o, "# {c}");
         }
         let _ = writeln!(o, "source {}", self.source);
+        let _ = writeln!(o, "mode {}", if self.alone { "alone" } else { "sequence" });
         for f in &self.host {
             let _ = match f {
                 Fact::Machine(m) => writeln!(o, "host machine {}", m.as_deref().unwrap_or("-")),
@@ -190,6 +194,12 @@ impl Golden {
                 g.comments.push(c.to_string());
             } else if let Some(s) = line.strip_prefix("source ") {
                 g.source = s.to_string();
+            } else if let Some(m) = line.strip_prefix("mode ") {
+                g.alone = match m {
+                    "alone" => true,
+                    "sequence" => false,
+                    _ => return Err(bad("mode")),
+                };
             } else if let Some(h) = line.strip_prefix("host ") {
                 g.host.push(parse_fact(h).ok_or_else(|| bad("host fact"))?);
             } else if let Some(rest) = line.strip_prefix("line ") {
@@ -445,9 +455,9 @@ pub fn listing_delta(before: &str, after: &str) -> (Vec<String>, Vec<String>) {
 }
 
 /// fastaudit's answers for a set of lines, loaded one after another as
-/// `fastaudit rules check` loads a file: records without auditctl's part,
-/// and the final listing.
-pub fn fastaudit_answers(lines: &[String], host: &dyn Host) -> (Vec<Record>, String) {
+/// `fastaudit rules check` loads a file (or, `alone`, each into an empty
+/// set): records without auditctl's part, and the final listing.
+pub fn fastaudit_answers(lines: &[String], host: &dyn Host, alone: bool) -> (Vec<Record>, String) {
     let data = lines.join("\n");
     let mut words: BTreeMap<usize, Vec<Vec<u8>>> = lexer::lines(data.as_bytes())
         .into_iter()
@@ -464,6 +474,10 @@ pub fn fastaudit_answers(lines: &[String], host: &dyn Host) -> (Vec<Record>, Str
             ..Record::default()
         };
         if let Some(w) = words.remove(&lineno) {
+            if alone {
+                set = RuleSet::default();
+                before = listing(&set, host);
+            }
             let origin = Origin {
                 file: "golden".into(),
                 line: lineno,
