@@ -276,3 +276,6 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
     find(hay, needle).is_some()
 }
+
+#[cfg(test)]
+mod tests;
