@@ -6,7 +6,7 @@ use crate::tables;
 
 impl State<'_> {
     /// `-C f1=f2` / `-C f1!=f2`: an inter-field comparison (exit list only).
-    pub(super) fn compare(&mut self, pair: &[u8], flags: u32) -> Result<(), SyntaxError> {
+    pub(super) fn compare(&mut self, pair: &[u8], list: Option<u32>) -> Result<(), SyntaxError> {
         self.room()?;
         let (f, v, o) = if let Some(i) = find(pair, b"!=") {
             (&pair[..i], &pair[i + 2..], op::NOT_EQUAL)
@@ -34,7 +34,7 @@ impl State<'_> {
             .ok_or_else(|| SyntaxError(format!("-C: unknown field: {}", show(f))))?;
         let f2 = tables::field_number(v)
             .ok_or_else(|| SyntaxError(format!("-C: unknown field: {}", show(v))))?;
-        if flags != list::EXIT && flags != list::URING_EXIT {
+        if !matches!(list, Some(list::EXIT | list::URING_EXIT)) {
             return err(format!(
                 "-C {}: field comparisons are only valid on the exit list",
                 show(pair)

@@ -31,7 +31,7 @@ enum ActionWord {
 impl State<'_> {
     /// auditctl's `audit_rule_setup`: `list,action` in either order, the
     /// list stored into `filter` (`self.add` or `self.del`).
-    pub(super) fn rule_setup(&mut self, opt: &[u8], filter: &mut u32) -> Setup {
+    pub(super) fn rule_setup(&mut self, opt: &[u8], filter: &mut Option<u32>) -> Setup {
         self.multiple += 1;
         if self.multiple != 1 {
             return Setup::Repeated;
@@ -46,14 +46,12 @@ impl State<'_> {
         // A first word that is no action at all must be the list.
         if self.lookup_action(first) == ActionWord::Unknown {
             match lookup_filter(first) {
-                Some(f) => *filter = f,
+                Some(f) => *filter = Some(f),
                 None => return Setup::BadKeyword,
             }
         }
-        if *filter == list::UNSET {
-            if let Some(f) = lookup_filter(second) {
-                *filter = f;
-            }
+        if filter.is_none() {
+            *filter = lookup_filter(second);
         } else {
             match self.lookup_action(second) {
                 ActionWord::Known => {}
@@ -61,7 +59,7 @@ impl State<'_> {
                 ActionWord::Unknown => return Setup::BadKeyword,
             }
         }
-        if *filter == list::UNSET || self.action.is_none() {
+        if filter.is_none() || self.action.is_none() {
             return Setup::BadKeyword;
         }
         Setup::Ready

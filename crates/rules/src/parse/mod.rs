@@ -105,10 +105,12 @@ struct State<'h> {
     exe_added: bool,
     filterfs_added: bool,
     elf: u32,
-    /// The list of `-a`/`-A`/`-w` (`list::UNSET` when none, `list::PREPEND` for `-A`).
-    add: u32,
-    /// The list of `-d`/`-W` (`list::UNSET` when none).
-    del: u32,
+    /// The list of `-a`/`-A`/`-w`, once given.
+    add: Option<u32>,
+    /// `-A`: the rule goes to the head of its list.
+    prepend: bool,
+    /// The list of `-d`/`-W`, once given.
+    del: Option<u32>,
     action: Option<u32>,
     /// How many `-a`/`-A`/`-d` the line has (only one is allowed).
     multiple: u32,
@@ -129,8 +131,9 @@ pub fn parse_words(words: &[Vec<u8>], host: &dyn Host) -> Result<Parsed, SyntaxE
         exe_added: false,
         filterfs_added: false,
         elf: 0,
-        add: list::UNSET,
-        del: list::UNSET,
+        add: None,
+        prepend: false,
+        del: None,
         action: None,
         multiple: 0,
         rule: Rule::empty(),
@@ -180,9 +183,9 @@ impl State<'_> {
             }
             if !self.key.is_empty() && !self.list_requested {
                 // auditctl starts from 0 (the user list) here, not "unset".
-                let flags = self.flags().unwrap_or(list::USER);
+                let list = self.list().unwrap_or(list::USER);
                 let pair = [b"key=".as_slice(), &self.key].concat();
-                self.fieldpair(&pair, flags)?;
+                self.fieldpair(&pair, Some(list))?;
             }
         }
         self.finish(if stopped {
@@ -199,15 +202,13 @@ impl State<'_> {
                 err("no list specified for the syscall (use -a or -A)")
             }
             End::Scanned(Pending::Rule) => {
-                let (flags, delete) = if self.add != list::UNSET {
-                    (self.add, false)
-                } else if self.del != list::UNSET {
-                    (self.del, true)
-                } else {
-                    return err("no list specified (use -a, -A, -d, -w or -W)");
+                let (list, delete) = match (self.add, self.del) {
+                    (Some(l), _) => (l, false),
+                    (None, Some(l)) => (l, true),
+                    (None, None) => return err("no list specified (use -a, -A, -d, -w or -W)"),
                 };
                 let mut rule = std::mem::replace(&mut self.rule, Rule::empty());
-                rule.list = flags & list::MASK;
+                rule.list = list;
                 rule.action = self.action.unwrap_or(action::NEVER);
                 if rule.list != list::TASK && !self.syscall_added {
                     rule.add_all_syscalls();
@@ -217,7 +218,7 @@ impl State<'_> {
                 } else {
                     Request::Add {
                         rule,
-                        prepend: flags & list::PREPEND != 0,
+                        prepend: self.prepend,
                     }
                 });
                 Ok(std::mem::take(&mut self.out))
@@ -226,20 +227,15 @@ impl State<'_> {
         }
     }
 
-    /// The list flags of the rule being built, if a list was chosen.
-    fn flags(&self) -> Option<u32> {
-        if self.add != list::UNSET {
-            Some(self.add & list::MASK)
-        } else if self.del != list::UNSET {
-            Some(self.del & list::MASK)
-        } else {
-            None
-        }
+    /// The list of the rule being built, if one was chosen (an added
+    /// rule's when a line names both, as auditctl looks at `add` first).
+    fn list(&self) -> Option<u32> {
+        self.add.or(self.del)
     }
 
     /// Whether `-a`/`-A`/`-d`/`-w`/`-W` has chosen a list yet.
     fn has_list(&self) -> bool {
-        self.add != list::UNSET || self.del != list::UNSET
+        self.add.is_some() || self.del.is_some()
     }
 
     /// Whether something a key can belong to was given (auditctl's test

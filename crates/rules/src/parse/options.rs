@@ -37,8 +37,8 @@ impl State<'_> {
             b'S' | b'U' => self.syscalls(c, &arg),
             b'F' => self.field_option(&arg, args, optind, *count),
             b'C' => {
-                let flags = self.flags().unwrap_or(list::UNSET);
-                self.compare(&arg, flags)?;
+                let list = self.list();
+                self.compare(&arg, list)?;
                 Ok(Flow::Continue(Pending::Nothing))
             }
             b'm' => self.user_message(arg, *count),
@@ -74,7 +74,7 @@ impl State<'_> {
         match setup {
             Setup::Ready => {
                 if c == b'A' {
-                    self.add |= list::PREPEND;
+                    self.prepend = true;
                 }
                 Ok(Flow::Continue(Pending::Rule))
             }
@@ -106,13 +106,13 @@ impl State<'_> {
         optind: usize,
         count: usize,
     ) -> Result<Flow, SyntaxError> {
-        let flags = match self.flags() {
-            Some(f) => f,
+        let list = match self.list() {
+            Some(l) => Some(l),
             None if optind < count
                 && contains(arg, b"arch=")
                 && args.get(optind).map(Vec::as_slice) == Some(b"-t") =>
             {
-                list::UNSET
+                None
             }
             None => {
                 return err(format!(
@@ -125,7 +125,7 @@ impl State<'_> {
             self.process_key(k)?;
             return Ok(Flow::Continue(Pending::Nothing));
         }
-        self.fieldpair(arg, flags)?;
+        self.fieldpair(arg, list)?;
         if self
             .rule
             .fields
@@ -143,9 +143,9 @@ impl State<'_> {
             if self.has_list() {
                 return err("-w: a watch can't be given with a syscall rule (-a, -A or -d)");
             }
-            self.add = list::EXIT;
+            self.add = Some(list::EXIT);
         } else {
-            self.del = list::EXIT;
+            self.del = Some(list::EXIT);
         }
         self.action = Some(action::ALWAYS);
         self.syscall_added = true;

@@ -16,9 +16,9 @@ fn names(arg: &[u8]) -> impl Iterator<Item = &[u8]> {
 impl State<'_> {
     /// `-S names` / `-U ops`.
     pub(super) fn syscalls(&mut self, c: u8, arg: &[u8]) -> Result<Flow, SyntaxError> {
-        let add = self.add & (list::MASK | list::UNSET);
-        let del = self.del & (list::MASK | list::UNSET);
-        if add == list::URING_EXIT || del == list::URING_EXIT {
+        let (add, del) = (self.add, self.del);
+        let on = |l| add == Some(l) || del == Some(l);
+        if on(list::URING_EXIT) {
             for name in names(arg) {
                 self.uring_op(name)?;
             }
@@ -31,7 +31,6 @@ impl State<'_> {
                 show(arg)
             ));
         }
-        let on = |l| add == l || del == l;
         if on(list::TASK) {
             return err("syscall auditing being added to the task list");
         }
@@ -55,7 +54,7 @@ impl State<'_> {
             self.syscall_by_name(name)?;
         }
         self.syscall_added = true;
-        if unknown_arch && self.add != list::UNSET && self.differs_on_32bit(arg) {
+        if unknown_arch && self.add.is_some() && self.differs_on_32bit(arg) {
             self.out.warnings.push(
                 "32/64 bit syscall mismatch, you should specify an arch (-F arch=b64 or b32)"
                     .into(),

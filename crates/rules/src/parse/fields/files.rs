@@ -9,7 +9,7 @@ use crate::tables;
 
 /// `perm=`: only on the exit list proper (not io_uring), only `=`.
 pub(super) fn perm_value(p: &Pair) -> Result<u32, SyntaxError> {
-    if p.list != list::EXIT {
+    if p.list != Some(list::EXIT) {
         return p.exit_only();
     }
     if p.op != op::EQUAL {
@@ -42,7 +42,7 @@ pub(super) fn filetype_value(p: &Pair) -> Result<u32, SyntaxError> {
 impl State<'_> {
     /// `fstype=`: a number or a name of [`tables::FSTYPES`] (filesystem list).
     pub(super) fn fstype_value(&mut self, p: &Pair) -> Result<u32, SyntaxError> {
-        if p.list != list::FS {
+        if p.list != Some(list::FS) {
             return err("-F fstype: only valid on the filesystem list");
         }
         if !p.eq_or_ne() {

@@ -30,13 +30,13 @@ const OPS: &[(&[u8], u32)] = &[
 ];
 
 /// One `-F` pair: the field as named and numbered, the operator, the value
-/// text, and the list flags of the rule it is for.
+/// text, and the list of the rule it is for (none yet: `-F arch=... -t`).
 struct Pair<'a> {
     name: &'a [u8],
     field: u32,
     op: u32,
     value: &'a [u8],
-    list: u32,
+    list: Option<u32>,
 }
 
 impl Pair<'_> {
@@ -47,7 +47,7 @@ impl Pair<'_> {
 
     /// Whether the rule is on a list with syscall exits (exit or io_uring).
     fn exitish(&self) -> bool {
-        self.list == list::EXIT || self.list == list::URING_EXIT
+        matches!(self.list, Some(list::EXIT | list::URING_EXIT))
     }
 
     /// The refusal of a field that only the exit list takes.
@@ -70,7 +70,7 @@ enum Value {
 }
 
 /// Split `name OP value`, checking each part is there and the name is known.
-fn split(pair: &[u8], flags: u32) -> Result<Pair<'_>, SyntaxError> {
+fn split(pair: &[u8], list: Option<u32>) -> Result<Pair<'_>, SyntaxError> {
     let Some((i, sym, o)) = OPS
         .iter()
         .find_map(|(sym, o)| find(pair, sym).map(|i| (i, *sym, *o)))
@@ -92,7 +92,7 @@ fn split(pair: &[u8], flags: u32) -> Result<Pair<'_>, SyntaxError> {
         field: fld,
         op: o,
         value,
-        list: flags,
+        list,
     })
 }
 
@@ -106,11 +106,11 @@ fn allowed_on_exclude(f: u32) -> bool {
 }
 
 impl State<'_> {
-    /// `-F name OP value` for a rule on list `flags`: add the field.
-    pub(super) fn fieldpair(&mut self, pair: &[u8], flags: u32) -> Result<(), SyntaxError> {
+    /// `-F name OP value` for a rule on `list`: add the field.
+    pub(super) fn fieldpair(&mut self, pair: &[u8], list: Option<u32>) -> Result<(), SyntaxError> {
         self.room()?;
-        let p = split(pair, flags)?;
-        if flags == list::EXCLUDE && !allowed_on_exclude(p.field) {
+        let p = split(pair, list)?;
+        if list == Some(list::EXCLUDE) && !allowed_on_exclude(p.field) {
             return err(format!(
                 "-F {}: only msgtype, pid, uid, gid, auid, subj_* and exe are valid on the exclude list",
                 p.name()

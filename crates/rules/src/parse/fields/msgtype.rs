@@ -7,7 +7,7 @@ use crate::tables;
 
 /// The msgtype value (exclude and user lists only).
 pub(super) fn msgtype_value(p: &Pair) -> Result<u32, SyntaxError> {
-    if p.list != list::EXCLUDE && p.list != list::USER {
+    if !matches!(p.list, Some(list::EXCLUDE | list::USER)) {
         return err("-F msgtype: only valid on the exclude and user lists");
     }
     let v = p.value;

@@ -26,7 +26,7 @@ pub(super) fn arg_value(p: &Pair) -> Result<u32, SyntaxError> {
 pub(super) fn sessionid_value(p: &Pair) -> Result<u32, SyntaxError> {
     if !matches!(
         p.list,
-        list::EXCLUDE | list::USER | list::EXIT | list::URING_EXIT
+        Some(list::EXCLUDE | list::USER | list::EXIT | list::URING_EXIT)
     ) {
         return err("-F sessionid: only valid on the exit, user and exclude lists");
     }
