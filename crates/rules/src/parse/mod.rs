@@ -57,10 +57,12 @@ pub struct Parsed {
     pub warnings: Vec<String>,
 }
 
+/// Refuse the line with `msg`.
 fn err<T>(msg: impl Into<String>) -> Result<T, SyntaxError> {
     Err(SyntaxError(msg.into()))
 }
 
+/// A word for a message (rules files are text; odd bytes shown lossily).
 fn show(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
@@ -99,11 +101,17 @@ enum End {
 
 /// auditctl's per-line state (its globals, reset for every line).
 struct State<'h> {
+    /// The live system (or a stand-in): users, groups, paths, machine.
     host: &'h dyn Host,
+    /// `-S`/`-U` or a watch was given.
     syscall_added: bool,
+    /// A permission filter (`-p`, `perm=`) or a path/dir field was given.
     perm_added: bool,
+    /// An `exe=` field was given.
     exe_added: bool,
+    /// An `fstype=` field was given.
     filterfs_added: bool,
+    /// The `AUDIT_ARCH_*` `-S` names are read with (0: not chosen yet).
     elf: u32,
     /// The list of `-a`/`-A`/`-w`, once given.
     add: Option<u32>,
@@ -111,12 +119,17 @@ struct State<'h> {
     prepend: bool,
     /// The list of `-d`/`-W`, once given.
     del: Option<u32>,
+    /// `always` or `never`, once given.
     action: Option<u32>,
     /// How many `-a`/`-A`/`-d` the line has (only one is allowed).
     multiple: u32,
+    /// The rule being built.
     rule: Rule,
+    /// The keys so far, joined by `\x01` (added as one field at the end).
     key: Vec<u8>,
+    /// `-l` was given (its `-k` filters the listing, it is no rule key).
     list_requested: bool,
+    /// What the line has said so far.
     out: Parsed,
 }
 
@@ -145,6 +158,7 @@ pub fn parse_words(words: &[Vec<u8>], host: &dyn Host) -> Result<Parsed, SyntaxE
 }
 
 impl State<'_> {
+    /// auditctl's `setopt` loop over `args` (`args[0]` is the program name).
     fn run(&mut self, args: &[Vec<u8>]) -> Result<Parsed, SyntaxError> {
         let mut count = args.len();
         let mut g = Getopt::new(args);
@@ -244,6 +258,7 @@ impl State<'_> {
         self.syscall_added || self.perm_added || self.exe_added || self.filterfs_added
     }
 
+    /// Append a field to the rule.
     fn push(&mut self, field: u32, op: u32, value: u32, text: Vec<u8>) {
         self.rule.fields.push(Field {
             field,
@@ -265,10 +280,12 @@ impl State<'_> {
     }
 }
 
+/// Where `needle` first occurs in `hay` (C `strstr`).
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
+/// Whether `needle` occurs in `hay`.
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
     find(hay, needle).is_some()
 }
