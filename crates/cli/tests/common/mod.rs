@@ -98,6 +98,85 @@ impl KernelAudit {
     }
 }
 
+/// What auditctl did with one line of a set, for the goldens.
+pub struct Sent {
+    /// Whether `auditctl -R` took the line; `None`: a control line, not sent.
+    pub verdict: Option<bool>,
+    /// auditctl's stderr lines (the temporary file named `RULES`).
+    pub stderr: Vec<String>,
+    /// `auditctl -l` after the line.
+    pub listing: String,
+}
+
+impl KernelAudit {
+    /// Load `lines` as `load_lines` does, keeping what auditctl printed and
+    /// listed after each. `auditctl -R` prints few reasons, so a refused
+    /// line is given again as arguments (its words as fastaudit's lexer
+    /// splits them) and what it says there is kept too, after `as arguments:`.
+    pub fn record_lines(&self, lines: &[Vec<u8>]) -> Vec<Sent> {
+        auditctl(&["-D"]);
+        let tmp =
+            std::env::temp_dir().join(format!("fastaudit-golden-{}.rules", std::process::id()));
+        let tmp_name = tmp.display().to_string();
+        let stderr_of = |o: &Output| -> Vec<String> {
+            String::from_utf8_lossy(&o.stderr)
+                .lines()
+                .map(|l| l.replace(&tmp_name, "RULES"))
+                .collect()
+        };
+        let mut listing = String::from_utf8_lossy(&auditctl(&["-l"]).stdout).into_owned();
+        let mut sent = Vec::new();
+        for line in lines {
+            if !safe_to_send(line) {
+                sent.push(Sent {
+                    verdict: None,
+                    stderr: Vec::new(),
+                    listing: listing.clone(),
+                });
+                continue;
+            }
+            std::fs::write(&tmp, [line.as_slice(), b"\n"].concat()).expect("write temp rules");
+            let out = Command::new("auditctl")
+                .arg("-R")
+                .arg(&tmp)
+                .output()
+                .expect("run auditctl");
+            let ok = out.status.success();
+            let mut stderr = stderr_of(&out);
+            if !ok {
+                let words = fastaudit_rules::lexer::words(line).unwrap_or_default();
+                let words: Vec<std::ffi::OsString> = words
+                    .into_iter()
+                    .map(std::os::unix::ffi::OsStringExt::from_vec)
+                    .collect();
+                let again = Command::new("auditctl")
+                    .args(&words)
+                    .output()
+                    .expect("run auditctl");
+                assert!(
+                    !again.status.success(),
+                    "auditctl refused a line from a file but took it as arguments: {}",
+                    String::from_utf8_lossy(line)
+                );
+                let said = stderr_of(&again);
+                // Said already from the file: nothing new to keep.
+                if !said.is_empty() && !said.iter().all(|l| stderr.contains(l)) {
+                    stderr.push(format!("as arguments: {}", said.join(" | ")));
+                }
+            }
+            listing = String::from_utf8_lossy(&auditctl(&["-l"]).stdout).into_owned();
+            sent.push(Sent {
+                verdict: Some(ok),
+                stderr,
+                listing: listing.clone(),
+            });
+        }
+        let _ = std::fs::remove_file(&tmp);
+        auditctl(&["-D"]);
+        sent
+    }
+}
+
 impl Drop for KernelAudit {
     fn drop(&mut self) {
         restore_kernel();

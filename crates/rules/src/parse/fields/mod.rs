@@ -1,0 +1,152 @@
+//! `-F name OP value`: auditctl's `audit_rule_fieldpair_data`. The pair is
+//! split and its list checked here; the value is read by the parser of its
+//! field's family: `ids` (uid and gid fields), `numbers` (plain numbers,
+//! a0-a3, sessionid, saddr_fam), `exit`, `arch`, `msgtype`, `files` (perm,
+//! filetype, fstype) and `strings` (LSM labels, path, dir, key, exe).
+
+mod arch;
+mod exit;
+mod files;
+mod ids;
+mod msgtype;
+mod numbers;
+mod strings;
+
+use super::{err, find, show, State, SyntaxError};
+use crate::abi::{field, list, op};
+use crate::tables;
+
+/// auditctl's operators, in the order it searches the pair for them: the
+/// first one found anywhere wins (so `key=a!=b` splits at `!=`).
+const OPS: &[(&[u8], u32)] = &[
+    (b"!=", op::NOT_EQUAL),
+    (b">=", op::GREATER_THAN_OR_EQUAL),
+    (b"<=", op::LESS_THAN_OR_EQUAL),
+    (b"&=", op::BIT_TEST),
+    (b"=", op::EQUAL),
+    (b">", op::GREATER_THAN),
+    (b"<", op::LESS_THAN),
+    (b"&", op::BIT_MASK),
+];
+
+/// One `-F` pair: the field as named and numbered, the operator, the value
+/// text, and the list of the rule it is for (none yet: `-F arch=... -t`).
+struct Pair<'a> {
+    name: &'a [u8],
+    field: u32,
+    op: u32,
+    value: &'a [u8],
+    list: Option<u32>,
+}
+
+impl Pair<'_> {
+    /// The field name as the line spells it, for messages.
+    fn name(&self) -> String {
+        show(self.name)
+    }
+
+    /// Whether the rule is on a list with syscall exits (exit or io_uring).
+    fn exitish(&self) -> bool {
+        matches!(self.list, Some(list::EXIT | list::URING_EXIT))
+    }
+
+    /// The refusal of a field that only the exit list takes.
+    fn exit_only<T>(&self) -> Result<T, SyntaxError> {
+        err(format!("-F {}: only valid on the exit list", self.name()))
+    }
+
+    /// Whether the operator is `=` or `!=`.
+    fn eq_or_ne(&self) -> bool {
+        self.op == op::EQUAL || self.op == op::NOT_EQUAL
+    }
+}
+
+/// What a field's value becomes in the rule.
+enum Value {
+    /// A number in the field's value slot.
+    Number(u32),
+    /// A string field's text (its length goes in the value slot).
+    Text(Vec<u8>),
+}
+
+/// Split `name OP value`, checking each part is there and the name is known.
+fn split(pair: &[u8], list: Option<u32>) -> Result<Pair<'_>, SyntaxError> {
+    let Some((i, sym, o)) = OPS
+        .iter()
+        .find_map(|(sym, o)| find(pair, sym).map(|i| (i, *sym, *o)))
+    else {
+        return err(format!("-F {}: missing operator", show(pair)));
+    };
+    let (name, value) = (&pair[..i], &pair[i + sym.len()..]);
+    if name.is_empty() {
+        return err(format!("-F {}: missing field name", show(pair)));
+    }
+    if value.is_empty() {
+        return err(format!("-F {}: missing value", show(pair)));
+    }
+    let Some(fld) = tables::field_number(name) else {
+        return err(format!("-F: unknown field: {}", show(name)));
+    };
+    Ok(Pair {
+        name,
+        field: fld,
+        op: o,
+        value,
+        list,
+    })
+}
+
+/// The fields auditctl lets on the exclude list.
+fn allowed_on_exclude(f: u32) -> bool {
+    matches!(
+        f,
+        field::PID | field::UID | field::GID | field::LOGINUID | field::MSGTYPE | field::SUBJ_USER
+            ..=field::SUBJ_CLR | field::EXE
+    )
+}
+
+impl State<'_> {
+    /// `-F name OP value` for a rule on `list`: add the field.
+    pub(super) fn fieldpair(&mut self, pair: &[u8], list: Option<u32>) -> Result<(), SyntaxError> {
+        self.room()?;
+        let p = split(pair, list)?;
+        if list == Some(list::EXCLUDE) && !allowed_on_exclude(p.field) {
+            return err(format!(
+                "-F {}: only msgtype, pid, uid, gid, auid, subj_* and exe are valid on the exclude list",
+                p.name()
+            ));
+        }
+        match self.field_value(&p)? {
+            Value::Number(v) => self.push(p.field, p.op, v, Vec::new()),
+            Value::Text(t) => self.push(p.field, p.op, t.len() as u32, t),
+        }
+        Ok(())
+    }
+
+    /// Read the value with its family's parser.
+    fn field_value(&mut self, p: &Pair) -> Result<Value, SyntaxError> {
+        let n = match p.field {
+            field::UID
+            | field::EUID
+            | field::SUID
+            | field::FSUID
+            | field::LOGINUID
+            | field::OBJ_UID => self.user_id_value(p)?,
+            field::GID | field::EGID | field::SGID | field::FSGID | field::OBJ_GID => {
+                self.group_id_value(p)?
+            }
+            field::EXIT => exit::exit_value(p)?,
+            field::MSGTYPE => msgtype::msgtype_value(p)?,
+            f if field::is_string(f) => return self.string_value(p).map(Value::Text),
+            field::ARCH => self.arch_value(p)?,
+            field::PERM => files::perm_value(p)?,
+            field::FILETYPE => files::filetype_value(p)?,
+            field::FSTYPE => self.fstype_value(p)?,
+            field::ARG0..=field::ARG3 => numbers::arg_value(p)?,
+            field::SESSIONID => numbers::sessionid_value(p)?,
+            field::SADDR_FAM => numbers::saddr_fam_value(p)?,
+            _ => numbers::plain_value(p)?,
+        };
+        Ok(Value::Number(n))
+    }
+}

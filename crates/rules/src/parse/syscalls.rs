@@ -1,0 +1,140 @@
+//! `-S` and `-U`: syscalls (by name of the rule's arch, number, or `all`)
+//! and, on the io_uring list, io_uring operations.
+
+use super::{err, show, Flow, Pending, State, SyntaxError};
+use crate::abi::list;
+use crate::cnum::{starts_with_digit, strtol};
+use crate::rule::Rule;
+use crate::tables::{self, Machine};
+
+/// The comma-separated names of a `-S` value (empty names skipped, as
+/// auditctl's `strtok` does).
+fn names(arg: &[u8]) -> impl Iterator<Item = &[u8]> {
+    arg.split(|&b| b == b',').filter(|n| !n.is_empty())
+}
+
+impl State<'_> {
+    /// `-S names` / `-U ops`.
+    pub(super) fn syscalls(&mut self, c: u8, arg: &[u8]) -> Result<Flow, SyntaxError> {
+        let (add, del) = (self.add, self.del);
+        let on = |l| add == Some(l) || del == Some(l);
+        if on(list::URING_EXIT) {
+            for name in names(arg) {
+                self.uring_op(name)?;
+            }
+            self.syscall_added = true;
+            return Ok(Flow::Continue(Pending::Rule));
+        }
+        if c == b'U' {
+            return err(format!(
+                "-U {}: io_uring operations need the io_uring list (-a always,io_uring)",
+                show(arg)
+            ));
+        }
+        if on(list::TASK) {
+            return err("syscall auditing being added to the task list");
+        }
+        if on(list::USER) {
+            return err("syscall auditing being added to the user list");
+        }
+        if on(list::FS) {
+            return err("syscall auditing being added to the filesystem list");
+        }
+        if on(list::EXCLUDE) {
+            return err("syscall auditing cannot be put on the exclude list");
+        }
+        let unknown_arch = self.elf == 0;
+        if unknown_arch {
+            let Some(m) = self.host.machine() else {
+                return err("error detecting machine type");
+            };
+            self.elf = m.elf();
+        }
+        for name in names(arg) {
+            self.syscall_by_name(name)?;
+        }
+        self.syscall_added = true;
+        if unknown_arch && self.add.is_some() && self.differs_on_32bit(arg) {
+            self.out.warnings.push(
+                "32/64 bit syscall mismatch, you should specify an arch (-F arch=b64 or b32)"
+                    .into(),
+            );
+        }
+        Ok(Flow::Continue(Pending::Nothing))
+    }
+
+    /// auditctl's `check_rule_mismatch`: would the same names select other
+    /// numbers on the 32-bit side of this machine?
+    fn differs_on_32bit(&self, arg: &[u8]) -> bool {
+        let alt = match Machine::from_elf(self.elf) {
+            Some(Machine::X86_64) => Machine::X86,
+            Some(Machine::Ppc64) => Machine::Ppc,
+            Some(Machine::S390x) => Machine::S390,
+            Some(m) => m,
+            None => return false,
+        };
+        let mut other = Rule::empty();
+        for name in names(arg) {
+            if name == b"all" {
+                other.add_all_syscalls();
+            } else if let Some(nr) = alt.syscall_number(name) {
+                other.add_syscall(nr as u64);
+            } else if starts_with_digit(name) {
+                other.add_syscall(strtol(name, 0).value as u64);
+            }
+        }
+        other.mask != self.rule.mask
+    }
+
+    /// `audit_rule_syscallbyname_data`: a name of this arch, a number, or `all`.
+    fn syscall_by_name(&mut self, name: &[u8]) -> Result<(), SyntaxError> {
+        let Some(machine) = Machine::from_elf(self.elf) else {
+            return err(format!("-S: elf type unknown: 0x{:x}", self.elf));
+        };
+        self.select(
+            name,
+            |n| machine.syscall_number(n),
+            Rule::add_all_syscalls,
+            "-S: syscall name unknown",
+        )
+    }
+
+    /// An io_uring operation by name, number or `all`.
+    fn uring_op(&mut self, name: &[u8]) -> Result<(), SyntaxError> {
+        let all_ops = |r: &mut Rule| {
+            for i in 0..tables::URING_OPS.len() {
+                r.add_syscall(i as u64);
+            }
+        };
+        self.select(
+            name,
+            tables::uring_op_number,
+            all_ops,
+            "io_uring op unknown",
+        )
+    }
+
+    /// Set the bitmap bit of `name`: `all` (as `all` sets it), a name
+    /// `lookup` knows, or a number (C `strtol`, as auditctl reads it).
+    fn select(
+        &mut self,
+        name: &[u8],
+        lookup: impl Fn(&[u8]) -> Option<u32>,
+        all: impl FnOnce(&mut Rule),
+        unknown: &str,
+    ) -> Result<(), SyntaxError> {
+        if name == b"all" {
+            all(&mut self.rule);
+            return Ok(());
+        }
+        let nr = match lookup(name) {
+            Some(nr) => nr as u64,
+            None if starts_with_digit(name) => strtol(name, 0).value as u64,
+            None => return err(format!("{unknown}: {}", show(name))),
+        };
+        if !self.rule.add_syscall(nr) {
+            return err(format!("{unknown}: {}", show(name)));
+        }
+        Ok(())
+    }
+}

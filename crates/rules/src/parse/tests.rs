@@ -1,0 +1,131 @@
+//! How each kind of option ends a line (the outcome enums), and one value
+//! of each field family. The goldens (`tests/golden.rs`) hold the full
+//! comparison with auditctl; these name the cases.
+
+use super::*;
+use crate::abi::{arch, field, op, perm};
+use crate::tables;
+use crate::tables::Machine;
+use std::io;
+
+/// A fixed host: x86_64, user root and group wheel, nothing on disk.
+struct Stub;
+
+impl Host for Stub {
+    fn machine(&self) -> Option<Machine> {
+        Some(Machine::X86_64)
+    }
+    fn user_id(&self, name: &[u8]) -> Option<u32> {
+        (name == b"root").then_some(0)
+    }
+    fn group_id(&self, name: &[u8]) -> Option<u32> {
+        (name == b"wheel").then_some(10)
+    }
+    fn is_dir(&self, _: &[u8]) -> bool {
+        false
+    }
+    fn lookup(&self, _: &[u8]) -> io::Result<()> {
+        Err(io::Error::from(io::ErrorKind::NotFound))
+    }
+}
+
+fn parse(line: &str) -> Result<Parsed, SyntaxError> {
+    let words: Vec<Vec<u8>> = line.split(' ').map(|w| w.as_bytes().to_vec()).collect();
+    parse_words(&words, &Stub)
+}
+
+fn refusal(line: &str) -> String {
+    match parse(line) {
+        Err(e) => e.0,
+        Ok(p) => panic!("{line} accepted: {p:?}"),
+    }
+}
+
+/// The one field of an accepted `-a always,exit -F arch=b64 -S open -F <pair>`.
+fn field_of(pair: &str) -> Field {
+    let line = format!("-a always,exit -F arch=b64 -S open -F {pair}");
+    match parse(&line).map(|p| p.request) {
+        Ok(Some(Request::Add { rule, .. })) => rule.fields[1].clone(),
+        other => panic!("{line}: {other:?}"),
+    }
+}
+
+#[test]
+fn list_action_words() {
+    assert!(matches!(
+        parse("-A exit,always -F arch=b64 -S open").map(|p| p.request),
+        Ok(Some(Request::Add { prepend: true, .. }))
+    ));
+    let p = parse("-a exit,possible -S open").expect("skipped, not refused");
+    assert_eq!(p.request, None);
+    assert_eq!(p.warnings.len(), 1);
+    assert_eq!(
+        refusal("-a possible,exit"),
+        "-a possible,exit: bad list or action keyword"
+    );
+    assert_eq!(
+        refusal("-d always,exit -a always,exit"),
+        "multiple rule insert/delete operations are not allowed on one line"
+    );
+}
+
+#[test]
+fn how_lines_end() {
+    // A syscall without a list: nothing pending, the end check refuses.
+    assert_eq!(
+        refusal("-S open"),
+        "no list specified for the syscall (use -a or -A)"
+    );
+    // A query stops the scan: nothing is sent, later words are not options.
+    let p = parse("-s").expect("status");
+    assert_eq!((p.queries, p.request), (vec![Query::Status], None));
+    // `-m` returns at once, skipping the end checks.
+    let p = parse("-m hello").expect("message");
+    assert_eq!(p.settings, vec![Setting::UserMessage(b"hello".to_vec())]);
+    // A rule pending at the end becomes the request.
+    assert!(matches!(
+        parse("-w /etc/passwd -p wa").map(|p| p.request),
+        Ok(Some(Request::Add { .. }))
+    ));
+}
+
+#[test]
+fn one_value_per_family() {
+    assert_eq!(field_of("uid=root").value, 0);
+    assert_eq!(field_of("auid=unset").value, abi::UNSET_ID);
+    assert_eq!(field_of("gid=wheel").value, 10);
+    let eperm = tables::errnos().lookup(b"EPERM").expect("EPERM known");
+    assert_eq!(
+        field_of("exit=-EPERM").value,
+        (eperm as i32).wrapping_neg() as u32
+    );
+    assert_eq!(field_of("a0=-1").value, u32::MAX);
+    assert_eq!(field_of("a1&=0x10").op, op::BIT_TEST);
+    assert_eq!(field_of("inode=077").value, 0o77);
+    assert_eq!(field_of("perm=wa").value, perm::WRITE | perm::ATTR);
+    assert_eq!(
+        Some(field_of("filetype=dir").value),
+        tables::lookup_lower(tables::FILETYPES, b"dir")
+    );
+    let exe = field_of("exe=/usr/bin/ls");
+    assert_eq!(
+        (exe.field, exe.text.as_slice()),
+        (field::EXE, &b"/usr/bin/ls"[..])
+    );
+    assert_eq!(
+        refusal("-a always,exit -F arch=b64 -S open -F uid=nobody"),
+        "-F uid: unknown user: nobody"
+    );
+    assert_eq!(
+        refusal("-a always,exit -F arch=b64 -S open -F ppid=x"),
+        "-F ppid: value must be numeric, was x"
+    );
+    assert_eq!(
+        refusal("-a always,exit -S open -F arch=b32"),
+        "-F arch: must be given before -S"
+    );
+    match parse("-a always,exit -F arch=b32 -S open").map(|p| p.request) {
+        Ok(Some(Request::Add { rule, .. })) => assert_eq!(rule.fields[0].value, arch::I386),
+        other => panic!("{other:?}"),
+    }
+}
