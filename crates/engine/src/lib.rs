@@ -6,6 +6,7 @@ pub mod kinds;
 pub mod perm;
 pub mod plan;
 pub mod runtime;
+pub mod syscalls;
 pub mod watches;
 
 pub use kinds::{HookKinds, Kind, Probe};
