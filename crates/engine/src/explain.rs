@@ -29,17 +29,33 @@ impl Plan {
             self.exit_rules.iter().filter(|r| !r.always).count(),
             self.task_rules.len()
         );
-        let max = self.by_syscall.values().map(Vec::len).max().unwrap_or(0);
+        // The per-syscall spans as loaded: one per number and ABI that some
+        // always rule can record, with the candidates of that ABI.
+        let mut spans = Vec::new();
+        for &nr in self.by_syscall.keys() {
+            for (compat, machine, abi) in [
+                (false, Machine::X86_64, ""),
+                (true, Machine::X86, " (i386)"),
+            ] {
+                let ids = self.candidates(nr, compat);
+                if ids.iter().any(|&i| self.exit_rules[i as usize].always) {
+                    let name = machine
+                        .syscall_name(nr)
+                        .map_or_else(|| nr.to_string(), str::to_string);
+                    spans.push((format!("{name}{abi}"), ids.len()));
+                }
+            }
+        }
+        let max = spans.iter().map(|s| s.1).max().unwrap_or(0);
         let _ = writeln!(
             s,
-            "audited syscalls: {}; most candidate rules for one syscall: {max}",
-            self.by_syscall.len()
+            "audited syscalls: {} ({} native, {} i386); most candidate rules for one syscall: {max}",
+            spans.len(),
+            spans.iter().filter(|s| !s.0.ends_with(" (i386)")).count(),
+            spans.iter().filter(|s| s.0.ends_with(" (i386)")).count(),
         );
-        for (nr, idx) in &self.by_syscall {
-            let name = Machine::X86_64
-                .syscall_name(*nr)
-                .map_or_else(|| nr.to_string(), str::to_string);
-            let _ = writeln!(s, "  {name}: {} rule(s)", idx.len());
+        for (name, n) in &spans {
+            let _ = writeln!(s, "  {name}: {n} rule(s)");
         }
         for (i, w) in self.watches.iter().enumerate() {
             let _ = writeln!(
@@ -71,7 +87,18 @@ mod tests {
             e.contains("  tracepoint/syscalls:sys_exit_chmod by fa_syscall_exit (nr "),
             "{e}"
         );
-        assert!(e.contains("chmod: 1 rule(s)"), "{e}");
+        assert!(e.contains("\n  chmod: 1 rule(s)\n"), "{e}");
+        // Each ABI's span by its own name: the b32 rule names i386 chmod
+        // (another syscall's number natively); the arch-less rule's number
+        // is native chmod's, and the kernel tests that bit for i386 too,
+        // where it is mmap.
+        let e = plan("-a always,exit -S chmod\n-a always,exit -F arch=b32 -S chmod -k b32\n")
+            .unwrap()
+            .explain();
+        assert!(e.contains("audited syscalls: 3 (1 native, 2 i386)"), "{e}");
+        for span in ["chmod", "chmod (i386)", "mmap (i386)"] {
+            assert!(e.contains(&format!("\n  {span}: 1 rule(s)\n")), "{e}");
+        }
         assert!(plan("").unwrap().explain().contains("hooks: none"));
         let e = plan_in(
             "-a always,exit -S chmod\n",
