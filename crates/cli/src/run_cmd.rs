@@ -2,7 +2,7 @@
 
 use crate::cli::{LogFormat, RunArgs};
 use anyhow::{bail, Context, Result};
-use fastaudit_engine::{compile, run as run_engine, Environment, HookKinds, Options};
+use fastaudit_engine::{compile, run as run_engine, Environment, Options};
 use fastaudit_log::{Config, SizeAction, Writer};
 use fastaudit_records::enrich::SystemNames;
 use fastaudit_records::line::line;
@@ -30,15 +30,12 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             return Ok(ExitCode::from(1));
         }
     };
-    // Probing loads BPF programs: root only (`--explain` works without).
-    let kinds = if nix::unistd::geteuid().is_root() {
-        HookKinds::probe(&args.hook_kinds)
+    // Probing loads BPF programs and reads tracefs: root only (`--explain`
+    // works without, with the facts assumed).
+    let env = if nix::unistd::geteuid().is_root() {
+        Environment::probe(&args.hook_kinds)
     } else {
-        HookKinds::assumed(&args.hook_kinds)
-    };
-    let env = Environment {
-        kinds,
-        ..Environment::default()
+        Environment::assumed(&args.hook_kinds)
     };
     let plan = compile(&set, env).map_err(|e| anyhow::anyhow!("{e}"))?;
     if args.explain {

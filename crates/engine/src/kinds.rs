@@ -3,6 +3,7 @@
 
 use fastaudit_bpf::FastauditSkelBuilder;
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::mem::MaybeUninit;
 use std::path::Path;
@@ -186,6 +187,26 @@ pub(crate) fn syscall_tracepoints() -> bool {
         );
     }
     dir.exists()
+}
+
+/// Syscalls NAME with a `syscalls:sys_exit_NAME` tracepoint on this
+/// kernel (none when there are no syscall tracepoints or tracefs cannot be
+/// read).
+pub(crate) fn syscall_tracepoint_names() -> BTreeSet<String> {
+    if !syscall_tracepoints() {
+        return BTreeSet::new();
+    }
+    let Ok(dir) = std::fs::read_dir(Path::new(TRACEFS).join("events/syscalls")) else {
+        return BTreeSet::new();
+    };
+    dir.filter_map(Result::ok)
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()
+                .and_then(|n| n.strip_prefix("sys_exit_"))
+                .map(str::to_string)
+        })
+        .collect()
 }
 
 /// Load only program `name` of the BPF object, attach it, detach it.

@@ -1,13 +1,29 @@
-//! The engine: compiles a rule set into the hooks to attach and the
-//! per-syscall rule tables the BPF side evaluates (`plan`), then loads,
-//! attaches, reads the ring buffer and assembles audit events (`runtime`).
+//! The engine: compiles a rule set into a plan (`plan`, `rule`): the
+//! per-syscall rule tables, the hooks and the exact BPF programs and
+//! attach points (`hooks`), and the map images (`image`, with the live
+//! paths `resolve`d and `watches` followed); then the runtime only loads,
+//! fills, attaches, reads the ring buffer and assembles audit events
+//! (`runtime`).
 
+pub mod explain;
+pub mod hooks;
+pub mod image;
 pub mod kinds;
+pub mod path_args;
 pub mod perm;
 pub mod plan;
+pub mod resolve;
+pub mod rule;
 pub mod runtime;
+pub mod syscalls;
 pub mod watches;
 
+#[cfg(test)]
+mod test_rules;
+
+pub use hooks::{AttachPoint, Attachment, Hook};
+pub use image::{ImageError, MapImages, Rodata};
 pub use kinds::{HookKinds, Kind, Probe};
-pub use plan::{compile, CompileError, CompiledRule, Environment, Hook, Plan, Test, Watch};
+pub use plan::{compile, CompileError, CompiledRule, Environment, Plan, Test, Watch};
+pub use resolve::Resolved;
 pub use runtime::{run, Attached, AuditEvent, EngineError, Options, Stats};

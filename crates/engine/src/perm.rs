@@ -22,23 +22,14 @@ const CLASS_WRITE: (usize, usize) = (6, 7);
 /// The `sysclass` map value for syscall `nr` of the native (x86_64) or
 /// compat (i386) ABI, as audit_classify_syscall and the classes sort it.
 pub fn sysclass(nr: u32, compat: bool) -> u32 {
-    let special = if compat {
-        match nr {
-            5 => Some(Kind::FA_PERM_OPEN),
-            295 => Some(Kind::FA_PERM_OPENAT),
-            102 => Some(Kind::FA_PERM_SOCKETCALL),
-            11 | 358 => Some(Kind::FA_PERM_EXEC),
-            437 => Some(Kind::FA_PERM_OPENAT2),
-            _ => None,
-        }
-    } else {
-        match nr {
-            2 => Some(Kind::FA_PERM_OPEN),
-            257 => Some(Kind::FA_PERM_OPENAT),
-            59 | 322 => Some(Kind::FA_PERM_EXEC),
-            437 => Some(Kind::FA_PERM_OPENAT2),
-            _ => None,
-        }
+    let s = crate::syscalls::special(compat);
+    let special = match nr {
+        n if n == s.open => Some(Kind::FA_PERM_OPEN),
+        n if n == s.openat => Some(Kind::FA_PERM_OPENAT),
+        n if n == s.openat2 => Some(Kind::FA_PERM_OPENAT2),
+        n if s.execs().contains(&n) => Some(Kind::FA_PERM_EXEC),
+        n if s.socketcall == Some(n) => Some(Kind::FA_PERM_SOCKETCALL),
+        _ => None,
     };
     if let Some(kind) = special {
         return kind.0 << Class::FA_PERM_KIND_SHIFT.0;
@@ -89,17 +80,24 @@ mod tests {
 
     #[test]
     fn classes_and_special_syscalls() {
-        // chmod (90) changes attributes, unlink (87) writes, readlink (89) reads.
-        assert!(possible(90, false, ATTR) && !possible(90, false, WRITE));
-        assert!(possible(87, false, WRITE) && !possible(87, false, READ | ATTR));
-        assert!(possible(89, false, READ));
+        use crate::syscalls::{i386, x86_64};
+        let (chmod, unlink, readlink) = (x86_64("chmod"), x86_64("unlink"), x86_64("readlink"));
+        assert!(possible(chmod, false, ATTR) && !possible(chmod, false, WRITE));
+        assert!(possible(unlink, false, WRITE) && !possible(unlink, false, READ | ATTR));
+        assert!(possible(readlink, false, READ));
         // open/openat judge by flags; exec only by x.
-        assert!(possible(257, false, WRITE) && possible(2, false, READ));
-        assert!(!possible(257, false, EXEC | ATTR));
-        assert!(possible(59, false, EXEC) && !possible(59, false, READ | WRITE | ATTR));
-        // getpid (39) never; i386 chmod is 15, socketcall only for w.
-        assert!(!possible(39, false, READ | WRITE | ATTR | EXEC));
-        assert!(possible(15, true, ATTR));
-        assert!(possible(102, true, WRITE) && !possible(102, true, READ));
+        let (open, openat, execve) = (x86_64("open"), x86_64("openat"), x86_64("execve"));
+        assert!(possible(openat, false, WRITE) && possible(open, false, READ));
+        assert!(!possible(openat, false, EXEC | ATTR));
+        assert!(possible(execve, false, EXEC) && !possible(execve, false, READ | WRITE | ATTR));
+        // getpid never; i386 chmod has its own number, socketcall only for w.
+        assert!(!possible(
+            x86_64("getpid"),
+            false,
+            READ | WRITE | ATTR | EXEC
+        ));
+        assert!(possible(i386("chmod"), true, ATTR));
+        let socketcall = i386("socketcall");
+        assert!(possible(socketcall, true, WRITE) && !possible(socketcall, true, READ));
     }
 }

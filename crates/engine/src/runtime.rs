@@ -1,29 +1,31 @@
-//! Running a plan: load the BPF object, fill its rule tables, attach the
-//! hooks, and turn ring-buffer events into audit events until told to stop.
-//! Every hook is detached when [`run`] returns, on every path.
+//! Running a plan: load the BPF object with exactly the plan's programs,
+//! write the plan's map images, attach the plan's attachment list, and
+//! turn ring-buffer events into audit events until told to stop. Nothing
+//! is decided here; every hook is detached when [`run`] returns, on every
+//! path.
 
-use crate::kinds::Kind;
-use crate::plan::{Hook, Plan};
-use crate::watches::{self, WatchTable};
-use fastaudit_bpf::types::{fa_event, fa_event_flag, fa_exe, fa_rule, fa_span, fa_test};
+use crate::hooks::AttachPoint;
+use crate::image::{ImageError, MapImages};
+use crate::plan::Plan;
+use crate::resolve::Resolved;
+use crate::watches;
+use fastaudit_bpf::types::{fa_event, fa_event_flag};
 use fastaudit_bpf::FastauditSkelBuilder;
 use fastaudit_records::Syscall;
-use fastaudit_rules::abi::field;
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
 use libbpf_rs::{Link, MapCore, MapFlags, RingBufferBuilder, TracepointCategory};
 use std::cell::RefCell;
 use std::mem::MaybeUninit;
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use thiserror::Error;
 
+// Mirrors of the BPF header (used by the map images, crate::image).
 /// Bits in a rule bitmap: native syscalls first, compat ones after.
-const NR_SYSCALLS: u32 = 2048;
-const MAX_TESTS: usize = 64;
+pub(crate) const NR_SYSCALLS: u32 = 2048;
+pub(crate) const MAX_TESTS: usize = 64;
 /// Spans index of the task-list rules (FA_TASK_SPAN).
-const TASK_SPAN: u32 = 2 * NR_SYSCALLS;
-const TRACEFS: &str = "/sys/kernel/tracing";
+pub(crate) const TASK_SPAN: u32 = 2 * NR_SYSCALLS;
 
 /// Why the engine could not start or keep running.
 #[derive(Debug, Error)]
@@ -34,9 +36,12 @@ pub enum EngineError {
         what: String,
         source: libbpf_rs::Error,
     },
-    /// The plan does not fit the kernel tables.
+    /// The plan cannot run here (no hook kind, bad ring buffer size).
     #[error("{0}")]
     Plan(String),
+    /// The plan does not fit the kernel tables.
+    #[error(transparent)]
+    Image(#[from] ImageError),
 }
 
 fn bpf(what: impl Into<String>) -> impl FnOnce(libbpf_rs::Error) -> EngineError {
@@ -68,10 +73,11 @@ pub struct Stats {
     pub delivered: u64,
 }
 
-/// What was attached, for `--explain` and tests.
+/// What was attached, for the caller and tests.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Attached {
-    /// Hook descriptions, one per attached link.
+    /// One per attached link, the plan's attachments as `--explain` shows
+    /// them ("tp_btf/raw_syscalls:sys_exit by fa_raw_exit").
     pub hooks: Vec<String>,
 }
 
@@ -102,95 +108,39 @@ pub fn run(
     mut on_event: impl FnMut(AuditEvent),
     mut on_batch: impl FnMut(),
 ) -> Result<Stats, EngineError> {
-    if plan.hooks.is_empty() {
+    if plan.attachments.is_empty() {
+        if let Some(why) = plan.hook_kind_problem() {
+            return Err(EngineError::Plan(why));
+        }
         ready(&Attached::default());
         while !stop.load(Ordering::Relaxed) {
             std::thread::sleep(Duration::from_millis(100));
         }
         return Ok(Stats::default());
     }
-    // Per-syscall tracepoint names: exit hooks, entry hooks.
-    let (mut per_syscall, mut enters): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
-    for h in &plan.hooks {
-        match h {
-            Hook::SyscallExit { name, .. } => per_syscall.push(name),
-            Hook::SyscallEnter { name, .. } => enters.push(name),
-            _ => {}
-        }
+    let size = options.ring_buffer_bytes;
+    if !size.is_power_of_two() || size < 4096 {
+        return Err(EngineError::Plan(format!(
+            "ring buffer size {size} must be a power of two of at least 4096 bytes"
+        )));
     }
-    // A tracepoint name that does not exist (the syscall table and the
-    // kernel's SYSCALL_DEFINE names can differ) sends everything to the raw hooks.
-    let raw = plan.hooks.contains(&Hook::RawSyscalls)
-        || !per_syscall
-            .iter()
-            .chain(&enters)
-            .all(|n| tracepoint_exists(n));
-    let needs_raw_kind =
-        raw || plan.hooks.contains(&Hook::TaskNew) || plan.hooks.contains(&Hook::InodeChanges);
-    // Programs that exist as tp_btf and raw_tp: the prefix of the kind used.
-    let prefix = match plan.kinds.raw_kind() {
-        Some(Kind::RawTp) => "fa_rtp_",
-        Some(_) => "fa_",
-        None if needs_raw_kind => {
-            return Err(EngineError::Plan(plan.hook_kind_problem().unwrap_or_else(
-                || "no hook kind for the raw syscall, task and inode hooks".into(),
-            )))
-        }
-        None => "fa_",
-    };
-    // (program, tracepoint) pairs to attach, besides the per-syscall ones.
-    let mut hooked: Vec<(String, &str)> = Vec::new();
-    if raw {
-        hooked.push((format!("{prefix}raw_exit"), "sys_exit"));
-        if plan.hooks.contains(&Hook::RawSyscallsEnter) || !enters.is_empty() {
-            hooked.push((format!("{prefix}raw_enter"), "sys_enter"));
-        }
-    }
-    if plan.hooks.contains(&Hook::TaskNew) {
-        hooked.push((format!("{prefix}task_new"), "task_newtask"));
-        hooked.push((format!("{prefix}task_exit"), "sched_process_exit"));
-    }
-    if plan.hooks.contains(&Hook::InodeChanges) {
-        hooked.push((format!("{prefix}ctime_xchg"), "ctime_ns_xchg"));
-        hooked.push((format!("{prefix}ctime_skip"), "ctime_xchg_skip"));
-        hooked.push((format!("{prefix}ctime_set"), "inode_set_ctime_to_ts"));
-    }
-    let mut wanted: Vec<String> = hooked.iter().map(|(p, _)| p.clone()).collect();
-    if !raw {
-        if !per_syscall.is_empty() {
-            wanted.push("fa_syscall_exit".into());
-        }
-        if !enters.is_empty() {
-            wanted.push("fa_syscall_enter".into());
-        }
-    }
-
     let mut storage = MaybeUninit::uninit();
     let mut open = FastauditSkelBuilder::default()
         .open(&mut storage)
         .map_err(bpf("opening the BPF object"))?;
     // Only the programs the plan attaches are loaded (and verified).
     for mut p in open.open_object_mut().progs_mut() {
-        let load = wanted.iter().any(|w| p.name() == w.as_str());
+        let load = plan.attachments.iter().any(|a| p.name() == a.program);
         p.set_autoload(load);
     }
     if let Some(ro) = open.maps.rodata_data.as_deref_mut() {
+        let r = plan.rodata();
         ro.self_tgid = std::process::id();
-        ro.have_watches = u32::from(!plan.watches.is_empty());
-        ro.have_dirs = u32::from(plan.watches.iter().any(|w| w.tree));
-        ro.have_recorded = u32::from(plan.records_tasks());
-        ro.have_perm = u32::from(
-            plan.exit_rules
-                .iter()
-                .flat_map(|r| &r.tests)
-                .any(|t| t.field == field::PERM),
-        );
-    }
-    let size = options.ring_buffer_bytes;
-    if !size.is_power_of_two() || size < 4096 {
-        return Err(EngineError::Plan(format!(
-            "ring buffer size {size} must be a power of two of at least 4096 bytes"
-        )));
+        ro.have_watches = u32::from(r.have_watches);
+        ro.have_dirs = u32::from(r.have_dirs);
+        // The BPF side calls the tasks an always,task rule selected `recorded`.
+        ro.have_recorded = u32::from(r.have_always_task);
+        ro.have_perm = u32::from(r.have_perm);
     }
     open.maps
         .events
@@ -199,47 +149,40 @@ pub fn run(
     let skel = open.load().map_err(bpf(
         "loading the BPF programs (root and BPF support needed)",
     ))?;
-    let watches = WatchTable::resolve(&plan.watches);
-    fill_tables(plan, &skel, &watches)?;
+    let resolved = Resolved::on_this_host(plan);
+    let images = plan.map_images(&resolved)?;
+    write_maps(&skel, &images)?;
+    let watches = resolved.watches;
 
     let mut links: Vec<Link> = Vec::new();
     let mut attached = Attached::default();
-    let kind = if prefix == "fa_rtp_" {
-        "raw_tp"
-    } else {
-        "tp_btf"
-    };
-    for (name, tp) in &hooked {
+    for a in &plan.attachments {
         let prog = skel
             .object()
             .progs_mut()
-            .find(|p| p.name() == name.as_str())
-            .ok_or_else(|| EngineError::Plan(format!("no program {name} in the BPF object")))?;
-        let hint = if tp.contains("ctime") {
-            " (file watches need the inode timestamp tracepoints of Linux 6.13 or later)"
-        } else {
-            ""
-        };
-        links.push(
-            prog.attach()
-                .map_err(bpf(format!("attaching {kind}/{tp}{hint}")))?,
-        );
-        attached.hooks.push(format!("{kind}/{tp}"));
-    }
-    if !raw {
-        for (prog, dir, names) in [
-            (&skel.progs.fa_syscall_exit, "exit", &per_syscall),
-            (&skel.progs.fa_syscall_enter, "enter", &enters),
-        ] {
-            for name in names.iter() {
-                let tp = format!("sys_{dir}_{name}");
-                let link = prog
-                    .attach_tracepoint(TracepointCategory::Syscalls, &tp)
-                    .map_err(bpf(format!("attaching syscalls:{tp}")))?;
-                links.push(link);
-                attached.hooks.push(format!("syscalls:{tp}"));
+            .find(|p| p.name() == a.program)
+            .ok_or_else(|| {
+                EngineError::Plan(format!("no program {} in the BPF object", a.program))
+            })?;
+        let link = match &a.point {
+            AttachPoint::Raw { category, .. } => {
+                let hint = if *category == "timestamp" {
+                    " (file watches need the inode timestamp tracepoints of Linux 6.13 or later)"
+                } else {
+                    ""
+                };
+                prog.attach()
+                    .map_err(bpf(format!("attaching {}{hint}", a.point)))?
             }
-        }
+            AttachPoint::Syscall { tracepoint } => {
+                // libbpf finds tracepoint ids in tracefs: mount it if absent.
+                crate::kinds::syscall_tracepoints();
+                prog.attach_tracepoint(TracepointCategory::Syscalls, tracepoint)
+                    .map_err(bpf(format!("attaching {}", a.point)))?
+            }
+        };
+        links.push(link);
+        attached.hooks.push(a.to_string());
     }
     let watched_map = libbpf_rs::MapHandle::try_from(&skel.maps.watched)
         .map_err(bpf("opening the watch table"))?;
@@ -315,158 +258,45 @@ fn put<K, V>(map: &impl MapCore, k: &K, v: &V, what: &str) -> Result<(), EngineE
         .map_err(bpf(what))
 }
 
-fn fill_tables(
-    plan: &Plan,
-    skel: &fastaudit_bpf::FastauditSkel,
-    watches: &WatchTable,
-) -> Result<(), EngineError> {
-    // Exit rules first, then the task rules (ids continue).
-    for (i, r) in plan.exit_rules.iter().chain(&plan.task_rules).enumerate() {
-        if r.tests.len() > MAX_TESTS {
-            return Err(EngineError::Plan(format!(
-                "{}: more than {MAX_TESTS} fields",
-                r.origin
-            )));
-        }
-        let mut rule = fa_rule {
-            always: u32::from(r.always),
-            ntests: r.tests.len() as u32,
-            ..fa_rule::default()
-        };
-        for (slot, t) in rule.tests.iter_mut().zip(&r.tests) {
-            let value = match t.field {
-                field::WATCH | field::DIR => watches.id(t.value),
-                _ => t.value,
-            };
-            *slot = fa_test {
-                field: t.field,
-                op: t.op,
-                value,
-            };
-        }
+/// Write the plan's map images, verbatim.
+fn write_maps(skel: &fastaudit_bpf::FastauditSkel, images: &MapImages) -> Result<(), EngineError> {
+    let m = &skel.maps;
+    for (i, rule) in images.rules.iter().enumerate() {
+        put(&m.rules, &(i as u32), rule, "filling the rule table")?;
+    }
+    for (i, id) in images.candidates.iter().enumerate() {
         put(
-            &skel.maps.rules,
+            &m.candidates,
             &(i as u32),
-            &rule,
-            "filling the rule table",
+            id,
+            "filling the candidate table",
         )?;
     }
-    let mut next = 0u32;
-    for &nr in plan.by_syscall.keys() {
-        for compat in [false, true] {
-            // Each ABI gets only the rules that can match there.
-            let ids = plan.candidates(nr, compat);
-            if !ids.iter().any(|&i| plan.exit_rules[i as usize].always) {
-                continue;
-            }
-            let names_perm = plan.names_perm(&ids);
-            let span = fa_span {
-                start: next,
-                count: ids.len() as u32,
-                flags: u32::from(names_perm.is_some()),
-                names_perm: names_perm.unwrap_or(0),
-            };
-            for id in &ids {
-                put(
-                    &skel.maps.candidates,
-                    &next,
-                    id,
-                    "filling the candidate table",
-                )?;
-                next += 1;
-            }
-            let key = nr + if compat { NR_SYSCALLS } else { 0 };
-            put(&skel.maps.spans, &key, &span, "filling the syscall index")?;
-        }
+    for (k, span) in &images.spans {
+        put(&m.spans, k, span, "filling the syscall index")?;
     }
-    if !plan.task_rules.is_empty() {
-        let first = plan.exit_rules.len() as u32;
-        let span = fa_span {
-            start: next,
-            count: plan.task_rules.len() as u32,
-            flags: 0,
-            names_perm: 0,
-        };
-        for id in first..first + span.count {
-            put(&skel.maps.candidates, &next, &id, "filling the task rules")?;
-            next += 1;
-        }
-        put(
-            &skel.maps.spans,
-            &TASK_SPAN,
-            &span,
-            "filling the task rules",
-        )?;
+    for (k, v) in &images.watched {
+        put(&m.watched, k, v, "filling the watch table")?;
     }
-    for (k, v) in watches.entries() {
-        put(&skel.maps.watched, &k, &v, "filling the watch table")?;
+    for (k, id) in &images.watch_names {
+        put(&m.watch_names, k, id, "filling the watched names")?;
     }
-    for (k, id) in watches.names() {
-        put(&skel.maps.watch_names, &k, &id, "filling the watched names")?;
+    for (k, id) in &images.watch_paths {
+        put(&m.watch_paths, k, id, "filling the watched paths")?;
     }
-    for (k, id) in watches.paths() {
-        put(&skel.maps.watch_paths, &k, &id, "filling the watched paths")?;
+    for (k, id) in &images.tree_paths {
+        put(&m.tree_paths, k, id, "filling the watched trees")?;
     }
-    for (k, id) in watches.tree_paths() {
-        put(&skel.maps.tree_paths, &k, &id, "filling the watched trees")?;
+    for (nr, a) in &images.path_args {
+        put(&m.path_args, nr, a, "filling the path argument table")?;
     }
-    if !plan.watches.is_empty() {
-        for (nr, a) in watches::path_args() {
-            put(
-                &skel.maps.path_args,
-                &nr,
-                &a,
-                "filling the path argument table",
-            )?;
-        }
+    for (k, v) in &images.sysclass {
+        put(&m.sysclass, k, v, "filling the syscall classes")?;
     }
-    let perm_tests = plan
-        .exit_rules
-        .iter()
-        .flat_map(|r| &r.tests)
-        .any(|t| t.field == field::PERM);
-    if perm_tests {
-        for compat in [false, true] {
-            for nr in 0..NR_SYSCALLS {
-                let v = crate::perm::sysclass(nr, compat);
-                if v != 0 {
-                    let k = nr + if compat { NR_SYSCALLS } else { 0 };
-                    put(&skel.maps.sysclass, &k, &v, "filling the syscall classes")?;
-                }
-            }
-        }
-    }
-    for (i, path) in plan.exes.iter().enumerate() {
-        let exe = exe_identity(path);
-        put(&skel.maps.exes, &(i as u32), &exe, "filling the exe table")?;
+    for (i, exe) in images.exes.iter().enumerate() {
+        put(&m.exes, &(i as u32), exe, "filling the exe table")?;
     }
     Ok(())
-}
-
-/// The inode and kernel device number of an executable path; a missing
-/// file matches nothing.
-fn exe_identity(path: &[u8]) -> fa_exe {
-    use std::os::unix::ffi::OsStrExt;
-    use std::os::unix::fs::MetadataExt;
-    match std::fs::metadata(std::ffi::OsStr::from_bytes(path)) {
-        Ok(m) => fa_exe {
-            ino: m.ino(),
-            dev: watches::kernel_dev(m.dev()),
-            pad: 0,
-        },
-        Err(_) => fa_exe {
-            ino: 0,
-            dev: u32::MAX,
-            pad: 0,
-        },
-    }
-}
-
-fn tracepoint_exists(name: &str) -> bool {
-    crate::kinds::syscall_tracepoints()
-        && Path::new(TRACEFS)
-            .join(format!("events/syscalls/sys_exit_{name}"))
-            .exists()
 }
 
 fn read_stats(skel: &fastaudit_bpf::FastauditSkel) -> Result<(u64, u64), EngineError> {

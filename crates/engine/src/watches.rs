@@ -3,9 +3,14 @@
 //! directory with fsnotify), a file watch follows its path: when the name
 //! is created, replaced or removed, the map is updated from inotify events
 //! on the parent directory.
+//!
+//! Unlike the rest of the map images this is live state, not a compiled
+//! decision: identities are read from the file system when the maps are
+//! filled ([`crate::resolve`]) and kept current by the runtime's follower
+//! thread for as long as it runs; the plan only names the paths.
 
 use crate::plan::Watch;
-use fastaudit_bpf::types::{fa_inode_key, fa_name_key, fa_path_args, fa_path_key, fa_watch};
+use fastaudit_bpf::types::{fa_inode_key, fa_name_key, fa_path_key, fa_watch};
 use libbpf_rs::{MapCore, MapFlags};
 use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify, WatchDescriptor};
 use std::collections::HashMap;
@@ -14,72 +19,6 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-
-/// No dirfd argument: the path is relative to the working directory.
-const CWD: u8 = 0xFF;
-
-/// Path arguments of the x86_64 syscalls a watch can select (the write,
-/// attribute and read classes, opens and execs), as `(dirfd, path)`
-/// argument indexes, from their kernel signatures. Failed syscalls are
-/// judged by these (they change no inode the tracepoints could see).
-const PATH_ARGS: &[(u32, &[(u8, u8)])] = &[
-    (2, &[(CWD, 0)]),            // open
-    (59, &[(CWD, 0)]),           // execve
-    (76, &[(CWD, 0)]),           // truncate
-    (82, &[(CWD, 0), (CWD, 1)]), // rename
-    (83, &[(CWD, 0)]),           // mkdir
-    (84, &[(CWD, 0)]),           // rmdir
-    (85, &[(CWD, 0)]),           // creat
-    (86, &[(CWD, 0), (CWD, 1)]), // link
-    (87, &[(CWD, 0)]),           // unlink
-    (88, &[(CWD, 1)]),           // symlink
-    (89, &[(CWD, 0)]),           // readlink
-    (90, &[(CWD, 0)]),           // chmod
-    (92, &[(CWD, 0)]),           // chown
-    (94, &[(CWD, 0)]),           // lchown
-    (133, &[(CWD, 0)]),          // mknod
-    (188, &[(CWD, 0)]),          // setxattr
-    (189, &[(CWD, 0)]),          // lsetxattr
-    (191, &[(CWD, 0)]),          // getxattr
-    (192, &[(CWD, 0)]),          // lgetxattr
-    (194, &[(CWD, 0)]),          // listxattr
-    (195, &[(CWD, 0)]),          // llistxattr
-    (197, &[(CWD, 0)]),          // removexattr
-    (198, &[(CWD, 0)]),          // lremovexattr
-    (257, &[(0, 1)]),            // openat
-    (258, &[(0, 1)]),            // mkdirat
-    (259, &[(0, 1)]),            // mknodat
-    (260, &[(0, 1)]),            // fchownat
-    (263, &[(0, 1)]),            // unlinkat
-    (264, &[(0, 1), (2, 3)]),    // renameat
-    (265, &[(0, 1), (2, 3)]),    // linkat
-    (266, &[(1, 2)]),            // symlinkat
-    (267, &[(0, 1)]),            // readlinkat
-    (268, &[(0, 1)]),            // fchmodat
-    (316, &[(0, 1), (2, 3)]),    // renameat2
-    (322, &[(0, 1)]),            // execveat
-    (437, &[(0, 1)]),            // openat2
-    (452, &[(0, 1)]),            // fchmodat2
-    (463, &[(0, 1)]),            // setxattrat
-    (464, &[(0, 1)]),            // getxattrat
-    (465, &[(0, 1)]),            // listxattrat
-    (466, &[(0, 1)]),            // removexattrat
-];
-
-/// The `path_args` map: native syscall number → where its paths are.
-pub fn path_args() -> impl Iterator<Item = (u32, fa_path_args)> {
-    PATH_ARGS.iter().map(|&(nr, pairs)| {
-        let mut a = fa_path_args {
-            n: pairs.len() as u8,
-            ..fa_path_args::default()
-        };
-        for (i, &(d, p)) in pairs.iter().enumerate().take(2) {
-            a.dirfd[i] = d;
-            a.path[i] = p;
-        }
-        (nr, a)
-    })
-}
 
 /// Identity of an inode: (ino, kernel dev_t).
 type Key = (u64, u32);
@@ -156,7 +95,7 @@ impl WatchTable {
             entries: HashMap::new(),
         };
         for i in 0..watches.len() {
-            if let Some((pk, _)) = t.name_key(i) {
+            if let Some((pk, _)) = t.parent_and_name(i) {
                 t.entries.entry(pk).or_default().parent = 1;
             }
         }
@@ -188,7 +127,7 @@ impl WatchTable {
     }
 
     /// For a file watch: its directory's identity and its name there.
-    fn name_key(&self, i: usize) -> Option<(Key, Vec<u8>)> {
+    fn parent_and_name(&self, i: usize) -> Option<(Key, Vec<u8>)> {
         let w = &self.watches[i];
         if w.tree {
             return None;
@@ -197,13 +136,14 @@ impl WatchTable {
         Some((identity(parent)?, name.to_vec()))
     }
 
-    /// (directory, name) → watch id, for the kernel side to follow
-    /// creations and renames onto a watched path as they happen. Names
-    /// longer than the key holds are followed by [`follow`] alone.
-    pub fn names(&self) -> Vec<(fa_name_key, u32)> {
+    /// (directory identity, file name) → watch id, for the kernel side to
+    /// follow creations and renames onto a watched path as they happen
+    /// (its `watch_names` map). Names longer than the key holds are
+    /// followed by [`follow`] alone.
+    pub fn by_parent_and_name(&self) -> Vec<(fa_name_key, u32)> {
         let mut out = Vec::new();
         for i in 0..self.watches.len() {
-            let Some(((ino, dev), name)) = self.name_key(i) else {
+            let Some(((ino, dev), name)) = self.parent_and_name(i) else {
                 continue;
             };
             let mut k = fa_name_key {
@@ -224,7 +164,7 @@ impl WatchTable {
     }
 
     /// Watched file paths (normalized, zero-padded) → watch id.
-    pub fn paths(&self) -> Vec<(fa_path_key, u32)> {
+    pub fn file_paths(&self) -> Vec<(fa_path_key, u32)> {
         self.path_keys(false)
     }
 

@@ -2,7 +2,7 @@
 //! child process's syscalls recorded with the right fields, `never` rules
 //! honoured, and nothing left attached afterwards. Needs root.
 
-use fastaudit_engine::{compile, run, AuditEvent, Environment, Options, Stats};
+use fastaudit_engine::{compile, run, syscalls, AuditEvent, Environment, Kind, Options, Stats};
 use fastaudit_rules::{lexer, Origin, RuleSet, SystemHost};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -35,7 +35,7 @@ fn record(text: &str, workload: &[&[&str]]) -> (Vec<AuditEvent>, Stats, Vec<Stri
     let _flock = nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusive)
         .map_err(|(_, e)| e)
         .expect("flock");
-    let plan = compile(&rules(text), Environment::default()).expect("plan");
+    let plan = compile(&rules(text), Environment::probe(&Kind::ALL)).expect("plan");
     let stop = AtomicBool::new(false);
     let mut events = Vec::new();
     let mut hooks = Vec::new();
@@ -93,13 +93,19 @@ fn per_syscall_tracepoint_records_a_child_chmod() {
         "-a always,exit -F arch=b64 -S fchmodat -F key=fa-test\n",
         &[&["chmod", "600", &f]],
     );
-    assert_eq!(hooks, vec!["syscalls:sys_exit_fchmodat".to_string()]);
+    assert_eq!(
+        hooks,
+        vec!["tracepoint/syscalls:sys_exit_fchmodat by fa_syscall_exit".to_string()]
+    );
     let ev = events
         .iter()
         .find(|e| e.syscall.pid as u32 == pids[0])
         .expect("the child's fchmodat is recorded");
     let s = &ev.syscall;
-    assert_eq!((s.arch, s.syscall, s.exit), (0xc000003e, 268, Some(0)));
+    assert_eq!(
+        (s.arch, s.syscall, s.exit),
+        (0xc000003e, syscalls::x86_64("fchmodat"), Some(0))
+    );
     assert_eq!(s.args[2], 0o600);
     assert_eq!(s.comm, b"chmod");
     assert_eq!(s.key.as_deref(), Some(&b"fa-test"[..]));
@@ -143,7 +149,10 @@ fn raw_hook_records_failures_and_honours_never() {
             ],
         ],
     );
-    assert_eq!(hooks, vec!["tp_btf/sys_exit".to_string()]);
+    assert_eq!(
+        hooks,
+        vec!["tp_btf/raw_syscalls:sys_exit by fa_raw_exit".to_string()]
+    );
     let of = |pid: u32| {
         events
             .iter()

@@ -1,0 +1,462 @@
+//! Which kernel hooks a plan needs, and the BPF programs and attach points
+//! that implement them: the list `run` loads and attaches and `--explain`
+//! prints, so both always say the same.
+
+use crate::kinds::Kind;
+use crate::plan::Plan;
+use crate::rule::arch_allows;
+use crate::syscalls;
+use fastaudit_rules::abi::arch;
+use fastaudit_rules::tables::Machine;
+use std::collections::BTreeSet;
+use std::fmt;
+
+/// A kernel hook the plan needs.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Hook {
+    /// `raw_syscalls:sys_exit`: every syscall's exit, of both ABIs.
+    RawSyscallExit,
+    /// `syscalls:sys_exit_SYSCALL` for one native syscall.
+    SyscallExit { nr: u32, syscall: String },
+    /// `raw_syscalls:sys_enter`, to save exec arguments and judge
+    /// exit/exit_group (both ABIs).
+    RawSyscallEnter,
+    /// `syscalls:sys_enter_SYSCALL`: saves a native exec syscall's
+    /// arguments, or judges exit/exit_group, which never reach an exit hook.
+    SyscallEnter { nr: u32, syscall: String },
+    /// Task creation and exit, for the task list.
+    TaskLifecycle,
+    /// Inode change tracepoints (`timestamp:*ctime*`), for path= and dir= watches.
+    InodeChanges,
+}
+
+impl Hook {
+    /// Whether the hook is a tp_btf or raw_tp program (not a per-syscall tracepoint).
+    pub fn needs_raw_kind(&self) -> bool {
+        !matches!(self, Hook::SyscallExit { .. } | Hook::SyscallEnter { .. })
+    }
+}
+
+/// Where a program is attached.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AttachPoint {
+    /// A tp_btf or raw_tp program, attached to the tracepoint its section
+    /// names (`category` is shown, not used: the section has none).
+    Raw {
+        kind: Kind,
+        category: &'static str,
+        tracepoint: &'static str,
+    },
+    /// A `syscalls:` tracepoint (`sys_exit_NAME`, `sys_enter_NAME`).
+    Syscall { tracepoint: String },
+}
+
+impl fmt::Display for AttachPoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AttachPoint::Raw {
+                kind,
+                category,
+                tracepoint,
+            } => write!(f, "{}/{category}:{tracepoint}", kind.name()),
+            AttachPoint::Syscall { tracepoint } => write!(f, "tracepoint/syscalls:{tracepoint}"),
+        }
+    }
+}
+
+/// One BPF program of the object attached at one point.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Attachment {
+    /// The program's name in the BPF object.
+    pub program: &'static str,
+    /// Where it is attached.
+    pub point: AttachPoint,
+    /// What it is attached for, for `--explain`.
+    pub purpose: String,
+}
+
+impl fmt::Display for Attachment {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} by {}", self.point, self.program)
+    }
+}
+
+/// A program that exists twice in the object, as tp_btf and as raw_tp
+/// (one body; the BPF side's `TWICE`).
+struct Twice {
+    tp_btf: &'static str,
+    raw_tp: &'static str,
+    category: &'static str,
+    tracepoint: &'static str,
+    purpose: &'static str,
+}
+
+const RAW_EXIT: Twice = Twice {
+    tp_btf: "fa_raw_exit",
+    raw_tp: "fa_rtp_raw_exit",
+    category: "raw_syscalls",
+    tracepoint: "sys_exit",
+    purpose: "every syscall's exit, both ABIs",
+};
+const RAW_ENTER: Twice = Twice {
+    tp_btf: "fa_raw_enter",
+    raw_tp: "fa_rtp_raw_enter",
+    category: "raw_syscalls",
+    tracepoint: "sys_enter",
+    purpose: "exec arguments; exit/exit_group, which never return",
+};
+const TASK: [Twice; 2] = [
+    Twice {
+        tp_btf: "fa_task_new",
+        raw_tp: "fa_rtp_task_new",
+        category: "task",
+        tracepoint: "task_newtask",
+        purpose: "task list: new tasks",
+    },
+    Twice {
+        tp_btf: "fa_task_exit",
+        raw_tp: "fa_rtp_task_exit",
+        category: "sched",
+        tracepoint: "sched_process_exit",
+        purpose: "task list: exits",
+    },
+];
+const INODE: [Twice; 3] = [
+    Twice {
+        tp_btf: "fa_ctime_xchg",
+        raw_tp: "fa_rtp_ctime_xchg",
+        category: "timestamp",
+        tracepoint: "ctime_ns_xchg",
+        purpose: "watched inodes changed",
+    },
+    Twice {
+        tp_btf: "fa_ctime_skip",
+        raw_tp: "fa_rtp_ctime_skip",
+        category: "timestamp",
+        tracepoint: "ctime_xchg_skip",
+        purpose: "watched inodes changed",
+    },
+    Twice {
+        tp_btf: "fa_ctime_set",
+        raw_tp: "fa_rtp_ctime_set",
+        category: "timestamp",
+        tracepoint: "inode_set_ctime_to_ts",
+        purpose: "watched inodes changed",
+    },
+];
+
+impl Twice {
+    fn attach(&self, kind: Kind) -> Attachment {
+        Attachment {
+            program: if kind == Kind::RawTp {
+                self.raw_tp
+            } else {
+                self.tp_btf
+            },
+            point: AttachPoint::Raw {
+                kind,
+                category: self.category,
+                tracepoint: self.tracepoint,
+            },
+            purpose: self.purpose.to_string(),
+        }
+    }
+}
+
+/// The programs and attach points for `hooks`, the raw ones as `raw_kind`
+/// programs (tp_btf or raw_tp); `None` when a hook needs a raw kind and
+/// there is none. The raw hooks come first, the per-syscall ones after.
+pub fn attachments(hooks: &[Hook], raw_kind: Option<Kind>) -> Option<Vec<Attachment>> {
+    let mut raw = Vec::new();
+    let (mut exits, mut enters) = (Vec::new(), Vec::new());
+    for h in hooks {
+        let twice: &[Twice] = match h {
+            Hook::RawSyscallExit => std::slice::from_ref(&RAW_EXIT),
+            Hook::RawSyscallEnter => std::slice::from_ref(&RAW_ENTER),
+            Hook::TaskLifecycle => &TASK,
+            Hook::InodeChanges => &INODE,
+            Hook::SyscallExit { nr, syscall } => {
+                exits.push(Attachment {
+                    program: "fa_syscall_exit",
+                    point: AttachPoint::Syscall {
+                        tracepoint: format!("sys_exit_{syscall}"),
+                    },
+                    purpose: format!("nr {nr}"),
+                });
+                continue;
+            }
+            Hook::SyscallEnter { nr, syscall } => {
+                let why = if syscalls::native().no_return().contains(nr) {
+                    "never returns: judged at entry"
+                } else {
+                    "arguments"
+                };
+                enters.push(Attachment {
+                    program: "fa_syscall_enter",
+                    point: AttachPoint::Syscall {
+                        tracepoint: format!("sys_enter_{syscall}"),
+                    },
+                    purpose: format!("nr {nr}, {why}"),
+                });
+                continue;
+            }
+        };
+        let kind = raw_kind?;
+        raw.extend(twice.iter().map(|t| t.attach(kind)));
+    }
+    raw.extend(exits);
+    raw.extend(enters);
+    Some(raw)
+}
+
+/// The hooks a plan needs. Per-syscall tracepoints only see native
+/// syscalls, and each one attached costs every syscall a little; raw
+/// syscall hooks see both ABIs. Use per-syscall tracepoints when only
+/// native syscalls with a tracepoint on this kernel can be recorded, else
+/// the raw hooks.
+pub(crate) fn choose(plan: &Plan, tracepoints: Option<&BTreeSet<String>>) -> Vec<Hook> {
+    let mut hooks = Vec::new();
+    if plan.has_always_task_rules() {
+        // Every syscall of the selected tasks, of both ABIs, exits and
+        // execs included.
+        hooks.push(Hook::RawSyscallExit);
+        hooks.push(Hook::RawSyscallEnter);
+    } else if !plan.by_syscall.is_empty() {
+        match per_syscall(plan, tracepoints) {
+            Some(per_syscall) => hooks.extend(per_syscall),
+            None => {
+                hooks.push(Hook::RawSyscallExit);
+                // The entry hook: execve/execveat clear the registers on
+                // success, so their arguments are saved at entry;
+                // exit/exit_group never return, so they are judged there.
+                let native = |nr: u32| !plan.candidates(nr, false).is_empty();
+                let ia32 = |nr: u32| !plan.candidates(nr, true).is_empty();
+                if syscalls::native().entry_hooked().into_iter().any(native)
+                    || syscalls::ia32().entry_hooked().into_iter().any(ia32)
+                {
+                    hooks.push(Hook::RawSyscallEnter);
+                }
+            }
+        }
+    }
+    if !hooks.is_empty() && !plan.task_rules.is_empty() {
+        hooks.push(Hook::TaskLifecycle);
+    }
+    if !hooks.is_empty() && !plan.watches.is_empty() {
+        hooks.push(Hook::InodeChanges);
+    }
+    hooks
+}
+
+/// Per-syscall tracepoint hooks for the plan, if it can use them: no rule
+/// can record a compat syscall, fewer than 64 syscalls, the tracepoint kind
+/// usable, and every tracepoint present (`tracepoints`, when known).
+fn per_syscall(plan: &Plan, tracepoints: Option<&BTreeSet<String>>) -> Option<Vec<Hook>> {
+    let compat = plan
+        .by_syscall
+        .values()
+        .flatten()
+        .any(|&i| arch_allows(&plan.exit_rules[i as usize], arch::I386));
+    if compat || !plan.kinds.tracepoint.usable() {
+        return None;
+    }
+    let name = |nr: u32| Machine::X86_64.syscall_name(nr).map(str::to_string);
+    let exits = plan
+        .by_syscall
+        .keys()
+        .map(|&nr| name(nr).map(|syscall| Hook::SyscallExit { nr, syscall }))
+        .collect::<Option<Vec<Hook>>>()?;
+    if exits.len() >= 64 {
+        return None;
+    }
+    let special = syscalls::native();
+    // exit/exit_group's exit tracepoints never fire: judged at entry below.
+    let mut hooks: Vec<Hook> = exits
+        .into_iter()
+        .filter(|h| !matches!(h, Hook::SyscallExit { nr, .. } if special.no_return().contains(nr)))
+        .collect();
+    for nr in special.entry_hooked() {
+        if !plan.candidates(nr, false).is_empty() {
+            hooks.push(Hook::SyscallEnter {
+                nr,
+                syscall: name(nr)?,
+            });
+        }
+    }
+    // A missing tracepoint (the kernel's SYSCALL_DEFINE name differs from
+    // the table's) sends everything to the raw hooks. Entry hooks are
+    // checked by their exit tracepoint's name too: both come from one
+    // SYSCALL_DEFINE.
+    let present = |syscall: &String| tracepoints.is_none_or(|t| t.contains(syscall));
+    let all_present = hooks.iter().all(|h| match h {
+        Hook::SyscallExit { syscall, .. } | Hook::SyscallEnter { syscall, .. } => present(syscall),
+        _ => true,
+    });
+    all_present.then_some(hooks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syscalls::x86_64;
+    use crate::test_rules::{plan, plan_in};
+    use crate::Environment;
+
+    fn exit(name: &str) -> Hook {
+        Hook::SyscallExit {
+            nr: x86_64(name),
+            syscall: name.into(),
+        }
+    }
+
+    fn enter(name: &str) -> Hook {
+        Hook::SyscallEnter {
+            nr: x86_64(name),
+            syscall: name.into(),
+        }
+    }
+
+    #[test]
+    fn no_rules_no_hooks() {
+        let p = plan("").unwrap();
+        assert!(p.hooks.is_empty() && p.attachments.is_empty());
+        let p = plan("-a never,exit -F arch=b64 -S all -F uid=0\n").unwrap();
+        assert!(
+            p.hooks.is_empty(),
+            "only never rules: nothing can be recorded"
+        );
+    }
+
+    #[test]
+    fn native_syscall_rules_use_per_syscall_tracepoints() {
+        let p =
+            plan("-a always,exit -F arch=b64 -S chmod,fchmodat -F auid>=1000 -k perm\n").unwrap();
+        assert_eq!(p.hooks, vec![exit("chmod"), exit("fchmodat")]);
+        let shown: Vec<String> = p.attachments.iter().map(|a| a.to_string()).collect();
+        assert_eq!(
+            shown,
+            vec![
+                "tracepoint/syscalls:sys_exit_chmod by fa_syscall_exit",
+                "tracepoint/syscalls:sys_exit_fchmodat by fa_syscall_exit"
+            ]
+        );
+    }
+
+    #[test]
+    fn syscalls_that_never_return_are_judged_at_entry() {
+        assert_eq!(
+            plan("-a always,exit -F arch=b64 -S exit_group,chmod\n")
+                .unwrap()
+                .hooks,
+            vec![exit("chmod"), enter("exit_group")]
+        );
+        assert_eq!(
+            plan("-a always,exit -F arch=b32 -S exit\n").unwrap().hooks,
+            vec![Hook::RawSyscallExit, Hook::RawSyscallEnter],
+            "ia32 exit is seen by the raw entry hook"
+        );
+        assert_eq!(
+            plan("-a always,exit -F arch=b64 -S write,munmap\n")
+                .unwrap()
+                .hooks
+                .len(),
+            2,
+            "native write and munmap share numbers with ia32 exit and execve, but need no entry hook"
+        );
+        assert_eq!(
+            plan("-a always,exit -S write\n").unwrap().hooks,
+            vec![Hook::RawSyscallExit, Hook::RawSyscallEnter],
+            "the kernel tests the number's bit whatever the ABI: an arch-less rule on write also selects ia32 exit"
+        );
+    }
+
+    #[test]
+    fn compat_or_all_syscalls_need_raw_hooks() {
+        assert_eq!(
+            plan("-a always,exit -F arch=b32 -S chmod\n").unwrap().hooks,
+            vec![Hook::RawSyscallExit]
+        );
+        assert_eq!(
+            plan("-a always,exit -S chmod\n").unwrap().hooks,
+            vec![Hook::RawSyscallExit]
+        );
+        assert_eq!(
+            plan("-a always,exit -F arch=b64 -S all\n").unwrap().hooks,
+            vec![Hook::RawSyscallExit, Hook::RawSyscallEnter],
+            "all syscalls include execve, whose arguments are saved at entry"
+        );
+        assert_eq!(
+            plan("-a always,exit -F arch=b64 -S execve,chmod\n")
+                .unwrap()
+                .hooks,
+            vec![exit("execve"), exit("chmod"), enter("execve")]
+        );
+    }
+
+    #[test]
+    fn a_missing_tracepoint_sends_everything_to_the_raw_hooks() {
+        let text = "-a always,exit -F arch=b64 -S chmod,execve\n";
+        let with = |names: &[&str]| Environment {
+            syscall_tracepoints: Some(names.iter().map(|n| n.to_string()).collect()),
+            ..Environment::default()
+        };
+        let p = plan_in(text, with(&["chmod", "execve"])).unwrap();
+        assert_eq!(
+            p.hooks,
+            vec![exit("execve"), exit("chmod"), enter("execve")]
+        );
+        let p = plan_in(text, with(&["chmod"])).unwrap();
+        assert_eq!(p.hooks, vec![Hook::RawSyscallExit, Hook::RawSyscallEnter]);
+        let programs: Vec<&str> = p.attachments.iter().map(|a| a.program).collect();
+        assert_eq!(programs, vec!["fa_raw_exit", "fa_raw_enter"]);
+    }
+
+    #[test]
+    fn the_raw_kind_picks_the_programs() {
+        let text = "-a never,task -F uid=65534\n-w /etc/passwd -p wa\n";
+        let p = plan_in(text, Environment::assumed(&[Kind::RawTp, Kind::Tracepoint])).unwrap();
+        let shown: Vec<String> = p.attachments.iter().map(|a| a.to_string()).collect();
+        assert_eq!(
+            shown,
+            vec![
+                "raw_tp/raw_syscalls:sys_exit by fa_rtp_raw_exit",
+                "raw_tp/task:task_newtask by fa_rtp_task_new",
+                "raw_tp/sched:sched_process_exit by fa_rtp_task_exit",
+                "raw_tp/timestamp:ctime_ns_xchg by fa_rtp_ctime_xchg",
+                "raw_tp/timestamp:ctime_xchg_skip by fa_rtp_ctime_skip",
+                "raw_tp/timestamp:inode_set_ctime_to_ts by fa_rtp_ctime_set",
+            ],
+            "a watch without arch names every syscall of both ABIs: raw hooks"
+        );
+        let p = plan_in(text, Environment::assumed(&[Kind::Fexit])).unwrap();
+        assert!(p.attachments.is_empty() && p.hook_kind_problem().is_some());
+        let p = plan_in(
+            "-a always,exit -F arch=b64 -S chmod\n",
+            Environment::assumed(&[Kind::Tracepoint]),
+        )
+        .unwrap();
+        assert_eq!(p.attachments.len(), 1, "no raw kind needed");
+        assert!(p.hook_kind_problem().is_none());
+    }
+
+    #[test]
+    fn never_task_rules_get_the_task_hooks() {
+        let p = plan("-a never,task -F uid=65534 -F a0=1\n-a always,exit -F arch=b64 -S chmod\n")
+            .unwrap();
+        assert!(p.hooks.contains(&Hook::TaskLifecycle));
+    }
+
+    #[test]
+    fn always_task_rules_record_every_syscall_through_the_raw_hooks() {
+        let p = plan("-a always,task -F uid=65534\n-a never,exit -F arch=b64 -S getpid\n").unwrap();
+        assert!(p.has_always_task_rules());
+        assert_eq!(
+            p.hooks,
+            vec![
+                Hook::RawSyscallExit,
+                Hook::RawSyscallEnter,
+                Hook::TaskLifecycle
+            ]
+        );
+    }
+}

@@ -1,0 +1,225 @@
+//! The exact contents of the BPF object's rule maps and read-only data
+//! for a plan: the runtime writes these verbatim and decides nothing.
+//! Rule ids are exit rules first, then task rules (their ids continue).
+
+use crate::path_args;
+use crate::plan::Plan;
+use crate::resolve::Resolved;
+// Mirrors of the BPF header's constants; they stay in runtime.rs until
+// the header's enums replace them.
+use crate::runtime::{MAX_TESTS, NR_SYSCALLS, TASK_SPAN};
+use fastaudit_bpf::types::{
+    fa_exe, fa_inode_key, fa_name_key, fa_path_args, fa_path_key, fa_rule, fa_span, fa_test,
+    fa_watch,
+};
+use fastaudit_rules::abi::field;
+use fastaudit_rules::Origin;
+use thiserror::Error;
+
+/// The read-only data (`.rodata`) switches of the BPF object.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Rodata {
+    /// Some rule tests `path=`/`dir=` (BPF `have_watches`).
+    pub have_watches: bool,
+    /// Some watch is a `dir=` tree (BPF `have_dirs`).
+    pub have_dirs: bool,
+    /// Some `always,task` rule selects tasks whose every syscall is
+    /// recorded (BPF `have_recorded`, with the tasks in its `recorded` map).
+    pub have_always_task: bool,
+    /// Some exit rule tests `perm=` (BPF `have_perm`).
+    pub have_perm: bool,
+}
+
+/// Every map entry the plan loads, by map (the BPF side's names).
+#[derive(Default)]
+pub struct MapImages {
+    /// `rules`: rule id → rule.
+    pub rules: Vec<fa_rule>,
+    /// `candidates`: position → rule id; spans are ranges of it.
+    pub candidates: Vec<u32>,
+    /// `spans`: syscall nr (+ NR_SYSCALLS for compat) or TASK_SPAN → span.
+    pub spans: Vec<(u32, fa_span)>,
+    /// `exes`: index of an `exe=` path → its identity.
+    pub exes: Vec<fa_exe>,
+    /// `path_args`: native syscall nr → where its paths are.
+    pub path_args: Vec<(u32, fa_path_args)>,
+    /// `sysclass`: syscall nr (+ NR_SYSCALLS for compat) → perm= class.
+    pub sysclass: Vec<(u32, u32)>,
+    /// `watched`: inode identity → what it stands for.
+    pub watched: Vec<(fa_inode_key, fa_watch)>,
+    /// `watch_names`: (directory identity, file name) → watch id.
+    pub watch_names: Vec<(fa_name_key, u32)>,
+    /// `watch_paths`: normalized watched file path → watch id.
+    pub watch_paths: Vec<(fa_path_key, u32)>,
+    /// `tree_paths`: normalized watched tree path → watch id.
+    pub tree_paths: Vec<(fa_path_key, u32)>,
+}
+
+/// A plan the kernel tables cannot hold.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum ImageError {
+    /// A rule has more field tests than a table entry holds.
+    #[error("{0}: more than {MAX_TESTS} fields")]
+    TooManyTests(Origin),
+}
+
+impl Plan {
+    /// Whether some exit rule tests `perm=`.
+    fn has_perm_tests(&self) -> bool {
+        self.exit_rules
+            .iter()
+            .flat_map(|r| &r.tests)
+            .any(|t| t.field == field::PERM)
+    }
+
+    /// The read-only data switches for this plan.
+    pub fn rodata(&self) -> Rodata {
+        Rodata {
+            have_watches: !self.watches.is_empty(),
+            have_dirs: self.watches.iter().any(|w| w.tree),
+            have_always_task: self.has_always_task_rules(),
+            have_perm: self.has_perm_tests(),
+        }
+    }
+
+    /// The maps' contents, with watch ids and exe identities as `resolved`
+    /// found them on the live system.
+    pub fn map_images(&self, resolved: &Resolved) -> Result<MapImages, ImageError> {
+        let mut images = MapImages {
+            exes: resolved.exes.clone(),
+            watched: resolved.watches.entries().collect(),
+            watch_names: resolved.watches.by_parent_and_name(),
+            watch_paths: resolved.watches.file_paths(),
+            tree_paths: resolved.watches.tree_paths(),
+            ..MapImages::default()
+        };
+        for r in self.exit_rules.iter().chain(&self.task_rules) {
+            if r.tests.len() > MAX_TESTS {
+                return Err(ImageError::TooManyTests(r.origin.clone()));
+            }
+            let mut rule = fa_rule {
+                always: u32::from(r.always),
+                ntests: r.tests.len() as u32,
+                ..fa_rule::default()
+            };
+            for (slot, t) in rule.tests.iter_mut().zip(&r.tests) {
+                // Watches on one object share an id, known once resolved.
+                let value = match t.field {
+                    field::WATCH | field::DIR => resolved.watches.id(t.value),
+                    _ => t.value,
+                };
+                *slot = fa_test {
+                    field: t.field,
+                    op: t.op,
+                    value,
+                };
+            }
+            images.rules.push(rule);
+        }
+        for &nr in self.by_syscall.keys() {
+            for compat in [false, true] {
+                // Each ABI gets only the rules that can match there.
+                let ids = self.candidates(nr, compat);
+                if !ids.iter().any(|&i| self.exit_rules[i as usize].always) {
+                    continue;
+                }
+                let perm = self.path_rules_perm(&ids);
+                let span = fa_span {
+                    start: images.candidates.len() as u32,
+                    count: ids.len() as u32,
+                    // FA_SPAN_NAMES: collect the syscall's path names.
+                    flags: u32::from(perm.is_some()),
+                    names_perm: perm.unwrap_or(0),
+                };
+                images.candidates.extend(ids);
+                images.spans.push((abi_key(nr, compat), span));
+            }
+        }
+        if !self.task_rules.is_empty() {
+            let first = self.exit_rules.len() as u32;
+            let span = fa_span {
+                start: images.candidates.len() as u32,
+                count: self.task_rules.len() as u32,
+                flags: 0,
+                names_perm: 0,
+            };
+            images.candidates.extend(first..first + span.count);
+            images.spans.push((TASK_SPAN, span));
+        }
+        if !self.watches.is_empty() {
+            images.path_args = path_args::image();
+        }
+        if self.has_perm_tests() {
+            for compat in [false, true] {
+                for nr in 0..NR_SYSCALLS {
+                    let v = crate::perm::sysclass(nr, compat);
+                    if v != 0 {
+                        images.sysclass.push((abi_key(nr, compat), v));
+                    }
+                }
+            }
+        }
+        Ok(images)
+    }
+}
+
+/// The key of syscall `nr` of one ABI in the per-syscall maps.
+fn abi_key(nr: u32, compat: bool) -> u32 {
+    nr + if compat { NR_SYSCALLS } else { 0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syscalls::{i386, x86_64};
+    use crate::test_rules::plan;
+    use crate::watches::WatchTable;
+
+    fn images(text: &str) -> MapImages {
+        let p = plan(text).unwrap();
+        let resolved = Resolved {
+            watches: WatchTable::resolve(&[]),
+            exes: Vec::new(),
+        };
+        p.map_images(&resolved).unwrap()
+    }
+
+    #[test]
+    fn spans_index_candidates_per_abi_and_the_task_rules() {
+        let i = images(
+            "-a always,exit -S chmod -k c\n-a never,exit -F arch=b64 -S chmod\n-a never,task -F uid=1\n",
+        );
+        assert_eq!(i.rules.len(), 3);
+        assert_eq!(i.rules[1].always, 0);
+        let spans: Vec<(u32, u32, u32)> = i
+            .spans
+            .iter()
+            .map(|(k, s)| (*k, s.start, s.count))
+            .collect();
+        let chmod = x86_64("chmod");
+        // The native span has both exit rules; the compat one (the same
+        // number: the kernel tests the number's bit whatever the ABI) only
+        // the arch-less rule.
+        assert_eq!(spans[0], (chmod, 0, 2));
+        assert_eq!(spans[1], (chmod + NR_SYSCALLS, 2, 1));
+        assert_eq!(spans[2], (TASK_SPAN, 3, 1));
+        assert_eq!(i.candidates, vec![0, 1, 0, 2]);
+        assert!(i.sysclass.is_empty() && i.path_args.is_empty());
+    }
+
+    #[test]
+    fn perm_tests_bring_the_syscall_classes() {
+        let p = plan("-a always,exit -F arch=b64 -S openat -F perm=r\n").unwrap();
+        assert!(p.rodata().have_perm && !p.rodata().have_watches);
+        let resolved = Resolved {
+            watches: WatchTable::resolve(&[]),
+            exes: Vec::new(),
+        };
+        let i = p.map_images(&resolved).unwrap();
+        assert!(i.sysclass.iter().any(|(k, _)| *k == x86_64("openat")));
+        assert!(i
+            .sysclass
+            .iter()
+            .any(|(k, _)| *k == i386("openat") + NR_SYSCALLS));
+    }
+}

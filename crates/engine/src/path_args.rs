@@ -1,0 +1,88 @@
+//! Where the path arguments of the syscalls a watch can select are, for
+//! the BPF side's `path_args` map (failed syscalls are matched by them).
+
+use fastaudit_bpf::types::fa_path_args;
+
+/// No dirfd argument: the path is relative to the working directory.
+const CWD: u8 = 0xFF;
+
+/// Path arguments of the x86_64 syscalls a watch can select (the write,
+/// attribute and read classes, opens and execs), as `(dirfd, path)`
+/// argument indexes, from their kernel signatures. Failed syscalls are
+/// judged by these (they change no inode the tracepoints could see).
+const PATH_ARGS: &[(&str, &[(u8, u8)])] = &[
+    ("open", &[(CWD, 0)]),
+    ("execve", &[(CWD, 0)]),
+    ("truncate", &[(CWD, 0)]),
+    ("rename", &[(CWD, 0), (CWD, 1)]),
+    ("mkdir", &[(CWD, 0)]),
+    ("rmdir", &[(CWD, 0)]),
+    ("creat", &[(CWD, 0)]),
+    ("link", &[(CWD, 0), (CWD, 1)]),
+    ("unlink", &[(CWD, 0)]),
+    ("symlink", &[(CWD, 1)]),
+    ("readlink", &[(CWD, 0)]),
+    ("chmod", &[(CWD, 0)]),
+    ("chown", &[(CWD, 0)]),
+    ("lchown", &[(CWD, 0)]),
+    ("mknod", &[(CWD, 0)]),
+    ("setxattr", &[(CWD, 0)]),
+    ("lsetxattr", &[(CWD, 0)]),
+    ("getxattr", &[(CWD, 0)]),
+    ("lgetxattr", &[(CWD, 0)]),
+    ("listxattr", &[(CWD, 0)]),
+    ("llistxattr", &[(CWD, 0)]),
+    ("removexattr", &[(CWD, 0)]),
+    ("lremovexattr", &[(CWD, 0)]),
+    ("openat", &[(0, 1)]),
+    ("mkdirat", &[(0, 1)]),
+    ("mknodat", &[(0, 1)]),
+    ("fchownat", &[(0, 1)]),
+    ("unlinkat", &[(0, 1)]),
+    ("renameat", &[(0, 1), (2, 3)]),
+    ("linkat", &[(0, 1), (2, 3)]),
+    ("symlinkat", &[(1, 2)]),
+    ("readlinkat", &[(0, 1)]),
+    ("fchmodat", &[(0, 1)]),
+    ("renameat2", &[(0, 1), (2, 3)]),
+    ("execveat", &[(0, 1)]),
+    ("openat2", &[(0, 1)]),
+    ("fchmodat2", &[(0, 1)]),
+    ("setxattrat", &[(0, 1)]),
+    ("getxattrat", &[(0, 1)]),
+    ("listxattrat", &[(0, 1)]),
+    ("removexattrat", &[(0, 1)]),
+];
+
+/// The `path_args` map: native syscall number → where its paths are.
+pub fn image() -> Vec<(u32, fa_path_args)> {
+    PATH_ARGS
+        .iter()
+        .map(|&(name, pairs)| {
+            let nr = crate::syscalls::x86_64(name);
+            let mut a = fa_path_args {
+                n: pairs.len() as u8,
+                ..fa_path_args::default()
+            };
+            for (i, &(d, p)) in pairs.iter().enumerate().take(2) {
+                a.dirfd[i] = d;
+                a.path[i] = p;
+            }
+            (nr, a)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_syscall_has_a_number() {
+        let image = image();
+        assert_eq!(image.len(), PATH_ARGS.len());
+        let openat = crate::syscalls::x86_64("openat");
+        let a = image.iter().find(|(nr, _)| *nr == openat).map(|e| e.1);
+        assert_eq!(a.map(|a| (a.n, a.dirfd[0], a.path[0])), Some((1, 0, 1)));
+    }
+}

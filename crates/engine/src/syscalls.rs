@@ -1,0 +1,139 @@
+//! The syscall numbers the engine treats specially, looked up once by name
+//! in the rules crate's generated tables (libaudit's), so no number is
+//! spelled in the engine's code or tests.
+
+use fastaudit_rules::tables::Machine;
+use std::sync::OnceLock;
+
+/// x86_64 syscalls newer than the libaudit the tables were generated from
+/// (so `-S` cannot name them, but `-S all` and watches select them): their
+/// numbers from the kernel's `syscall_64.tbl`.
+const NEWER_X86_64: &[(&str, u32)] = &[
+    ("fchmodat2", 452),
+    ("setxattrat", 463),
+    ("getxattrat", 464),
+    ("listxattrat", 465),
+    ("removexattrat", 466),
+];
+
+/// The syscalls one ABI handles specially.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Special {
+    /// `open` (perm= judged by the access mode in a1).
+    pub open: u32,
+    /// `openat` (access mode in a2).
+    pub openat: u32,
+    /// `openat2` (access mode in struct open_how).
+    pub openat2: u32,
+    /// `execve`: arguments saved at entry (a successful one clears them).
+    pub execve: u32,
+    /// `execveat`: likewise.
+    pub execveat: u32,
+    /// `exit`: never returns, judged at entry.
+    pub exit: u32,
+    /// `exit_group`: likewise.
+    pub exit_group: u32,
+    /// `socketcall` (i386 only: a bind through it is a write for perm=).
+    pub socketcall: Option<u32>,
+}
+
+impl Special {
+    /// The exec syscalls, whose arguments are saved at entry.
+    pub fn execs(&self) -> [u32; 2] {
+        [self.execve, self.execveat]
+    }
+
+    /// The syscalls that never return, judged at entry.
+    pub fn no_return(&self) -> [u32; 2] {
+        [self.exit, self.exit_group]
+    }
+
+    /// Those needing an entry hook: execs and those that never return.
+    pub fn entry_hooked(&self) -> [u32; 4] {
+        [self.execve, self.execveat, self.exit, self.exit_group]
+    }
+
+    fn of(m: Machine) -> Special {
+        let nr = |name: &str| number(m, name);
+        Special {
+            open: nr("open"),
+            openat: nr("openat"),
+            openat2: nr("openat2"),
+            execve: nr("execve"),
+            execveat: nr("execveat"),
+            exit: nr("exit"),
+            exit_group: nr("exit_group"),
+            socketcall: m.syscall_number(b"socketcall"),
+        }
+    }
+}
+
+/// Special syscalls of the native (x86_64) ABI.
+pub fn native() -> &'static Special {
+    static S: OnceLock<Special> = OnceLock::new();
+    S.get_or_init(|| Special::of(Machine::X86_64))
+}
+
+/// Special syscalls of the compat (i386) ABI.
+pub fn ia32() -> &'static Special {
+    static S: OnceLock<Special> = OnceLock::new();
+    S.get_or_init(|| Special::of(Machine::X86))
+}
+
+/// The special syscalls of one ABI.
+pub fn special(compat: bool) -> &'static Special {
+    if compat {
+        ia32()
+    } else {
+        native()
+    }
+}
+
+/// The number of syscall `name` on machine `m`. Only called with names of
+/// the engine's own tables (a unit test checks every one), so a missing
+/// name is a bug in this crate, not an input error.
+pub fn number(m: Machine, name: &str) -> u32 {
+    m.syscall_number(name.as_bytes())
+        .or_else(|| {
+            (m == Machine::X86_64)
+                .then(|| NEWER_X86_64.iter().find(|(n, _)| *n == name).map(|e| e.1))
+                .flatten()
+        })
+        .unwrap_or_else(|| panic!("syscall {name} is in no table of {}", m.name()))
+}
+
+/// The number of native (x86_64) syscall `name`.
+pub fn x86_64(name: &str) -> u32 {
+    number(Machine::X86_64, name)
+}
+
+/// The number of compat (i386) syscall `name`.
+pub fn i386(name: &str) -> u32 {
+    number(Machine::X86, name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn special_numbers_are_the_kernels() {
+        // The ABI facts this crate relies on, checked once against the
+        // kernel's numbers: the tables, not these literals, are used.
+        assert_eq!(
+            (native().execve, native().execveat, native().exit_group),
+            (59, 322, 231)
+        );
+        assert_eq!(
+            (
+                ia32().execve,
+                ia32().execveat,
+                ia32().exit,
+                ia32().exit_group
+            ),
+            (11, 358, 1, 252)
+        );
+        assert_eq!((native().socketcall, ia32().socketcall), (None, Some(102)));
+        assert_eq!(x86_64("fchmodat2"), 452);
+    }
+}

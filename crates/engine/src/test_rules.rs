@@ -1,0 +1,53 @@
+//! Rule sets for unit tests: parsed with a fixed x86_64 host, compiled
+//! with assumed hook kinds unless an environment is given.
+
+use crate::plan::{compile, CompileError, Environment, Plan};
+use fastaudit_rules::tables::Machine;
+use fastaudit_rules::{Host, Origin, RuleSet};
+use std::io;
+
+struct H;
+impl Host for H {
+    fn machine(&self) -> Option<Machine> {
+        Some(Machine::X86_64)
+    }
+    fn user_id(&self, n: &[u8]) -> Option<u32> {
+        (n == b"root").then_some(0)
+    }
+    fn group_id(&self, _: &[u8]) -> Option<u32> {
+        None
+    }
+    fn is_dir(&self, _: &[u8]) -> bool {
+        false
+    }
+    fn lookup(&self, _: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The rule set of `text` (panics on a rule the rules crate refuses).
+pub fn set(text: &str) -> RuleSet {
+    let mut s = RuleSet::default();
+    for l in fastaudit_rules::lexer::lines(text.as_bytes()) {
+        s.apply_words(
+            &l.words,
+            &Origin {
+                file: "t.rules".into(),
+                line: l.lineno,
+            },
+            &H,
+        )
+        .expect("valid rule");
+    }
+    s
+}
+
+/// `text` compiled with every hook kind and tracepoint assumed present.
+pub fn plan(text: &str) -> Result<Plan, CompileError> {
+    compile(&set(text), Environment::default())
+}
+
+/// `text` compiled in `env`.
+pub fn plan_in(text: &str, env: Environment) -> Result<Plan, CompileError> {
+    compile(&set(text), env)
+}
