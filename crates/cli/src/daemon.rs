@@ -198,7 +198,7 @@ impl Side {
         side.notes.append(&mut daemon.notes.clone());
         side.kernel = Some(daemon);
         let sets = side.settings.set.clone();
-        if let Some(k) = side.kernel.as_mut() {
+        if let Some(k) = side.kernel.as_mut().filter(|k| !k.locked()) {
             for (m, v) in sets {
                 k.set(m, v).with_context(|| {
                     format!(
@@ -218,7 +218,7 @@ impl Side {
 
     /// The BPF side is loaded and attached: turn the kernel audit on.
     pub fn ready(&mut self) -> Result<()> {
-        let Some(k) = self.kernel.as_mut() else {
+        let Some(k) = self.kernel.as_mut().filter(|k| !k.locked()) else {
             return Ok(());
         };
         k.enable().context("enabling the kernel audit")?;

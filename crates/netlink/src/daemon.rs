@@ -74,6 +74,7 @@ pub struct KernelDaemon {
     counters: Arc<Counters>,
     reader: Option<JoinHandle<Result<(), NetlinkError>>>,
     stopped: bool,
+    locked: bool,
     /// Notes for the operator about what was found at start.
     pub notes: Vec<String>,
 }
@@ -97,7 +98,11 @@ impl KernelDaemon {
         let me = std::process::id();
         let mut ctl = AuditSocket::open(Duration::from_secs(1))?;
         let mut status = ctl.status()?;
-        if status.enabled == 2 {
+        // Locked (-e 2) until reboot: settings and rules cannot change, but
+        // a daemon can still register. Only a kernel an earlier fastaudit
+        // locked (never,task alone) is one it can work with.
+        let locked = status.enabled == 2;
+        if locked && ctl.rules()? != [proto::never_task_rule()] {
             return Err(NetlinkError::Locked);
         }
         let mut notes = Vec::new();
@@ -118,6 +123,8 @@ impl KernelDaemon {
             status = take_over(&mut ctl, pid)?;
         }
         let saved = match SavedState::load(&opts.state_file)? {
+            // Nothing can be changed, so nothing is put back.
+            _ if locked => SavedState::of(me, &status, vec![proto::never_task_rule()]),
             // Left by a run that did not stop cleanly: the kernel now holds
             // that run's settings, the file the ones to go back to.
             Some(s) if s.owner != me && !(alive(s.owner) && comm(s.owner) == "fastaudit") => {
@@ -159,6 +166,7 @@ impl KernelDaemon {
             counters: Arc::clone(&counters),
             reader: None,
             stopped: false,
+            locked,
             notes,
         };
         let mut records = records;
@@ -197,6 +205,13 @@ impl KernelDaemon {
                     source: e,
                 })?,
         );
+        if locked {
+            daemon.notes.push(
+                "the kernel audit is locked (-e 2) until reboot: its settings stay as they are"
+                    .into(),
+            );
+            return Ok(daemon);
+        }
         // Only -a never,task: no task created from now on gets an audit
         // context, so the kernel audits no syscall itself.
         for r in daemon.ctl.rules()? {
@@ -204,6 +219,11 @@ impl KernelDaemon {
         }
         daemon.ctl.add_rule(&proto::never_task_rule())?;
         Ok(daemon)
+    }
+
+    /// Whether the kernel audit is locked (`-e 2`): nothing can be set.
+    pub fn locked(&self) -> bool {
+        self.locked
     }
 
     /// The state found at start (put back at stop).
@@ -230,6 +250,9 @@ impl KernelDaemon {
     /// Put `-a never,task` back if someone removed it (a rule change seen
     /// in a CONFIG_CHANGE record); returns whether it had to.
     pub fn keep_never_task(&mut self) -> Result<bool, NetlinkError> {
+        if self.locked {
+            return Ok(false);
+        }
         let rules = self.ctl.rules()?;
         if rules.first().is_some_and(|r| proto::is_never_task(r)) {
             return Ok(false);
@@ -297,7 +320,9 @@ impl KernelDaemon {
                 first.get_or_insert(e);
             }
         };
-        note(self.restore());
+        if !self.locked {
+            note(self.restore());
+        }
         // What the restore logged (CONFIG_CHANGE) reaches us before we go.
         let deadline = Instant::now() + Duration::from_secs(2);
         while Instant::now() < deadline && self.ctl.status().is_ok_and(|s| s.backlog > 0) {

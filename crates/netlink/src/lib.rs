@@ -54,8 +54,8 @@ pub enum NetlinkError {
         /// Its command name.
         comm: String,
     },
-    /// Audit is locked (`-e 2`) until reboot: nothing can be changed.
-    #[error("the kernel audit configuration is locked (enabled 2) until reboot: fastaudit cannot register or change it; use --bpf-only")]
+    /// Audit is locked (`-e 2`) until reboot with rules fastaudit cannot change.
+    #[error("the kernel audit configuration is locked (enabled 2) until reboot, with kernel rules other than -a never,task that fastaudit cannot remove; use --bpf-only")]
     Locked,
     /// The state file could not be read or written.
     #[error("{path}: {source}")]
