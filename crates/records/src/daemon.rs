@@ -143,6 +143,11 @@ mod tests {
             ses: "3".into(),
             pid: 77,
         };
+        // ENRICHED: auparse reads auditd's "-1" as unset.
+        assert_eq!(
+            crate::enrich::suffix(end_body(None).as_bytes(), &crate::enrich::SystemNames),
+            b"AUID=\"unset\" UID=\"unset\""
+        );
         assert_eq!(
             end_body(Some(&s)),
             "op=terminate auid=0 uid=0 ses=3 pid=77 res=success"
