@@ -97,6 +97,7 @@ pub struct Side {
     serials: OwnSerials,
     format: Format,
     term: Arc<AtomicBool>,
+    usr1: Arc<AtomicBool>,
     settings: KernelSettings,
     apply_irreversible: bool,
     kernel_logged: u64,
@@ -149,11 +150,16 @@ impl Side {
         let term = Arc::new(AtomicBool::new(false));
         signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&term))
             .context("installing signal handlers")?;
+        // SIGUSR1 rotates the log, as it does auditd's.
+        let usr1 = Arc::new(AtomicBool::new(false));
+        signal_hook::flag::register(signal_hook::consts::SIGUSR1, Arc::clone(&usr1))
+            .context("installing signal handlers")?;
         let mut side = Side {
             kernel: None,
             serials: OwnSerials::default(),
             format,
             term,
+            usr1,
             settings,
             apply_irreversible: args.apply_irreversible,
             kernel_logged: 0,
@@ -266,6 +272,17 @@ impl Side {
         if task_rules_changed {
             self.keep_never_task(log)?;
         }
+        if self.usr1.swap(false, Ordering::Relaxed) {
+            // auditd rotates first: DAEMON_ROTATE opens the new file.
+            let sender = self.sender();
+            log.commit()?;
+            log.rotate_now()?;
+            self.write_own(
+                log,
+                types::DAEMON_ROTATE,
+                &own::rotate_body(sender.as_ref()),
+            )?;
+        }
         if self
             .status_written
             .is_none_or(|t| t.elapsed() >= STATUS_EVERY)
@@ -356,26 +373,32 @@ impl Side {
         std::fs::rename(&tmp, &self.status_file)
     }
 
+    /// Who sent the last TERM/HUP/USR1/USR2, as auditd reports it: the
+    /// kernel's signal info, the owner and session of /proc/PID.
+    fn sender(&mut self) -> Option<Sender> {
+        let s = self.kernel.as_mut()?.signal_info().ok()?;
+        let uid = std::fs::metadata(format!("/proc/{}", s.pid))
+            .map(|m| std::os::unix::fs::MetadataExt::uid(&m))
+            .unwrap_or(u32::MAX);
+        let ses = std::fs::read_to_string(format!("/proc/{}/sessionid", s.pid))
+            .map(|t| t.trim().to_string())
+            .unwrap_or_else(|_| "4294967295".into());
+        Some(Sender {
+            auid: s.auid,
+            uid,
+            ses,
+            pid: s.pid,
+        })
+    }
+
     /// Stop: put the kernel back and unregister, log the last kernel
     /// records, the losses and DAEMON_END. Returns the kernel records logged.
     pub fn finish(mut self, log: &mut Writer, bpf: BpfCounts) -> Result<u64> {
         // Only a SIGTERM to the registered daemon is recorded by the kernel.
-        let sender = match self.kernel.as_mut() {
-            Some(k) if self.term.load(Ordering::Relaxed) => k.signal_info().ok().map(|s| {
-                let uid = std::fs::metadata(format!("/proc/{}", s.pid))
-                    .map(|m| std::os::unix::fs::MetadataExt::uid(&m))
-                    .unwrap_or(u32::MAX);
-                let ses = std::fs::read_to_string(format!("/proc/{}/sessionid", s.pid))
-                    .map(|t| t.trim().to_string())
-                    .unwrap_or_else(|_| "4294967295".into());
-                Sender {
-                    auid: s.auid,
-                    uid,
-                    ses,
-                    pid: s.pid,
-                }
-            }),
-            _ => None,
+        let sender = if self.term.load(Ordering::Relaxed) {
+            self.sender()
+        } else {
+            None
         };
         let stopped = self.kernel.as_mut().map(KernelDaemon::stop);
         // What the stop itself logged (CONFIG_CHANGE of the restore) and

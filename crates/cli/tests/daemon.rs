@@ -399,7 +399,40 @@ fn another_daemon_is_refused_or_taken_over() {
         },
         "the old daemon stopped"
     );
+    // SIGUSR1 rotates, as auditd: DAEMON_ROTATE opens the new file.
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(fa.pid() as i32),
+        nix::sys::signal::SIGUSR1,
+    )
+    .unwrap();
+    let rotated = dir.join("fastaudit.log.1");
+    wait_for(|| rotated.exists(), "the log to rotate");
     fa.stop();
+    assert!(std::fs::read_to_string(&rotated)
+        .unwrap()
+        .starts_with("type=DAEMON_START "));
+    let new = std::fs::read_to_string(&log).unwrap();
+    let first = new.lines().next().unwrap_or("");
+    assert!(
+        first.starts_with("type=DAEMON_ROTATE ")
+            && first.ends_with(&format!(
+                "op=rotate-logs auid={} uid=0 ses={} pid={} res=success",
+                // The sender's loginuid, its uid (root) when unset.
+                match std::fs::read_to_string("/proc/self/loginuid")
+                    .unwrap()
+                    .trim()
+                {
+                    "4294967295" => "0".to_string(),
+                    l => l.to_string(),
+                },
+                std::fs::read_to_string("/proc/self/sessionid")
+                    .unwrap()
+                    .trim(),
+                std::process::id()
+            )),
+        "{new}"
+    );
+    assert!(ausearch(&log, &["-m", "DAEMON_ROTATE"]).contains("op=rotate-logs"));
     assert_eq!(status_field("pid"), "0", "unregistered at stop");
     drop(auditd);
     let _ = std::fs::remove_dir_all(&dir);

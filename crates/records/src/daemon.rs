@@ -94,6 +94,18 @@ pub fn end_body(sender: Option<&Sender>) -> String {
     }
 }
 
+/// DAEMON_ROTATE: `op=rotate-logs auid= uid= ses= pid= res=success`, or
+/// auditd's form when the sender is unknown: `op=rotate-logs auid=-1 pid=-1 subj=? res=failed`.
+pub fn rotate_body(sender: Option<&Sender>) -> String {
+    match sender {
+        Some(s) => format!(
+            "op=rotate-logs auid={} uid={} ses={} pid={} res=success",
+            s.auid, s.uid, s.ses, s.pid
+        ),
+        None => "op=rotate-logs auid=-1 pid=-1 subj=? res=failed".into(),
+    }
+}
+
 /// DAEMON_ABORT: `op=OP auid= pid= uid= ses= res=failed` (auditd, when it
 /// cannot become the daemon).
 pub fn abort_body(op: &str, who: Subject) -> String {

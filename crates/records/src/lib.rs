@@ -31,6 +31,8 @@ pub mod types {
     pub const DAEMON_END: u32 = 1201;
     /// `DAEMON_ABORT`.
     pub const DAEMON_ABORT: u32 = 1202;
+    /// `DAEMON_ROTATE`.
+    pub const DAEMON_ROTATE: u32 = 1205;
     /// `CONFIG_CHANGE`.
     pub const CONFIG_CHANGE: u32 = 1305;
 }
