@@ -356,7 +356,7 @@ impl Side {
             .map(KernelDaemon::stats)
             .unwrap_or_default();
         let text = format!(
-            "pid {}\nmode {}\nrules_immutable {}\nbpf_events_logged {}\nkernel_records_received {}\nkernel_records_logged {}\nkernel_records_dropped {}\nkernel_socket_overruns {}\nlog_dropped {}\n",
+            "pid {}\nmode {}\nrules_immutable {}\nbpf_events_logged {}\nkernel_records_received {}\nkernel_records_logged {}\nkernel_records_dropped {}\nkernel_socket_overruns {}\nkernel_read_errors {}\nlog_dropped {}\n",
             std::process::id(),
             if self.kernel.is_some() { "daemon" } else { "bpf-only" },
             u8::from(self.settings.lock),
@@ -365,6 +365,7 @@ impl Side {
             self.kernel_logged,
             rx.dropped,
             rx.overruns,
+            rx.errors,
             log.dropped(),
         );
         std::fs::create_dir_all(RUN_DIR)?;
@@ -453,7 +454,63 @@ impl Side {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fastaudit_log::Config;
     use fastaudit_rules::{lexer, Origin, SystemHost};
+
+    fn bpf_only_side() -> Side {
+        Side {
+            kernel: None,
+            serials: OwnSerials::default(),
+            format: Format::Raw,
+            term: Arc::default(),
+            usr1: Arc::default(),
+            settings: KernelSettings::default(),
+            apply_irreversible: false,
+            kernel_logged: 0,
+            overlap_reported: false,
+            status_file: PathBuf::from("/nonexistent/status"),
+            status_written: None,
+            notes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn kernel_records_keep_their_stamp_and_an_overlap_is_reported_once() {
+        let dir = std::env::temp_dir().join(format!("fa-side-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut log = Writer::open(Config {
+            space_left: 0,
+            admin_space_left: 0,
+            ..Config::new(dir.join("audit.log"))
+        })
+        .unwrap();
+        let mut side = bpf_only_side();
+        for serial in [7, 1 << 31, (1 << 31) + 1] {
+            let r = Record {
+                ty: 1005,
+                stamp: Some((1700000000, 5, serial)),
+                body: b"pid=1 uid=0 auid=4294967295 ses=4294967295 msg='text=x'".to_vec(),
+            };
+            side.write_kernel(&mut log, &r).unwrap();
+        }
+        log.flush().unwrap();
+        let text = std::fs::read_to_string(dir.join("audit.log")).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4, "{text}");
+        assert_eq!(
+            lines[0],
+            "type=USER msg=audit(1700000000.005:7): pid=1 uid=0 auid=4294967295 ses=4294967295 msg='text=x'"
+        );
+        assert!(
+            lines[1].starts_with("type=DAEMON_ERR msg=audit(")
+                && lines[1]
+                    .ends_with(":2147483648): op=serial-overlap serial=2147483648 res=failed"),
+            "{}",
+            lines[1]
+        );
+        assert_eq!(side.kernel_logged, 3);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     fn settings(text: &str) -> KernelSettings {
         let mut set = RuleSet::default();

@@ -438,6 +438,35 @@ fn another_daemon_is_refused_or_taken_over() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn panic_on_failure_is_refused_without_the_explicit_option() {
+    // Held in case a regression lets it through to the kernel.
+    let _ka = KernelAudit::acquire();
+    let _settings = Settings::save();
+    let before = status_and_rules();
+    let dir = tempdir();
+    let rules = dir.join("r.rules");
+    std::fs::write(&rules, "-f 2\n").unwrap();
+    let log = dir.join("l");
+    let out = fastaudit(&[
+        "run",
+        "--rules",
+        rules.to_str().unwrap(),
+        "--log",
+        log.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("-f 2") && err.contains("--apply-irreversible"),
+        "{err}"
+    );
+    // Refused before anything reached the kernel or the log.
+    assert_eq!(std::fs::read(&log).unwrap_or_default(), b"");
+    assert_eq!(status_and_rules(), before);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A record writer that goes through the kernel's backlog wait: loginuid
 /// writes (LOGIN records, allocated GFP_KERNEL by the writing task), timed
 /// one by one; prints `T_SECONDS LATENCY_SECONDS` per write.

@@ -54,6 +54,8 @@ pub struct ReaderStats {
     pub dropped: u64,
     /// Times the socket buffer overflowed (ENOBUFS; records lost, count unknown).
     pub overruns: u64,
+    /// Other read errors (the reader reads on after each).
+    pub errors: u64,
 }
 
 #[derive(Default)]
@@ -61,6 +63,7 @@ struct Counters {
     received: AtomicU64,
     dropped: AtomicU64,
     overruns: AtomicU64,
+    errors: AtomicU64,
 }
 
 /// fastaudit registered as the kernel's audit daemon. Dropping it without
@@ -302,6 +305,7 @@ impl KernelDaemon {
             received: self.counters.received.load(Ordering::Relaxed),
             dropped: self.counters.dropped.load(Ordering::Relaxed),
             overruns: self.counters.overruns.load(Ordering::Relaxed),
+            errors: self.counters.errors.load(Ordering::Relaxed),
         }
     }
 
@@ -470,7 +474,7 @@ fn push(tx: &SyncSender<Record>, c: &Counters, r: Record) -> bool {
 }
 
 /// The reader thread: socket → queue, until told to quit; then what is
-/// left in the socket is read without waiting.
+/// left in the socket is read without waiting. It never stops on an error.
 fn read_records(
     sock: AuditSocket,
     tx: SyncSender<Record>,
@@ -499,7 +503,12 @@ fn read_records(
             Err(Errno::ENOBUFS) => {
                 c.overruns.fetch_add(1, Ordering::Relaxed);
             }
-            Err(e) => return Err(NetlinkError::sys("reading kernel records")(e)),
+            // A reader that gave up would leave the kernel waiting on a live
+            // socket nobody reads (writers stalled): count and read on.
+            Err(_) => {
+                c.errors.fetch_add(1, Ordering::Relaxed);
+                std::thread::sleep(Duration::from_millis(10));
+            }
         }
     }
 }
