@@ -71,7 +71,7 @@ fn wait_for(mut ok: impl FnMut() -> bool, what: &str) {
     }
 }
 
-/// The real auditd in the foreground, writing RAW records to `kernel.log`.
+/// The real auditd in the foreground, writing ENRICHED records to `kernel.log`.
 struct Auditd {
     child: Child,
     log: PathBuf,
@@ -84,7 +84,7 @@ impl Auditd {
         std::fs::write(
             conf.join("auditd.conf"),
             format!(
-                "local_events = yes\nwrite_logs = yes\nlog_file = {d}/unused.log\nlog_format = RAW\nflush = INCREMENTAL_ASYNC\nfreq = 50\nname_format = NONE\nmax_log_file = 64\nmax_log_file_action = IGNORE\nspace_left = 2\nspace_left_action = IGNORE\nadmin_space_left = 1\nadmin_space_left_action = IGNORE\ndisk_full_action = IGNORE\ndisk_error_action = IGNORE\nplugin_dir = {d}/conf/plugins\nq_depth = 2000\noverflow_action = IGNORE\nend_of_event_timeout = 2\n",
+                "local_events = yes\nwrite_logs = yes\nlog_file = {d}/unused.log\nlog_format = ENRICHED\nflush = INCREMENTAL_ASYNC\nfreq = 50\nname_format = NONE\nmax_log_file = 64\nmax_log_file_action = IGNORE\nspace_left = 2\nspace_left_action = IGNORE\nadmin_space_left = 1\nadmin_space_left_action = IGNORE\ndisk_full_action = IGNORE\ndisk_error_action = IGNORE\nplugin_dir = {d}/conf/plugins\nq_depth = 2000\noverflow_action = IGNORE\nend_of_event_timeout = 2\n",
                 d = dir.display()
             ),
         )
@@ -174,7 +174,7 @@ fn actions(dir: &Path) -> Vec<(String, &'static str)> {
 }
 
 /// The records of `pids` (and the CONFIG_CHANGE of the fa-behind key) in
-/// log order, as "TYPE body" with the stamp dropped, pids replaced by the
+/// log order, as "TYPE body" (the enriched part included) with the stamp dropped, pids replaced by the
 /// action's label and session ids by "S".
 fn records_of(log: &Path, pids: &[(String, &str)]) -> Vec<String> {
     let text = String::from_utf8_lossy(&std::fs::read(log).unwrap_or_default()).into_owned();
@@ -264,7 +264,7 @@ fn kernel_and_user_records_match_auditd_and_the_kernel_is_put_back() {
     )
     .unwrap();
     let log = dir.join("fastaudit.log");
-    let fa = FastauditRun::start(&rules, &log, &[]);
+    let fa = FastauditRun::start(&rules, &log, &["--format", "enriched"]);
     // While it runs: it is the daemon, audit is on, the rules' settings
     // apply, and the kernel has no rule but -a never,task.
     assert_eq!(status_field("pid"), fa.pid().to_string());
@@ -313,6 +313,11 @@ fn kernel_and_user_records_match_auditd_and_the_kernel_is_put_back() {
         ],
         "auditd's records for the actions:\n{}",
         k.join("\n")
+    );
+    // ENRICHED on both sides: the interpreted ids are compared too.
+    assert!(
+        k.iter().chain(&o).all(|r| r.contains('\x1d')),
+        "enriched records"
     );
     assert_eq!(o, k, "fastaudit's records equal auditd's");
 
