@@ -150,6 +150,14 @@ impl Side {
         let term = Arc::new(AtomicBool::new(false));
         signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&term))
             .context("installing signal handlers")?;
+        // auditd reloads its configuration on SIGHUP and resumes logging on
+        // SIGUSR2; fastaudit has neither yet, but they must not kill it
+        // (that would leave the kernel as fastaudit set it).
+        let ignored = Arc::new(AtomicBool::new(false));
+        for sig in [signal_hook::consts::SIGHUP, signal_hook::consts::SIGUSR2] {
+            signal_hook::flag::register(sig, Arc::clone(&ignored))
+                .context("installing signal handlers")?;
+        }
         // SIGUSR1 rotates the log, as it does auditd's.
         let usr1 = Arc::new(AtomicBool::new(false));
         signal_hook::flag::register(signal_hook::consts::SIGUSR1, Arc::clone(&usr1))
