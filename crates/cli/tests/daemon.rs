@@ -393,6 +393,12 @@ fn another_daemon_is_refused_or_taken_over() {
     );
     assert_eq!(status_and_rules(), before, "nothing changed");
 
+    // --bpf-only runs beside it and leaves the kernel audit alone.
+    let beside = FastauditRun::start(&rules, &dir.join("beside.log"), &["--bpf-only"]);
+    assert_eq!(status_field("pid"), auditd_pid);
+    beside.stop();
+    assert_eq!(status_and_rules(), before, "--bpf-only changed nothing");
+
     let log = dir.join("fastaudit.log");
     let fa = FastauditRun::start(&rules, &log, &["--take-over"]);
     assert_eq!(status_field("pid"), fa.pid().to_string());
