@@ -21,7 +21,9 @@ pub enum Mode {
     Off,
     /// The kernel's audit with the rule set, and auditd writing the records.
     Kernel,
-    /// `fastaudit run` with the rule set; kernel audit as in `Off`.
+    /// `fastaudit run` with the rule set, as the audit daemon: it enables
+    /// the kernel audit with `-a never,task` only, so workload tasks carry
+    /// no audit context, as in `Off`; it puts the kernel back at stop.
     Fastaudit,
     /// Audit disabled with `-e 0` but no `-a never,task`, after it has been
     /// enabled: what a machine pays when audit was merely switched off.

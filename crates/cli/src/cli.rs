@@ -21,6 +21,8 @@ pub enum Command {
     Rules(RulesCommand),
     /// Audit the live system with the rules (root; runs in the foreground).
     Run(RunArgs),
+    /// The kernel audit's status and, when it runs, fastaudit's counters.
+    Status,
     /// Measure no audit vs kernel audit vs fastaudit, side by side (root).
     // Listed here for `fastaudit --help`; main hands the words after `bench`
     // to the fastaudit-bench binary before clap sees them (bench_cmd.rs).
@@ -64,6 +66,18 @@ pub struct RunArgs {
     #[arg(long, value_delimiter = ',', value_parser = parse_kind,
           default_value = "fexit,tracepoint,tp_btf,raw_tp")]
     pub hook_kinds: Vec<Kind>,
+    /// Do not become the kernel's audit daemon: leave the kernel audit as
+    /// it is (another auditd may be registered) and log only the BPF events.
+    #[arg(long, conflicts_with = "take_over")]
+    pub bpf_only: bool,
+    /// If another audit daemon is registered, stop it (SIGTERM) and take
+    /// its place (it is not restarted at stop).
+    #[arg(long)]
+    pub take_over: bool,
+    /// Let the rules' `-e 2`, `--loginuid-immutable` (irreversible until
+    /// reboot) and `-f 2` (panic on audit failure) reach the kernel.
+    #[arg(long)]
+    pub apply_irreversible: bool,
 }
 
 fn parse_kind(s: &str) -> Result<Kind, String> {

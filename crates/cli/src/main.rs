@@ -2,8 +2,10 @@
 
 mod bench_cmd;
 mod cli;
+mod daemon;
 mod rules_cmd;
 mod run_cmd;
+mod status_cmd;
 
 use clap::Parser;
 use std::ffi::OsString;
@@ -15,6 +17,7 @@ fn main() -> std::process::ExitCode {
         None => match cli::Cli::parse_from(argv).command {
             cli::Command::Rules(cmd) => rules_cmd::run(cmd),
             cli::Command::Run(args) => run_cmd::run(args),
+            cli::Command::Status => status_cmd::run(),
             cli::Command::Bench { args } => bench_cmd::exec(&args),
         },
     };

@@ -1,6 +1,7 @@
 //! `fastaudit run`: rules → plan → engine → records → log, in the foreground.
 
 use crate::cli::{LogFormat, RunArgs};
+use crate::daemon::{BpfCounts, Side};
 use anyhow::{bail, Context, Result};
 use fastaudit_engine::{compile, run as run_engine, Environment, Options};
 use fastaudit_log::{Config, SizeAction, Writer};
@@ -57,8 +58,6 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     };
     let log =
         Writer::open(config).with_context(|| format!("opening the log {}", args.log.display()))?;
-    // Both engine callbacks write to the log: one per event, one per batch.
-    let log = std::cell::RefCell::new(log);
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(sig, Arc::clone(&stop))
@@ -68,7 +67,17 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         LogFormat::Raw => Format::Raw,
         LogFormat::Enriched => Format::Enriched,
     };
-    let mut serial = 0u64;
+    let mut log = log;
+    // The kernel side (daemon.rs): registered and set up, not yet enabled.
+    let side = Side::start(&args, &set, format, &mut log)?;
+    for n in &side.notes {
+        eprintln!("fastaudit: {n}");
+    }
+    let side = std::cell::RefCell::new(side);
+    // Both engine callbacks write to the log: one per event, one per batch.
+    let log = std::cell::RefCell::new(log);
+    let mut bpf = BpfCounts::default();
+    let bpf_logged = std::cell::Cell::new(0u64);
     let write_error = std::cell::RefCell::new(None);
     let options = Options {
         ring_buffer_bytes: args.ring_buffer_kib.saturating_mul(1024),
@@ -81,14 +90,18 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             if attached.hooks.is_empty() {
                 eprintln!("fastaudit: no rule can record anything; nothing is attached");
             }
+            if let Err(e) = side.borrow_mut().ready() {
+                write_error.borrow_mut().get_or_insert(e);
+                stop.store(true, Ordering::Relaxed);
+                return;
+            }
             eprintln!("fastaudit: ready");
         },
         |ev| {
-            serial += 1;
             let stamp = Stamp {
                 sec: ev.sec,
                 msec: ev.msec,
-                serial,
+                serial: side.borrow_mut().serial(),
             };
             let mut lines = line(
                 None,
@@ -106,50 +119,49 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
                 format,
                 &SystemNames,
             ));
-            if let Err(e) = log.borrow_mut().write_event(&lines) {
-                write_error.borrow_mut().get_or_insert(e);
-                stop.store(true, Ordering::Relaxed);
+            match log.borrow_mut().write_event(&lines) {
+                Ok(true) => bpf_logged.set(bpf_logged.get() + 1),
+                Ok(false) => {}
+                Err(e) => {
+                    write_error
+                        .borrow_mut()
+                        .get_or_insert(anyhow::Error::new(e).context("writing the log"));
+                    stop.store(true, Ordering::Relaxed);
+                }
             }
         },
         || {
-            if let Err(e) = log.borrow_mut().commit() {
+            let mut log = log.borrow_mut();
+            let counts = BpfCounts {
+                logged: bpf_logged.get(),
+                lost: 0,
+            };
+            // Kernel records first, then one write(2) for the batch.
+            let r = side
+                .borrow_mut()
+                .pump(&mut log, counts)
+                .and_then(|()| log.commit().context("writing the log"));
+            if let Err(e) = r {
                 write_error.borrow_mut().get_or_insert(e);
                 stop.store(true, Ordering::Relaxed);
             }
         },
     )
-    .context("running the BPF engine")?;
-    if let Some(e) = write_error.into_inner() {
-        return Err(e).context("writing the log");
-    }
+    .context("running the BPF engine");
     let mut log = log.into_inner();
-    let logged = log.written();
-    if stats.lost > 0 {
-        serial += 1;
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default();
-        let stamp = Stamp {
-            sec: now.as_secs(),
-            msec: now.subsec_millis(),
-            serial,
-        };
-        let body = format!(
-            "op=lost-events lost={} pid={} res=failed",
-            stats.lost,
-            std::process::id()
-        );
-        log.write_event(&line(
-            None,
-            types::DAEMON_ERR,
-            stamp,
-            body.as_bytes(),
-            format,
-            &SystemNames,
-        ))
-        .context("writing the lost-events record")?;
+    let side = side.into_inner();
+    bpf.logged = bpf_logged.get();
+    bpf.lost = stats.as_ref().map_or(0, |s| s.lost);
+    // The kernel is put back on every path, errors included.
+    let finished = side.finish(&mut log, bpf);
+    let flushed = log.flush().context("flushing the log");
+    let stats = stats?;
+    if let Some(e) = write_error.into_inner() {
+        return Err(e);
     }
-    log.flush().context("flushing the log")?;
+    let kernel_logged = finished?;
+    flushed?;
+    let logged = bpf.logged;
     eprintln!(
         "fastaudit: stopped: {} events generated, {} logged, {} lost in the ring buffer, {} dropped by the log",
         stats.emitted + stats.lost,
@@ -157,6 +169,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         stats.lost,
         log.dropped()
     );
+    eprintln!("fastaudit: kernel records logged: {kernel_logged}");
     Ok(ExitCode::SUCCESS)
 }
 

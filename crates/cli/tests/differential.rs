@@ -198,7 +198,10 @@ fn run_scenario(
     );
     auditctl(&["-e", "1"]);
     let fa_log = dir.join("fastaudit.log");
-    let fa = FastauditRun::start(&rules_file, &fa_log, fa_args);
+    // auditd is the kernel's daemon here: fastaudit runs beside it.
+    let mut args = vec!["--bpf-only"];
+    args.extend_from_slice(fa_args);
+    let fa = FastauditRun::start(&rules_file, &fa_log, &args);
 
     let mut pids = BTreeSet::new();
     for cmd in workload {

@@ -99,7 +99,8 @@ impl Default for Options {
 /// Run `plan` until `stop` is set. `ready` is called once every hook is
 /// attached (or at once when the plan needs none); `on_event` gets each
 /// audited syscall in order, and `on_batch` is called after each batch of
-/// them (the moment to write them out).
+/// them (the moment to write them out) and, while idle, every idle period
+/// (about 20 ms), so the caller can also write out what it queued itself.
 pub fn run(
     plan: &Plan,
     options: Options,
@@ -114,7 +115,8 @@ pub fn run(
         }
         ready(&Attached::default());
         while !stop.load(Ordering::Relaxed) {
-            std::thread::sleep(Duration::from_millis(100));
+            on_batch();
+            std::thread::sleep(Duration::from_millis(20));
         }
         return Ok(Stats::default());
     }
@@ -211,11 +213,9 @@ pub fn run(
             stats.delivered += 1;
             on_event(assemble(plan, &ev, &clock));
         }
-        let any = stats.delivered > before;
-        if any {
-            on_batch();
-        }
-        any
+        // Idle too: the caller may have queued output of its own.
+        on_batch();
+        stats.delivered > before
     };
     let quit = AtomicBool::new(false);
     let followed = std::thread::scope(|scope| {

@@ -331,6 +331,16 @@ impl Writer {
         }
     }
 
+    /// Rotate now, whatever the size (auditd on SIGUSR1): as the size action
+    /// rotates, keeping `num_logs`; with any other size action, keeping
+    /// every old log.
+    pub fn rotate_now(&mut self) -> Result<(), LogError> {
+        match self.cfg.size_action {
+            SizeAction::Rotate { num_logs } => self.rotate(Some(num_logs)),
+            _ => self.rotate(None),
+        }
+    }
+
     /// auditd's rotation: `log.N-1` → `log.N` ... `log` → `log.1`, then a
     /// fresh `log`. With a limit, the oldest beyond `num_logs - 1` goes.
     fn rotate(&mut self, num_logs: Option<u32>) -> Result<(), LogError> {
@@ -417,6 +427,21 @@ mod tests {
         assert_eq!(read("audit.log.2"), "event-2\n");
         assert!(!d.join("audit.log.3").exists());
         assert_eq!((w.written(), w.dropped()), (5, 0));
+    }
+
+    #[test]
+    fn rotate_now_starts_a_new_file() {
+        let d = dir("now");
+        let mut w = Writer::open(cfg(&d)).unwrap();
+        w.write_event(b"old\n").unwrap();
+        w.rotate_now().unwrap();
+        w.write_event(b"new\n").unwrap();
+        w.flush().unwrap();
+        let read = |p: &str| std::fs::read_to_string(d.join(p)).unwrap();
+        assert_eq!(
+            (read("audit.log.1"), read("audit.log")),
+            ("old\n".into(), "new\n".into())
+        );
     }
 
     #[test]

@@ -60,6 +60,8 @@ const GID_FIELDS: &[&str] = &[
 ];
 
 fn id_name(v: &str, lookup: impl Fn(u32) -> Option<String>) -> String {
+    // auparse reads ids with strtoul, so auditd's own "-1" is unset too.
+    let v = if v == "-1" { "4294967295" } else { v };
     match v.parse::<u32>() {
         Ok(4294967295) => "unset".into(),
         Ok(0) => "root".into(),

@@ -2,6 +2,7 @@
 //! the kernel's untrusted-string encoding, the SYSCALL and PROCTITLE bodies,
 //! and auditd's RAW and ENRICHED line formats.
 
+pub mod daemon;
 pub mod encode;
 pub mod enrich;
 pub mod line;
@@ -24,4 +25,14 @@ pub mod types {
     pub const PROCTITLE: u32 = 1327;
     /// `DAEMON_ERR`, which auditd's own tools accept for daemon-side reports.
     pub const DAEMON_ERR: u32 = 1209;
+    /// `DAEMON_START`.
+    pub const DAEMON_START: u32 = 1200;
+    /// `DAEMON_END`.
+    pub const DAEMON_END: u32 = 1201;
+    /// `DAEMON_ABORT`.
+    pub const DAEMON_ABORT: u32 = 1202;
+    /// `DAEMON_ROTATE`.
+    pub const DAEMON_ROTATE: u32 = 1205;
+    /// `CONFIG_CHANGE`.
+    pub const CONFIG_CHANGE: u32 = 1305;
 }

@@ -388,6 +388,17 @@ impl FastauditRun {
         FastauditRun { child, stderr: rx }
     }
 
+    /// Its pid.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// SIGKILL, as a crash: nothing of it runs afterwards.
+    pub fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
     /// SIGTERM; asserts exit 0 and returns what it printed afterwards.
     pub fn stop(mut self) -> Vec<String> {
         nix::sys::signal::kill(

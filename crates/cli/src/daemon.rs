@@ -1,0 +1,551 @@
+//! The daemon side of `fastaudit run`: become the kernel's audit daemon
+//! (unless --bpf-only), put the kernel records in the same log as the BPF
+//! events with their own stamps, stamp fastaudit's own records from its
+//! serial range, write DAEMON_START/END/ERR as auditd does, apply the rules'
+//! kernel settings, and keep /run/fastaudit/status up to date.
+
+use crate::cli::RunArgs;
+use anyhow::{bail, Context, Result};
+use fastaudit_log::{LogError, Writer};
+use fastaudit_netlink::proto::mask;
+use fastaudit_netlink::{DaemonOptions, KernelDaemon, Record};
+use fastaudit_records::daemon::{self as own, OwnSerials, Sender, Subject};
+use fastaudit_records::enrich::SystemNames;
+use fastaudit_records::line::line;
+use fastaudit_records::{types, Format, Stamp};
+use fastaudit_rules::settings::Setting;
+use fastaudit_rules::RuleSet;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// fastaudit's files under /run: the state found at start and the counters.
+pub const RUN_DIR: &str = "/run/fastaudit";
+
+/// How often the status file is rewritten.
+const STATUS_EVERY: Duration = Duration::from_secs(1);
+
+/// The kernel settings a rule set asks for, as `(AUDIT_SET mask, value)`,
+/// the last of each kind winning; plus whether `-e 2` and
+/// `--loginuid-immutable` were given.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct KernelSettings {
+    /// Settings to send, in a fixed order.
+    pub set: Vec<(u32, u32)>,
+    /// `-e 2`: fastaudit's rule set is immutable until it restarts.
+    pub lock: bool,
+    /// `--loginuid-immutable`.
+    pub loginuid_immutable: bool,
+    /// `-f 2`.
+    pub panic: bool,
+}
+
+impl KernelSettings {
+    /// The settings of `set`.
+    pub fn of(set: &RuleSet) -> KernelSettings {
+        let mut k = KernelSettings::default();
+        let (mut failure, mut rate, mut backlog, mut wait) = (None, None, None, None);
+        for (_, s) in &set.settings {
+            match s {
+                Setting::Enabled(2) => k.lock = true,
+                Setting::Failure(n) => failure = Some(*n),
+                Setting::RateLimit(n) => rate = Some(*n),
+                Setting::BacklogLimit(n) => backlog = Some(*n),
+                Setting::BacklogWaitTime(n) => wait = Some(*n),
+                Setting::LoginuidImmutable => k.loginuid_immutable = true,
+                _ => {}
+            }
+        }
+        k.panic = failure == Some(2);
+        for (m, v) in [
+            (mask::FAILURE, failure),
+            (mask::RATE_LIMIT, rate),
+            (mask::BACKLOG_LIMIT, backlog),
+            (mask::BACKLOG_WAIT_TIME, wait),
+        ] {
+            if let Some(v) = v {
+                k.set.push((m, v));
+            }
+        }
+        k
+    }
+}
+
+fn setting_name(m: u32) -> &'static str {
+    match m {
+        mask::FAILURE => "-f",
+        mask::RATE_LIMIT => "-r",
+        mask::BACKLOG_LIMIT => "-b",
+        mask::BACKLOG_WAIT_TIME => "--backlog_wait_time",
+        _ => "?",
+    }
+}
+
+/// Counters `run` hands in for the status file and the closing records.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BpfCounts {
+    /// BPF events written to the log.
+    pub logged: u64,
+    /// BPF events lost in the ring buffer (known at the end only).
+    pub lost: u64,
+}
+
+/// The daemon side of one run.
+pub struct Side {
+    kernel: Option<KernelDaemon>,
+    serials: OwnSerials,
+    format: Format,
+    term: Arc<AtomicBool>,
+    usr1: Arc<AtomicBool>,
+    settings: KernelSettings,
+    apply_irreversible: bool,
+    kernel_logged: u64,
+    overlap_reported: bool,
+    status_file: PathBuf,
+    status_written: Option<Instant>,
+    /// Notes for stderr.
+    pub notes: Vec<String>,
+}
+
+fn now_stamp(serial: u64) -> Stamp {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    Stamp {
+        sec: now.as_secs(),
+        msec: now.subsec_millis(),
+        serial,
+    }
+}
+
+fn proc_u32(path: &str) -> u32 {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(u32::MAX)
+}
+
+fn me() -> Subject {
+    Subject {
+        auid: proc_u32("/proc/self/loginuid"),
+        pid: std::process::id(),
+        uid: nix::unistd::getuid().as_raw(),
+        ses: proc_u32("/proc/self/sessionid"),
+    }
+}
+
+impl Side {
+    /// Write DAEMON_START, then (unless --bpf-only) register with the
+    /// kernel, leave it only `-a never,task` and apply the rules' settings.
+    /// Audit is turned on by [`Side::ready`], once the BPF side is loaded.
+    pub fn start(args: &RunArgs, set: &RuleSet, format: Format, log: &mut Writer) -> Result<Side> {
+        let settings = KernelSettings::of(set);
+        if settings.panic && !args.bpf_only && !args.apply_irreversible {
+            bail!(
+                "the rules set `-f 2` (panic the kernel when audit fails): refused, since a \
+                 stopped or slow reader would then panic the machine; pass --apply-irreversible to apply it"
+            );
+        }
+        let term = Arc::new(AtomicBool::new(false));
+        signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&term))
+            .context("installing signal handlers")?;
+        // auditd reloads its configuration on SIGHUP and resumes logging on
+        // SIGUSR2; fastaudit has neither yet, but they must not kill it
+        // (that would leave the kernel as fastaudit set it).
+        let ignored = Arc::new(AtomicBool::new(false));
+        for sig in [signal_hook::consts::SIGHUP, signal_hook::consts::SIGUSR2] {
+            signal_hook::flag::register(sig, Arc::clone(&ignored))
+                .context("installing signal handlers")?;
+        }
+        // SIGUSR1 rotates the log, as it does auditd's.
+        let usr1 = Arc::new(AtomicBool::new(false));
+        signal_hook::flag::register(signal_hook::consts::SIGUSR1, Arc::clone(&usr1))
+            .context("installing signal handlers")?;
+        let mut side = Side {
+            kernel: None,
+            serials: OwnSerials::default(),
+            format,
+            term,
+            usr1,
+            settings,
+            apply_irreversible: args.apply_irreversible,
+            kernel_logged: 0,
+            overlap_reported: false,
+            status_file: PathBuf::from(RUN_DIR).join("status"),
+            status_written: None,
+            notes: Vec::new(),
+        };
+        let fmt = match format {
+            Format::Raw => "raw",
+            Format::Enriched => "enriched",
+        };
+        let kernel = nix::sys::utsname::uname()
+            .map(|u| u.release().to_string_lossy().into_owned())
+            .unwrap_or_default();
+        // auditd writes DAEMON_START before it registers.
+        let body = own::start_body(env!("CARGO_PKG_VERSION"), fmt, &kernel, me());
+        side.write_own(log, types::DAEMON_START, &body)?;
+        log.commit()?;
+        if args.bpf_only {
+            if !side.settings.set.is_empty() || side.settings.lock {
+                side.notes.push(
+                    "--bpf-only: the rules' kernel settings (-b, -f, -r, --backlog_wait_time, -e) are not applied"
+                        .into(),
+                );
+            }
+            return Ok(side);
+        }
+        let opts = DaemonOptions {
+            take_over: args.take_over,
+            state_file: PathBuf::from(RUN_DIR).join("kernel-state"),
+            ..DaemonOptions::default()
+        };
+        let daemon = match KernelDaemon::start(&opts) {
+            Ok(d) => d,
+            Err(e) => {
+                side.write_own(log, types::DAEMON_ABORT, &own::abort_body("set-pid", me()))?;
+                log.commit()?;
+                return Err(e).context("becoming the kernel's audit daemon");
+            }
+        };
+        side.notes.append(&mut daemon.notes.clone());
+        side.kernel = Some(daemon);
+        let sets = side.settings.set.clone();
+        if let Some(k) = side.kernel.as_mut().filter(|k| !k.locked()) {
+            for (m, v) in sets {
+                k.set(m, v).with_context(|| {
+                    format!(
+                        "applying `{} {v}` from the rules to the kernel",
+                        setting_name(m)
+                    )
+                })?;
+            }
+        }
+        Ok(side)
+    }
+
+    /// The next serial of fastaudit's own range.
+    pub fn serial(&mut self) -> u64 {
+        self.serials.next_serial()
+    }
+
+    /// The BPF side is loaded and attached: turn the kernel audit on.
+    pub fn ready(&mut self) -> Result<()> {
+        let Some(k) = self.kernel.as_mut().filter(|k| !k.locked()) else {
+            return Ok(());
+        };
+        k.enable().context("enabling the kernel audit")?;
+        if self.apply_irreversible {
+            if self.settings.loginuid_immutable {
+                k.set_loginuid_immutable()
+                    .context("applying --loginuid-immutable")?;
+            }
+            if self.settings.lock {
+                k.set(mask::ENABLED, 2).context("applying -e 2")?;
+            }
+        }
+        Ok(())
+    }
+
+    fn write_own(&mut self, log: &mut Writer, ty: u32, body: &str) -> Result<bool, LogError> {
+        let stamp = now_stamp(self.serial());
+        log.write_event(&line(
+            None,
+            ty,
+            stamp,
+            body.as_bytes(),
+            self.format,
+            &SystemNames,
+        ))
+    }
+
+    /// Move the kernel records read so far into the log; rewrite the status
+    /// file now and then.
+    pub fn pump(&mut self, log: &mut Writer, bpf: BpfCounts) -> Result<()> {
+        let mut records = Vec::new();
+        if let Some(k) = self.kernel.as_mut() {
+            k.drain(|r| records.push(r));
+        }
+        let mut task_rules_changed = false;
+        for r in records {
+            if r.ty == fastaudit_netlink::proto::AUDIT_EOE {
+                // auditd never writes EOE to disk.
+                continue;
+            }
+            task_rules_changed |= u32::from(r.ty) == types::CONFIG_CHANGE
+                && r.body.windows(7).any(|w| w == b" list=1");
+            self.write_kernel(log, &r)?;
+        }
+        if task_rules_changed {
+            self.keep_never_task(log)?;
+        }
+        if self.usr1.swap(false, Ordering::Relaxed) {
+            // auditd rotates first: DAEMON_ROTATE opens the new file.
+            let sender = self.sender();
+            log.commit()?;
+            log.rotate_now()?;
+            self.write_own(
+                log,
+                types::DAEMON_ROTATE,
+                &own::rotate_body(sender.as_ref()),
+            )?;
+        }
+        if self
+            .status_written
+            .is_none_or(|t| t.elapsed() >= STATUS_EVERY)
+        {
+            self.status_written = Some(Instant::now());
+            // Best effort: a status file that cannot be written stops nothing.
+            let _ = self.write_status(log, bpf);
+        }
+        Ok(())
+    }
+
+    fn write_kernel(&mut self, log: &mut Writer, r: &Record) -> Result<()> {
+        let (stamp, body) = match r.stamp {
+            Some((sec, msec, serial)) => {
+                if own::kernel_serial_overlaps(serial) && !self.overlap_reported {
+                    self.overlap_reported = true;
+                    let b = format!("op=serial-overlap serial={serial} res=failed");
+                    self.write_own(log, types::DAEMON_ERR, &b)?;
+                }
+                (Stamp { sec, msec, serial }, r.body.clone())
+            }
+            // Not seen from the kernel; kept, stamped by fastaudit.
+            None => (now_stamp(self.serial()), r.body.clone()),
+        };
+        let l = line(
+            None,
+            u32::from(r.ty),
+            stamp,
+            &body,
+            self.format,
+            &SystemNames,
+        );
+        if log.write_event(&l)? {
+            self.kernel_logged += 1;
+        }
+        Ok(())
+    }
+
+    /// Someone changed the task rules behind fastaudit's back: `-a never,task`
+    /// goes back first so new tasks still get no audit context.
+    fn keep_never_task(&mut self, log: &mut Writer) -> Result<()> {
+        let Some(k) = self.kernel.as_mut() else {
+            return Ok(());
+        };
+        match k.keep_never_task() {
+            Ok(false) => Ok(()),
+            Ok(true) => {
+                self.write_own(
+                    log,
+                    types::DAEMON_ERR,
+                    "op=restore-never-task reason=task-rules-changed res=success",
+                )?;
+                Ok(())
+            }
+            Err(e) => {
+                self.write_own(
+                    log,
+                    types::DAEMON_ERR,
+                    "op=restore-never-task reason=task-rules-changed res=failed",
+                )?;
+                eprintln!("fastaudit: could not put -a never,task back: {e}");
+                Ok(())
+            }
+        }
+    }
+
+    fn write_status(&mut self, log: &Writer, bpf: BpfCounts) -> std::io::Result<()> {
+        let rx = self
+            .kernel
+            .as_ref()
+            .map(KernelDaemon::stats)
+            .unwrap_or_default();
+        let text = format!(
+            "pid {}\nmode {}\nrules_immutable {}\nbpf_events_logged {}\nkernel_records_received {}\nkernel_records_logged {}\nkernel_records_dropped {}\nkernel_socket_overruns {}\nkernel_read_errors {}\nlog_dropped {}\n",
+            std::process::id(),
+            if self.kernel.is_some() { "daemon" } else { "bpf-only" },
+            u8::from(self.settings.lock),
+            bpf.logged,
+            rx.received,
+            self.kernel_logged,
+            rx.dropped,
+            rx.overruns,
+            rx.errors,
+            log.dropped(),
+        );
+        std::fs::create_dir_all(RUN_DIR)?;
+        let tmp = self.status_file.with_extension("tmp");
+        std::fs::write(&tmp, text)?;
+        std::fs::rename(&tmp, &self.status_file)
+    }
+
+    /// Who sent the last TERM/HUP/USR1/USR2, as auditd reports it: the
+    /// kernel's signal info, the owner and session of /proc/PID.
+    fn sender(&mut self) -> Option<Sender> {
+        let s = self.kernel.as_mut()?.signal_info().ok()?;
+        let uid = std::fs::metadata(format!("/proc/{}", s.pid))
+            .map(|m| std::os::unix::fs::MetadataExt::uid(&m))
+            .unwrap_or(u32::MAX);
+        let ses = std::fs::read_to_string(format!("/proc/{}/sessionid", s.pid))
+            .map(|t| t.trim().to_string())
+            .unwrap_or_else(|_| "4294967295".into());
+        Some(Sender {
+            auid: s.auid,
+            uid,
+            ses,
+            pid: s.pid,
+        })
+    }
+
+    /// Stop: put the kernel back and unregister, log the last kernel
+    /// records, the losses and DAEMON_END. Returns the kernel records logged.
+    pub fn finish(mut self, log: &mut Writer, bpf: BpfCounts) -> Result<u64> {
+        // Only a SIGTERM to the registered daemon is recorded by the kernel.
+        let sender = if self.term.load(Ordering::Relaxed) {
+            self.sender()
+        } else {
+            None
+        };
+        let stopped = self.kernel.as_mut().map(KernelDaemon::stop);
+        // What the stop itself logged (CONFIG_CHANGE of the restore) and
+        // what was still queued; no never,task check any more.
+        let mut rest = Vec::new();
+        if let Some(k) = self.kernel.as_mut() {
+            k.drain(|r| rest.push(r));
+        }
+        for r in rest
+            .iter()
+            .filter(|r| r.ty != fastaudit_netlink::proto::AUDIT_EOE)
+        {
+            self.write_kernel(log, r)?;
+        }
+        if bpf.lost > 0 {
+            let body = format!(
+                "op=lost-events lost={} pid={} res=failed",
+                bpf.lost,
+                std::process::id()
+            );
+            self.write_own(log, types::DAEMON_ERR, &body)?;
+        }
+        let rx = self
+            .kernel
+            .as_ref()
+            .map(KernelDaemon::stats)
+            .unwrap_or_default();
+        if rx.dropped > 0 || rx.overruns > 0 {
+            let body = format!(
+                "op=lost-kernel-records dropped={} overruns={} pid={} res=failed",
+                rx.dropped,
+                rx.overruns,
+                std::process::id()
+            );
+            self.write_own(log, types::DAEMON_ERR, &body)?;
+        }
+        self.write_own(log, types::DAEMON_END, &own::end_body(sender.as_ref()))?;
+        let _ = std::fs::remove_file(&self.status_file);
+        if let Some(Err(e)) = stopped {
+            return Err(e).context("putting the kernel audit back as it was found");
+        }
+        if rx.dropped > 0 || rx.overruns > 0 {
+            eprintln!(
+                "fastaudit: kernel records: {} dropped (queue to the log full), {} socket overruns",
+                rx.dropped, rx.overruns
+            );
+        }
+        Ok(self.kernel_logged)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fastaudit_log::Config;
+    use fastaudit_rules::{lexer, Origin, SystemHost};
+
+    fn bpf_only_side() -> Side {
+        Side {
+            kernel: None,
+            serials: OwnSerials::default(),
+            format: Format::Raw,
+            term: Arc::default(),
+            usr1: Arc::default(),
+            settings: KernelSettings::default(),
+            apply_irreversible: false,
+            kernel_logged: 0,
+            overlap_reported: false,
+            status_file: PathBuf::from("/nonexistent/status"),
+            status_written: None,
+            notes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn kernel_records_keep_their_stamp_and_an_overlap_is_reported_once() {
+        let dir = std::env::temp_dir().join(format!("fa-side-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut log = Writer::open(Config {
+            space_left: 0,
+            admin_space_left: 0,
+            ..Config::new(dir.join("audit.log"))
+        })
+        .unwrap();
+        let mut side = bpf_only_side();
+        for serial in [7, 1 << 31, (1 << 31) + 1] {
+            let r = Record {
+                ty: 1005,
+                stamp: Some((1700000000, 5, serial)),
+                body: b"pid=1 uid=0 auid=4294967295 ses=4294967295 msg='text=x'".to_vec(),
+            };
+            side.write_kernel(&mut log, &r).unwrap();
+        }
+        log.flush().unwrap();
+        let text = std::fs::read_to_string(dir.join("audit.log")).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4, "{text}");
+        assert_eq!(
+            lines[0],
+            "type=USER msg=audit(1700000000.005:7): pid=1 uid=0 auid=4294967295 ses=4294967295 msg='text=x'"
+        );
+        assert!(
+            lines[1].starts_with("type=DAEMON_ERR msg=audit(")
+                && lines[1]
+                    .ends_with(":2147483648): op=serial-overlap serial=2147483648 res=failed"),
+            "{}",
+            lines[1]
+        );
+        assert_eq!(side.kernel_logged, 3);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn settings(text: &str) -> KernelSettings {
+        let mut set = RuleSet::default();
+        for l in lexer::lines(text.as_bytes()) {
+            let o = Origin {
+                file: "t".into(),
+                line: l.lineno,
+            };
+            set.apply_words(&l.words, &o, &SystemHost).unwrap();
+        }
+        KernelSettings::of(&set)
+    }
+
+    #[test]
+    fn the_last_setting_of_each_kind_wins() {
+        let k = settings("-b 100\n-f 1\n-b 8192\n--backlog_wait_time 60000\n-r 5\n-e 2\n");
+        assert_eq!(
+            k.set,
+            vec![
+                (mask::FAILURE, 1),
+                (mask::RATE_LIMIT, 5),
+                (mask::BACKLOG_LIMIT, 8192),
+                (mask::BACKLOG_WAIT_TIME, 60000)
+            ]
+        );
+        assert!(k.lock && !k.panic && !k.loginuid_immutable);
+        let k = settings("-f 2\n--loginuid-immutable\n");
+        assert!(k.panic && k.loginuid_immutable && !k.lock);
+    }
+}

@@ -1,0 +1,594 @@
+//! `fastaudit run` as the kernel's audit daemon, against the real auditd:
+//! the same actions (a user message, su's PAM records, a loginuid write, a
+//! rule change, an abort) give the same records in both logs; ausearch
+//! finds them; the kernel is left exactly as found; another daemon is
+//! refused (or taken over); a kill -9 stalls no record writer, and the next
+//! run puts back the state the killed one found.
+
+mod common;
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The kernel settings `restore_kernel` does not reset, put back on drop:
+/// the tests change them to see them restored.
+struct Settings(Vec<(String, String)>);
+
+impl Settings {
+    fn save() -> Settings {
+        let s = String::from_utf8_lossy(&auditctl(&["-s"]).stdout).into_owned();
+        let get = |k: &str| {
+            s.lines()
+                .find_map(|l| l.strip_prefix(&format!("{k} ")))
+                .unwrap_or("0")
+                .to_string()
+        };
+        Settings(vec![
+            ("-b".into(), get("backlog_limit")),
+            ("--backlog_wait_time".into(), get("backlog_wait_time")),
+            ("-f".into(), get("failure")),
+            ("-r".into(), get("rate_limit")),
+        ])
+    }
+}
+
+impl Drop for Settings {
+    fn drop(&mut self) {
+        for (opt, v) in &self.0 {
+            auditctl(&[opt, v]);
+        }
+        // A failed test may leave a killed run's saved state: not for the next.
+        let _ = std::fs::remove_file("/run/fastaudit/kernel-state");
+    }
+}
+
+fn status_and_rules() -> String {
+    let s = auditctl(&["-s"]);
+    let l = auditctl(&["-l"]);
+    format!(
+        "{}---\n{}",
+        String::from_utf8_lossy(&s.stdout),
+        String::from_utf8_lossy(&l.stdout)
+    )
+}
+
+fn status_field(k: &str) -> String {
+    String::from_utf8_lossy(&auditctl(&["-s"]).stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("{k} ")).map(str::to_string))
+        .unwrap_or_default()
+}
+
+fn wait_for(mut ok: impl FnMut() -> bool, what: &str) {
+    let start = Instant::now();
+    while !ok() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The real auditd in the foreground, writing ENRICHED records to `kernel.log`.
+struct Auditd {
+    child: Child,
+    log: PathBuf,
+}
+
+impl Auditd {
+    fn start(dir: &Path) -> Auditd {
+        let conf = dir.join("conf");
+        std::fs::create_dir_all(conf.join("plugins")).unwrap();
+        std::fs::write(
+            conf.join("auditd.conf"),
+            format!(
+                "local_events = yes\nwrite_logs = yes\nlog_file = {d}/unused.log\nlog_format = ENRICHED\nflush = INCREMENTAL_ASYNC\nfreq = 50\nname_format = NONE\nmax_log_file = 64\nmax_log_file_action = IGNORE\nspace_left = 2\nspace_left_action = IGNORE\nadmin_space_left = 1\nadmin_space_left_action = IGNORE\ndisk_full_action = IGNORE\ndisk_error_action = IGNORE\nplugin_dir = {d}/conf/plugins\nq_depth = 2000\noverflow_action = IGNORE\nend_of_event_timeout = 2\n",
+                d = dir.display()
+            ),
+        )
+        .unwrap();
+        let log = dir.join("kernel.log");
+        let out = std::fs::File::create(&log).unwrap();
+        let child = Command::new("auditd")
+            .args(["-f", "-c", conf.to_str().unwrap()])
+            .stdout(out)
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("auditd");
+        let pid = child.id().to_string();
+        wait_for(|| status_field("pid") == pid, "auditd to register");
+        Auditd { child, log }
+    }
+
+    fn stop(mut self) -> PathBuf {
+        self.terminate();
+        self.log.clone()
+    }
+
+    fn terminate(&mut self) {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(self.child.id() as i32),
+            nix::sys::signal::SIGTERM,
+        );
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Auditd {
+    fn drop(&mut self) {
+        self.terminate();
+    }
+}
+
+/// The actions both daemons see. Returns the pids whose records belong to
+/// them, in order, with a label (pids differ by run, labels do not).
+fn actions(dir: &Path) -> Vec<(String, &'static str)> {
+    let mut pids = Vec::new();
+    let mut run = |label: &'static str, cmd: &mut Command| {
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn action");
+        pids.push((child.id().to_string(), label));
+        child.wait().expect("wait action");
+    };
+    run(
+        "auditctl-m",
+        Command::new("auditctl").args(["-m", "fastaudit daemon test"]),
+    );
+    run("su", Command::new("su").args(["-s", "/bin/true", "nobody"]));
+    // As login does through pam_loginuid: a LOGIN record.
+    run(
+        "loginuid",
+        Command::new("sh").args(["-c", "echo 1000 > /proc/self/loginuid"]),
+    );
+    // A rule change through netlink: CONFIG_CHANGE add_rule, remove_rule.
+    let rule = ["-F", "arch=b64", "-S", "fchownat", "-k", "fa-behind"];
+    run(
+        "rule-add",
+        Command::new("auditctl")
+            .args(["-a", "always,exit"])
+            .args(rule),
+    );
+    run(
+        "rule-del",
+        Command::new("auditctl")
+            .args(["-d", "always,exit"])
+            .args(rule),
+    );
+    // An abort: ANOM_ABEND is logged before any core-size check, so no
+    // core is written and core_pattern stays as it is.
+    let script = dir.join("fa-abort");
+    std::fs::write(&script, "#!/bin/sh\nkill -ABRT $$\n").unwrap();
+    let _ = Command::new("chmod")
+        .args(["755", script.to_str().unwrap()])
+        .status();
+    run("abort", &mut Command::new(&script));
+    // Records reach the daemon through kauditd: give it a moment.
+    std::thread::sleep(Duration::from_millis(500));
+    pids
+}
+
+/// The records of `pids` (and the CONFIG_CHANGE of the fa-behind key) in
+/// log order, as "TYPE body" (the enriched part included) with the stamp dropped, pids replaced by the
+/// action's label and session ids by "S".
+fn records_of(log: &Path, pids: &[(String, &str)]) -> Vec<String> {
+    let text = String::from_utf8_lossy(&std::fs::read(log).unwrap_or_default()).into_owned();
+    let mut out = Vec::new();
+    for l in text.lines() {
+        let Some((head, body)) = l.split_once("): ") else {
+            continue;
+        };
+        let ty = head
+            .strip_prefix("type=")
+            .and_then(|h| h.split(' ').next())
+            .unwrap_or("");
+        let mine = pids
+            .iter()
+            .find(|(p, _)| body.split(' ').any(|w| w == format!("pid={p}")));
+        let config = ty == "CONFIG_CHANGE" && body.contains("key=\"fa-behind\"");
+        if mine.is_none() && !config {
+            continue;
+        }
+        let norm: Vec<String> = body
+            .split(' ')
+            .map(|w| match w.split_once('=') {
+                Some(("pid", _)) => format!("pid={}", mine.map_or("?", |m| m.1)),
+                Some(("ses" | "old-ses", v)) if v != "4294967295" => {
+                    format!("{}=S", w.split('=').next().unwrap_or(""))
+                }
+                _ => w.to_string(),
+            })
+            .collect();
+        out.push(format!("{ty} {}", norm.join(" ")));
+    }
+    out
+}
+
+fn ausearch(log: &Path, args: &[&str]) -> String {
+    let out = Command::new("ausearch")
+        .arg("-if")
+        .arg(log)
+        .args(args)
+        .output()
+        .expect("ausearch");
+    assert!(
+        out.status.success(),
+        "ausearch {args:?} finds nothing in {}",
+        log.display()
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn kernel_and_user_records_match_auditd_and_the_kernel_is_put_back() {
+    let _ka = KernelAudit::acquire();
+    let _settings = Settings::save();
+    let dir = tempdir();
+
+    // auditd as the daemon, the kernel set up as fastaudit sets it up.
+    auditctl(&["-a", "never,task"]);
+    let auditd = Auditd::start(&dir);
+    auditctl(&["-e", "1"]);
+    let theirs = actions(&dir);
+    auditctl(&["-e", "0"]);
+    std::thread::sleep(Duration::from_millis(200));
+    let kernel_log = auditd.stop();
+    restore_kernel();
+
+    // A kernel state of its own, to be found again after fastaudit.
+    auditctl(&["-D"]);
+    auditctl(&[
+        "-a",
+        "always,exit",
+        "-F",
+        "arch=b64",
+        "-S",
+        "chmod",
+        "-k",
+        "fa-keep",
+    ]);
+    auditctl(&["-w", "/etc/hostname", "-p", "wa", "-k", "fa-watch"]);
+    auditctl(&["-b", "320"]);
+    auditctl(&["--backlog_wait_time", "6000"]);
+    let before = status_and_rules();
+
+    let rules = dir.join("r.rules");
+    std::fs::write(
+        &rules,
+        "-b 4321\n--backlog_wait_time 3000\n-r 0\n-f 1\n-a always,exit -F arch=b64 -S fchmodat -k fa-bpf\n",
+    )
+    .unwrap();
+    let log = dir.join("fastaudit.log");
+    let fa = FastauditRun::start(&rules, &log, &["--format", "enriched"]);
+    // While it runs: it is the daemon, audit is on, the rules' settings
+    // apply, and the kernel has no rule but -a never,task.
+    assert_eq!(status_field("pid"), fa.pid().to_string());
+    assert_eq!(status_field("enabled"), "1");
+    assert_eq!(status_field("backlog_limit"), "4321");
+    assert_eq!(status_field("backlog_wait_time"), "3000");
+    assert_eq!(
+        String::from_utf8_lossy(&auditctl(&["-l"]).stdout),
+        "-a never,task\n"
+    );
+    let status = fastaudit(&["status"]);
+    let status = String::from_utf8_lossy(&status.stdout).into_owned();
+    assert!(
+        status.contains("fastaudit: running") && status.contains("backlog_limit 4321"),
+        "{status}"
+    );
+    let ours = actions(&dir);
+    // Someone deletes every kernel rule: never,task comes back.
+    auditctl(&["-D"]);
+    wait_for(
+        || String::from_utf8_lossy(&auditctl(&["-l"]).stdout) == "-a never,task\n",
+        "never,task to be put back",
+    );
+    fa.stop();
+    assert_eq!(status_and_rules(), before, "kernel state put back");
+    assert!(!Path::new("/run/fastaudit/kernel-state").exists());
+
+    // The same records, field for field (pids and session ids aside).
+    let k = records_of(&kernel_log, &theirs);
+    let o = records_of(&log, &ours);
+    let types: Vec<&str> = k.iter().map(|r| r.split(' ').next().unwrap()).collect();
+    assert_eq!(
+        types,
+        [
+            "USER",
+            "USER_AUTH",
+            "USER_ACCT",
+            "CRED_ACQ",
+            "USER_START",
+            "USER_END",
+            "CRED_DISP",
+            "LOGIN",
+            "CONFIG_CHANGE",
+            "CONFIG_CHANGE",
+            "ANOM_ABEND"
+        ],
+        "auditd's records for the actions:\n{}",
+        k.join("\n")
+    );
+    // ENRICHED on both sides: the interpreted ids are compared too.
+    assert!(
+        k.iter().chain(&o).all(|r| r.contains('\x1d')),
+        "enriched records"
+    );
+    assert_eq!(o, k, "fastaudit's records equal auditd's");
+
+    // ausearch reads the log and finds them.
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(ausearch(&log, &["-m", "USER_START"]).contains("exe=\"/usr/bin/su\""));
+    let login = ausearch(&log, &["-m", "LOGIN"]);
+    assert!(login.contains("auid=1000"), "{login}");
+    assert!(ausearch(&log, &["-ua", "1000"]).contains("type=LOGIN"));
+    let ses = login
+        .split(' ')
+        .find_map(|w| w.strip_prefix("ses="))
+        .expect("ses in LOGIN")
+        .trim()
+        .to_string();
+    assert!(ausearch(&log, &["--session", &ses]).contains("type=LOGIN"));
+    assert!(ausearch(&log, &["-m", "DAEMON_START"]).contains("op=start"));
+    assert!(ausearch(&log, &["-m", "DAEMON_END"]).contains("op=terminate"));
+    assert!(ausearch(&log, &["-m", "ANOM_ABEND"]).contains("sig=6"));
+    // The BPF side still logs into the same file, from fastaudit's serials.
+    let serials: Vec<u64> = text
+        .lines()
+        .filter_map(|l| l.split_once(':')?.1.split_once(')')?.0.parse().ok())
+        .collect();
+    let first = text.lines().next().unwrap_or("");
+    assert!(first.starts_with("type=DAEMON_START "), "{first}");
+    assert!(
+        text.lines()
+            .last()
+            .unwrap_or("")
+            .starts_with("type=DAEMON_END "),
+        "DAEMON_END is the last record"
+    );
+    assert!(
+        text.lines()
+            .filter(|l| l.starts_with("type=DAEMON_"))
+            .all(|l| l.contains(":2147483")),
+        "fastaudit's own records are stamped from 2^31 up"
+    );
+    assert!(serials.iter().any(|&s| s < 1 << 31) && serials.iter().any(|&s| s >= 1 << 31));
+    // DAEMON_END names who sent SIGTERM: this test process.
+    assert!(
+        text.contains(&format!(" pid={} res=success", std::process::id())),
+        "DAEMON_END sender"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn another_daemon_is_refused_or_taken_over() {
+    let _ka = KernelAudit::acquire();
+    let _settings = Settings::save();
+    let dir = tempdir();
+    let rules = dir.join("r.rules");
+    std::fs::write(&rules, "").unwrap();
+    let auditd = Auditd::start(&dir);
+    let auditd_pid = auditd.child.id().to_string();
+    let before = status_and_rules();
+    let out = fastaudit(&[
+        "run",
+        "--rules",
+        rules.to_str().unwrap(),
+        "--log",
+        dir.join("refused.log").to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("another audit daemon is registered")
+            && err.contains(&format!("pid {auditd_pid} (auditd)"))
+            && err.contains("--take-over"),
+        "{err}"
+    );
+    assert_eq!(status_and_rules(), before, "nothing changed");
+
+    // --bpf-only runs beside it and leaves the kernel audit alone.
+    let beside = FastauditRun::start(&rules, &dir.join("beside.log"), &["--bpf-only"]);
+    assert_eq!(status_field("pid"), auditd_pid);
+    beside.stop();
+    assert_eq!(status_and_rules(), before, "--bpf-only changed nothing");
+
+    let log = dir.join("fastaudit.log");
+    let fa = FastauditRun::start(&rules, &log, &["--take-over"]);
+    assert_eq!(status_field("pid"), fa.pid().to_string());
+    let mut auditd = auditd;
+    assert!(
+        auditd.child.try_wait().ok().flatten().is_some() || {
+            std::thread::sleep(Duration::from_millis(500));
+            auditd.child.try_wait().ok().flatten().is_some()
+        },
+        "the old daemon stopped"
+    );
+    // SIGUSR1 rotates, as auditd: DAEMON_ROTATE opens the new file.
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(fa.pid() as i32),
+        nix::sys::signal::SIGUSR1,
+    )
+    .unwrap();
+    let rotated = dir.join("fastaudit.log.1");
+    wait_for(|| rotated.exists(), "the log to rotate");
+    fa.stop();
+    assert!(std::fs::read_to_string(&rotated)
+        .unwrap()
+        .starts_with("type=DAEMON_START "));
+    let new = std::fs::read_to_string(&log).unwrap();
+    let first = new.lines().next().unwrap_or("");
+    assert!(
+        first.starts_with("type=DAEMON_ROTATE ")
+            && first.ends_with(&format!(
+                "op=rotate-logs auid={} uid=0 ses={} pid={} res=success",
+                // The sender's loginuid, its uid (root) when unset.
+                match std::fs::read_to_string("/proc/self/loginuid")
+                    .unwrap()
+                    .trim()
+                {
+                    "4294967295" => "0".to_string(),
+                    l => l.to_string(),
+                },
+                std::fs::read_to_string("/proc/self/sessionid")
+                    .unwrap()
+                    .trim(),
+                std::process::id()
+            )),
+        "{new}"
+    );
+    assert!(ausearch(&log, &["-m", "DAEMON_ROTATE"]).contains("op=rotate-logs"));
+    assert_eq!(status_field("pid"), "0", "unregistered at stop");
+    drop(auditd);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn panic_on_failure_is_refused_without_the_explicit_option() {
+    // Held in case a regression lets it through to the kernel.
+    let _ka = KernelAudit::acquire();
+    let _settings = Settings::save();
+    let before = status_and_rules();
+    let dir = tempdir();
+    let rules = dir.join("r.rules");
+    std::fs::write(&rules, "-f 2\n").unwrap();
+    let log = dir.join("l");
+    let out = fastaudit(&[
+        "run",
+        "--rules",
+        rules.to_str().unwrap(),
+        "--log",
+        log.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("-f 2") && err.contains("--apply-irreversible"),
+        "{err}"
+    );
+    // Refused before anything reached the kernel or the log.
+    assert_eq!(std::fs::read(&log).unwrap_or_default(), b"");
+    assert_eq!(status_and_rules(), before);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A record writer that goes through the kernel's backlog wait: loginuid
+/// writes (LOGIN records, allocated GFP_KERNEL by the writing task), timed
+/// one by one; prints `T_SECONDS LATENCY_SECONDS` per write.
+const WRITER: &str = r#"
+import time, sys
+end = time.time() + float(sys.argv[1])
+while time.time() < end:
+    t = time.time()
+    with open('/proc/self/loginuid', 'w') as f:
+        f.write('1000')
+    print(t, time.time() - t)
+"#;
+
+#[test]
+fn kill_9_stalls_no_writer_and_the_next_run_puts_the_kernel_back() {
+    let _ka = KernelAudit::acquire();
+    let _settings = Settings::save();
+    let dir = tempdir();
+    auditctl(&["-a", "never,task"]);
+    let before = status_and_rules();
+    let rules = dir.join("r.rules");
+    // A small backlog: if the kernel waited for a dead reader, writers
+    // would stall backlog_wait_time (60 s) per record.
+    std::fs::write(&rules, "-b 64\n--backlog_wait_time 15000\n").unwrap();
+    let log = dir.join("fastaudit.log");
+    let fa = FastauditRun::start(&rules, &log, &[]);
+    let fa_pid = fa.pid();
+    let writer = Command::new("python3")
+        .args(["-c", WRITER, "4"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("writer");
+    std::thread::sleep(Duration::from_secs(1));
+    let killed_at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    fa.kill();
+    let out = writer.wait_with_output().expect("writer output");
+    let samples: Vec<(f64, f64)> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let (t, d) = l.split_once(' ')?;
+            Some((t.parse().ok()?, d.parse().ok()?))
+        })
+        .collect();
+    let after: Vec<f64> = samples
+        .iter()
+        .filter(|(t, _)| *t > killed_at)
+        .map(|s| s.1)
+        .collect();
+    let before_kill: Vec<f64> = samples
+        .iter()
+        .filter(|(t, _)| *t <= killed_at)
+        .map(|s| s.1)
+        .collect();
+    let max = after.iter().cloned().fold(0.0, f64::max);
+    let mean = after.iter().sum::<f64>() / after.len().max(1) as f64;
+    let mean_before = before_kill.iter().sum::<f64>() / before_kill.len().max(1) as f64;
+    eprintln!(
+        "loginuid writes: {} before the kill (mean {:.1} us), {} after (mean {:.1} us, max {:.1} ms)",
+        before_kill.len(),
+        mean_before * 1e6,
+        after.len(),
+        mean * 1e6,
+        max * 1e3
+    );
+    assert!(
+        after.len() > 100,
+        "writes went on after the kill: {}",
+        after.len()
+    );
+    assert!(
+        max < 1.0,
+        "no write waited for the dead reader: max {max} s"
+    );
+    // The kernel noticed (ECONNREFUSED at the next record) and let go.
+    assert_eq!(status_field("pid"), "0");
+    assert!(
+        std::fs::read_to_string("/run/fastaudit/kernel-state")
+            .unwrap()
+            .contains(&format!("owner {fa_pid}")),
+        "the state found at start is left for the next run"
+    );
+    // The next run finds the crashed run's state and puts it back at stop.
+    let fa = FastauditRun::start(&rules, &dir.join("second.log"), &[]);
+    fa.stop();
+    // backlog_wait_time_actual counts the jiffies writers waited at the
+    // backlog limit: a counter nobody can set back, like lost.
+    let waited = |s: &str| -> u64 {
+        s.lines()
+            .find_map(|l| l.strip_prefix("backlog_wait_time_actual "))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    let after = status_and_rules();
+    eprintln!(
+        "jiffies writers waited at the backlog limit around the kill: {}",
+        waited(&after) - waited(&before)
+    );
+    assert!(
+        waited(&after) - waited(&before) < 250,
+        "less than a second in all"
+    );
+    let without = |s: &str| {
+        s.lines()
+            .filter(|l| !l.starts_with("backlog_wait_time_actual "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(without(&after), without(&before), "kernel state put back");
+    assert!(!Path::new("/run/fastaudit/kernel-state").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
