@@ -24,7 +24,7 @@ pub struct Rodata {
     /// Some watch is a `dir=` tree (BPF `have_dirs`).
     pub have_dirs: bool,
     /// Some `always,task` rule selects tasks whose every syscall is
-    /// recorded (BPF `have_recorded`, with the tasks in its `recorded` map).
+    /// recorded (BPF `have_always_task`, with the tasks in its `always_task` map).
     pub have_always_task: bool,
     /// Some exit rule tests `perm=` (BPF `have_perm`).
     pub have_perm: bool,
@@ -47,8 +47,8 @@ pub struct MapImages {
     pub sysclass: Vec<(u32, u32)>,
     /// `watched`: inode identity → what it stands for.
     pub watched: Vec<(fa_inode_key, fa_watch)>,
-    /// `watch_names`: (directory identity, file name) → watch id.
-    pub watch_names: Vec<(fa_name_key, u32)>,
+    /// `watch_by_parent_name`: (directory identity, file name) → watch id.
+    pub watch_by_parent_name: Vec<(fa_name_key, u32)>,
     /// `watch_paths`: normalized watched file path → watch id.
     pub watch_paths: Vec<(fa_path_key, u32)>,
     /// `tree_paths`: normalized watched tree path → watch id.
@@ -88,7 +88,7 @@ impl Plan {
         let mut images = MapImages {
             exes: resolved.exes.clone(),
             watched: resolved.watches.entries().collect(),
-            watch_names: resolved.watches.by_parent_and_name(),
+            watch_by_parent_name: resolved.watches.by_parent_and_name(),
             watch_paths: resolved.watches.file_paths(),
             tree_paths: resolved.watches.tree_paths(),
             ..MapImages::default()
@@ -127,9 +127,9 @@ impl Plan {
                 let span = fa_span {
                     start: images.candidates.len() as u32,
                     count: ids.len() as u32,
-                    // FA_SPAN_NAMES: collect the syscall's path names.
+                    // FA_SPAN_PATH_RULES: collect the syscall's path names.
                     flags: u32::from(perm.is_some()),
-                    names_perm: perm.unwrap_or(0),
+                    path_rules_perm: perm.unwrap_or(0),
                 };
                 images.candidates.extend(ids);
                 images.spans.push((abi_key(nr, compat), span));
@@ -141,7 +141,7 @@ impl Plan {
                 start: images.candidates.len() as u32,
                 count: self.task_rules.len() as u32,
                 flags: 0,
-                names_perm: 0,
+                path_rules_perm: 0,
             };
             images.candidates.extend(first..first + span.count);
             images.spans.push((TASK_SPAN, span));

@@ -18,8 +18,9 @@ use fastaudit_rules::abi::{arch, field, list, op};
 use fastaudit_rules::{Origin, RuleSet};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Highest syscall number a rule bitmap can name below the class bits.
-const MAX_SYSCALL: u32 = 2048 - 16;
+/// Syscall numbers a rule bitmap can name (the kernel's AUDIT_BITMASK_SIZE
+/// words); its last 16 bits are taken by the syscall-class bits.
+const MAX_SYSCALL: u32 = fastaudit_rules::abi::BITMASK_WORDS as u32 * 32 - 16;
 
 /// The compiled form of a rule set.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -178,7 +179,7 @@ impl Plan {
     /// dir=); else the perm= bits under which one of those can still hold
     /// (`u32::MAX` when one has no perm= test). A rule holds only if every
     /// perm= test does, so its first perm= value bounds it. The BPF side
-    /// collects a syscall's path names (its `fa_span.names_perm`) only then.
+    /// collects a syscall's path names (its `fa_span.path_rules_perm`) only then.
     pub fn path_rules_perm(&self, ids: &[u32]) -> Option<u32> {
         let mut mask = None;
         for &i in ids {

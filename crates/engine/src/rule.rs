@@ -9,7 +9,7 @@ use thiserror::Error;
 
 /// Field code for a test that can never hold (an LSM label test on a
 /// machine without an LSM that supports audit rules, as in the kernel).
-pub const FIELD_NEVER: u32 = 0xFFFF;
+pub const FIELD_NEVER: u32 = fastaudit_bpf::types::fa_field::FA_FIELD_NEVER.0;
 
 /// One field test as the BPF side evaluates it.
 #[derive(Clone, Debug, PartialEq, Eq)]

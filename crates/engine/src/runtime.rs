@@ -9,7 +9,7 @@ use crate::image::{ImageError, MapImages};
 use crate::plan::Plan;
 use crate::resolve::Resolved;
 use crate::watches;
-use fastaudit_bpf::types::{fa_event, fa_event_flag};
+use fastaudit_bpf::types::{fa_event, fa_event_flag, fa_limit, fa_stat};
 use fastaudit_bpf::FastauditSkelBuilder;
 use fastaudit_records::Syscall;
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
@@ -20,12 +20,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use thiserror::Error;
 
-// Mirrors of the BPF header (used by the map images, crate::image).
-/// Bits in a rule bitmap: native syscalls first, compat ones after.
-pub(crate) const NR_SYSCALLS: u32 = 2048;
-pub(crate) const MAX_TESTS: usize = 64;
-/// Spans index of the task-list rules (FA_TASK_SPAN).
-pub(crate) const TASK_SPAN: u32 = 2 * NR_SYSCALLS;
+// The header's limits (fastaudit.h, reaching Rust as BTF enums).
+/// Syscall numbers per ABI: native span indexes first, compat ones after.
+pub(crate) const NR_SYSCALLS: u32 = fa_limit::FA_NR_SYSCALLS.0;
+/// Most tests one rule carries in the rules map.
+pub(crate) const MAX_TESTS: usize = fa_limit::FA_MAX_TESTS.0 as usize;
+/// Spans index of the task-list rules.
+pub(crate) const TASK_SPAN: u32 = fa_limit::FA_TASK_SPAN.0;
 
 /// Why the engine could not start or keep running.
 #[derive(Debug, Error)]
@@ -141,7 +142,7 @@ pub fn run(
         ro.have_watches = u32::from(r.have_watches);
         ro.have_dirs = u32::from(r.have_dirs);
         // The BPF side calls the tasks an always,task rule selected `recorded`.
-        ro.have_recorded = u32::from(r.have_always_task);
+        ro.have_always_task = u32::from(r.have_always_task);
         ro.have_perm = u32::from(r.have_perm);
     }
     open.maps
@@ -278,8 +279,8 @@ fn write_maps(skel: &fastaudit_bpf::FastauditSkel, images: &MapImages) -> Result
     for (k, v) in &images.watched {
         put(&m.watched, k, v, "filling the watch table")?;
     }
-    for (k, id) in &images.watch_names {
-        put(&m.watch_names, k, id, "filling the watched names")?;
+    for (k, id) in &images.watch_by_parent_name {
+        put(&m.watch_by_parent_name, k, id, "filling the watched names")?;
     }
     for (k, id) in &images.watch_paths {
         put(&m.watch_paths, k, id, "filling the watched paths")?;
@@ -316,7 +317,10 @@ fn read_stats(skel: &fastaudit_bpf::FastauditSkel) -> Result<(u64, u64), EngineE
             })
             .sum())
     };
-    Ok((sum(0)?, sum(1)?))
+    Ok((
+        sum(fa_stat::FA_STAT_EMITTED.0)?,
+        sum(fa_stat::FA_STAT_LOST.0)?,
+    ))
 }
 
 /// Converts the kernel's monotonic clock to wall-clock time.

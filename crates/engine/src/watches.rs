@@ -138,7 +138,7 @@ impl WatchTable {
 
     /// (directory identity, file name) → watch id, for the kernel side to
     /// follow creations and renames onto a watched path as they happen
-    /// (its `watch_names` map). Names longer than the key holds are
+    /// (its `watch_by_parent_name` map). Names longer than the key holds are
     /// followed by [`follow`] alone.
     pub fn by_parent_and_name(&self) -> Vec<(fa_name_key, u32)> {
         let mut out = Vec::new();

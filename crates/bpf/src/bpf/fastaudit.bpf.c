@@ -55,8 +55,8 @@ static __always_inline int take_entry_args(__u32 tid, struct fa_args *out)
 static __always_inline int names_needed(struct fa_span *span, struct subject *s)
 {
 	struct fa_hits *h = s->hits;
-	return h && span && (span->flags & FA_SPAN_NAMES) &&
-	       (span->names_perm == ~0u || (s->perm & span->names_perm) || h->moved[0]);
+	return h && span && (span->flags & FA_SPAN_PATH_RULES) &&
+	       (span->path_rules_perm == ~0u || (s->perm & span->path_rules_perm) || h->moved[0]);
 }
 
 /* Send the event for the syscall of s, carrying rule key_rule's key. */
@@ -88,11 +88,11 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 	/* A task an always,task rule selected: every syscall is recorded and
 	 * no exit rule is consulted (the kernel gives such a context the
 	 * highest priority, which no rule's can beat). */
-	__u32 *rec = have_recorded ? bpf_map_lookup_elem(&recorded, &tid) : 0;
-	if ((!span || !span->count) && !rec)
+	__u32 *task_rule = have_always_task ? bpf_map_lookup_elem(&always_task, &tid) : 0;
+	if ((!span || !span->count) && !task_rule)
 		return 0;
-	struct fa_span *rules_span = rec ? 0 : span;
-	if (bpf_map_lookup_elem(&unaudited, &tid))
+	struct fa_span *rules_span = task_rule ? 0 : span;
+	if (bpf_map_lookup_elem(&never_task, &tid))
 		return 0;
 	/* A new task's first return (0 from fork/clone) ends no syscall it
 	 * entered; the kernel audits only the parent's side. */
@@ -109,7 +109,7 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 		.nr = nr,
 	};
 	if (have_watches && returned && rules_span)
-		s.hits = take_hits(tid, key, span->flags & FA_SPAN_NAMES);
+		s.hits = take_hits(tid, key, span->flags & FA_SPAN_PATH_RULES);
 	/* An exec's saved arguments replace its registers (zero after a
 	 * successful exec) before any rule looks. */
 	struct fa_args saved = {};
@@ -122,10 +122,10 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 
 	__s64 verdict = rules_span ? judge(&s, rules_span) : VERDICT_NONE;
 	/* The rule whose key the record carries: the matching exit rule's, or
-	 * for a recorded task the task rule's (auditctl allows it none). */
-	if (verdict == VERDICT_NEVER || (verdict == VERDICT_NONE && !rec))
+	 * for such a task the task rule's (auditctl allows it none). */
+	if (verdict == VERDICT_NEVER || (verdict == VERDICT_NONE && !task_rule))
 		return 0;
-	emit(&s, verdict >= 0 ? (__u32)verdict : *rec);
+	emit(&s, verdict >= 0 ? (__u32)verdict : *task_rule);
 	return 0;
 }
 
@@ -157,10 +157,10 @@ static __always_inline int task_new_body(__u64 *ctx)
 	__u32 tid = BPF_CORE_READ(task, pid);
 	if (verdict == VERDICT_NEVER) {
 		__u8 one = 1;
-		bpf_map_update_elem(&unaudited, &tid, &one, BPF_ANY);
+		bpf_map_update_elem(&never_task, &tid, &one, BPF_ANY);
 	} else if (verdict >= 0) {
 		__u32 rule = (__u32)verdict;
-		bpf_map_update_elem(&recorded, &tid, &rule, BPF_ANY);
+		bpf_map_update_elem(&always_task, &tid, &rule, BPF_ANY);
 	}
 	return 0;
 }
@@ -169,9 +169,9 @@ static __always_inline int task_exit_body(__u64 *ctx)
 {
 	struct task_struct *task = (struct task_struct *)ctx[0];
 	__u32 tid = BPF_CORE_READ(task, pid);
-	bpf_map_delete_elem(&unaudited, &tid);
-	if (have_recorded)
-		bpf_map_delete_elem(&recorded, &tid);
+	bpf_map_delete_elem(&never_task, &tid);
+	if (have_always_task)
+		bpf_map_delete_elem(&always_task, &tid);
 	return 0;
 }
 

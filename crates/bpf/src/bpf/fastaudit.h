@@ -83,7 +83,7 @@ struct fa_rule {
 
 /* fa_span.flags. */
 enum fa_span_flag {
-	FA_SPAN_NAMES = 1,       /* a candidate rule tests path= or dir= */
+	FA_SPAN_PATH_RULES = 1,       /* a candidate rule tests path= or dir= */
 };
 
 /* Where one syscall's candidate rule ids sit in the candidates array
@@ -92,10 +92,10 @@ struct fa_span {
 	__u32 start;
 	__u32 count;
 	__u32 flags;
-	/* With FA_SPAN_NAMES: the perm= bits under which a rule testing
+	/* With FA_SPAN_PATH_RULES: the perm= bits under which a rule testing
 	 * names can still hold (~0 when one has no perm= test). Names are
 	 * not collected for a syscall whose permission misses all of them. */
-	__u32 names_perm;
+	__u32 path_rules_perm;
 };
 
 /* A watched object, by identity (as the kernel's audit_watch and
@@ -148,7 +148,7 @@ struct fa_hits {
 	__u32 count;
 	__u32 id[FA_MAX_HITS];
 	/* Dentries changed in a watched file's directory: after a rename
-	 * they carry their new name, checked against watch_names at exit. */
+	 * they carry their new name, checked against watch_by_parent_name at exit. */
 	__u64 moved[FA_MAX_MOVED];
 };
 

@@ -91,7 +91,7 @@ static __always_inline void note_dentry(struct fa_hits *h, struct dentry *d, str
 }
 
 /* A watched file's name in the directory `dir` (by identity), as the
- * watch_names map holds it; 0 when the name cannot be a key. */
+ * watch_by_parent_name map holds it; 0 when the name cannot be a key. */
 static __always_inline int name_key(struct fa_name_key *k, struct inode *dir, __u32 len)
 {
 	if (!dir || len == 0 || len >= FA_NAME_LEN)
@@ -119,7 +119,7 @@ static __always_inline void follow_one(struct fa_hits *h, struct dentry *d)
 	 * needs as the bound: hide its value. */
 	barrier_var(len);
 	bpf_probe_read_kernel(k.name, len & (FA_NAME_LEN - 1), BPF_CORE_READ(d, d_name.name));
-	__u32 *id = bpf_map_lookup_elem(&watch_names, &k);
+	__u32 *id = bpf_map_lookup_elem(&watch_by_parent_name, &k);
 	if (!id)
 		return;
 	__u32 file_id = *id;

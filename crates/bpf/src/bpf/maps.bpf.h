@@ -12,7 +12,7 @@ const volatile __u32 have_watches = 0;
 const volatile __u32 have_dirs = 0;
 const volatile __u32 have_perm = 0;
 /* Whether an always,task rule is loaded. */
-const volatile __u32 have_recorded = 0;
+const volatile __u32 have_always_task = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -36,7 +36,7 @@ struct {
 	__uint(max_entries, 1 << 20);
 	__type(key, __u32);
 	__type(value, __u8);
-} unaudited SEC(".maps");
+} never_task SEC(".maps");
 
 /* Threads an `always` task rule matched when they were created: every
  * syscall is recorded, whatever the exit rules say. The value is the
@@ -47,7 +47,7 @@ struct {
 	__uint(max_entries, 1 << 20);
 	__type(key, __u32);
 	__type(value, __u32);
-} recorded SEC(".maps");
+} always_task SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -97,7 +97,7 @@ struct {
 	__uint(max_entries, FA_MAX_WATCHED);
 	__type(key, struct fa_name_key);
 	__type(value, __u32);
-} watch_names SEC(".maps");
+} watch_by_parent_name SEC(".maps");
 
 /* Watched files by path, and scratch space to read a path argument. */
 struct {

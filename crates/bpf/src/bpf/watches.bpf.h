@@ -66,7 +66,7 @@ static long failed_step(__u32 i, struct failed_args *f)
 		return 0;
 	barrier_var(len);   /* keep the mask: it is the verifier's bound */
 	bpf_probe_read_kernel(k.name, (len - 1) & (FA_NAME_LEN - 1), buf->path);
-	__u32 *id = bpf_map_lookup_elem(&watch_names, &k);
+	__u32 *id = bpf_map_lookup_elem(&watch_by_parent_name, &k);
 	if (id)
 		hit_add(h, *id);
 	return 0;
