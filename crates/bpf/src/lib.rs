@@ -1,7 +1,8 @@
-//! fastaudit's kernel side: the BPF object (`src/bpf/fastaudit.bpf.c`)
-//! and its skeleton. The types shared with the kernel (`fa_rule`,
-//! `fa_span`, `fa_exe`, `fa_event`) are generated from the one header,
-//! `src/bpf/fastaudit.h`.
+//! fastaudit's kernel side: the BPF object (`src/bpf/fastaudit.bpf.c`,
+//! helpers in `src/bpf/*.bpf.h` by concern) and its skeleton. The types
+//! and constants shared with the kernel side (`fa_rule`, `fa_span`,
+//! `fa_event`, the `fa_limit`/`fa_stat`/... enums) are generated from the
+//! one header, `src/bpf/fastaudit.h`, through the object's BTF.
 
 #[allow(
     clippy::all,
