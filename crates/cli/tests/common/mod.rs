@@ -2,6 +2,8 @@
 //! the real kernel audit (through auditctl) as the oracle.
 #![allow(dead_code)]
 
+pub mod auditd;
+
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};

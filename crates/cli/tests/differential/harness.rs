@@ -1,11 +1,12 @@
 //! The differential harness: auditd and `fastaudit run` side by side on
 //! the same rules and workload, and the comparison of their SYSCALL events.
 
+use super::common::auditd::*;
 use super::common::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 /// Appended to every scenario's rules: forks, so the workload's process
 /// tree can be followed.
@@ -51,63 +52,6 @@ pub fn syscalls(log: &Path) -> Vec<BTreeMap<String, String>> {
                 .collect()
         })
         .collect()
-}
-
-pub fn wait_for(mut ok: impl FnMut() -> bool, what: &str) {
-    let start = Instant::now();
-    while !ok() {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-pub struct Auditd(Child);
-
-impl Auditd {
-    fn start(dir: &Path) -> Auditd {
-        let conf = dir.join("conf");
-        std::fs::create_dir_all(conf.join("plugins")).unwrap();
-        std::fs::write(
-            conf.join("auditd.conf"),
-            format!(
-                "local_events = yes\nwrite_logs = yes\nlog_file = {d}/unused.log\nlog_format = RAW\nflush = INCREMENTAL_ASYNC\nfreq = 50\nname_format = NONE\nmax_log_file = 64\nmax_log_file_action = IGNORE\nspace_left = 2\nspace_left_action = IGNORE\nadmin_space_left = 1\nadmin_space_left_action = IGNORE\ndisk_full_action = IGNORE\ndisk_error_action = IGNORE\nplugin_dir = {d}/conf/plugins\nq_depth = 2000\noverflow_action = IGNORE\nend_of_event_timeout = 2\n",
-                d = dir.display()
-            ),
-        )
-        .unwrap();
-        // In the foreground auditd writes events to stdout.
-        let out = std::fs::File::create(dir.join("kernel.log")).unwrap();
-        let child = Command::new("auditd")
-            .args(["-f", "-c", conf.to_str().unwrap()])
-            .stdout(out)
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("auditd");
-        let pid = child.id().to_string();
-        wait_for(
-            || {
-                String::from_utf8_lossy(&auditctl(&["-s"]).stdout)
-                    .lines()
-                    .any(|l| l == format!("pid {pid}"))
-            },
-            "auditd to register",
-        );
-        Auditd(child)
-    }
-}
-
-impl Drop for Auditd {
-    fn drop(&mut self) {
-        auditctl(&["-e", "0"]);
-        let _ = nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(self.0.id() as i32),
-            nix::sys::signal::SIGTERM,
-        );
-        let _ = self.0.wait();
-    }
 }
 
 /// Run a scenario; returns the differences (empty when both agree).
@@ -186,7 +130,7 @@ pub fn run_scenario(
     std::fs::write(&rules_file, format!("{}{TREE_RULE}", paths(rules))).unwrap();
     std::fs::write(&file, "x").unwrap();
     std::fs::create_dir_all(tree.join("sub")).unwrap();
-    let auditd = Auditd::start(&dir);
+    let auditd = Auditd::start(&dir, "RAW");
     assert!(
         Command::new("auditctl")
             .arg("-R")
@@ -217,6 +161,7 @@ pub fn run_scenario(
     }
     std::thread::sleep(Duration::from_millis(300));
     fa.stop();
+    auditctl(&["-e", "0"]);
     drop(auditd);
     restore_kernel();
 
