@@ -6,6 +6,7 @@
 
 use crate::cli::RunArgs;
 use anyhow::{bail, Context, Result};
+use companion::Joiner;
 use fastaudit_log::{LogError, Writer};
 use fastaudit_netlink::proto::mask;
 use fastaudit_netlink::{DaemonOptions, KernelDaemon, Record};
@@ -19,6 +20,8 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+pub mod companion;
 
 /// fastaudit's files under /run: the state found at start and the counters.
 pub const RUN_DIR: &str = "/run/fastaudit";
@@ -104,6 +107,9 @@ pub struct Side {
     overlap_reported: bool,
     status_file: PathBuf,
     status_written: Option<Instant>,
+    /// LOGIN records and companion events waiting for each other.
+    joiner: Joiner,
+    companions_logged: u64,
     /// Notes for stderr.
     pub notes: Vec<String>,
 }
@@ -174,6 +180,8 @@ impl Side {
             overlap_reported: false,
             status_file: PathBuf::from(RUN_DIR).join("status"),
             status_written: None,
+            joiner: Joiner::default(),
+            companions_logged: 0,
             notes: Vec::new(),
         };
         let fmt = match format {
@@ -275,7 +283,12 @@ impl Side {
             }
             task_rules_changed |= u32::from(r.ty) == types::CONFIG_CHANGE
                 && r.body.windows(7).any(|w| w == b" list=1");
-            self.write_kernel(log, &r)?;
+            for o in self.joiner.kernel(r, Instant::now()) {
+                self.write_out(log, o)?;
+            }
+        }
+        for o in self.joiner.expired(Instant::now()) {
+            self.write_out(log, o)?;
         }
         if task_rules_changed {
             self.keep_never_task(log)?;
@@ -303,6 +316,15 @@ impl Side {
     }
 
     fn write_kernel(&mut self, log: &mut Writer, r: &Record) -> Result<()> {
+        let (_, l) = self.kernel_line(log, r)?;
+        if log.write_event(&l)? {
+            self.kernel_logged += 1;
+        }
+        Ok(())
+    }
+
+    /// A kernel record's stamp and line.
+    fn kernel_line(&mut self, log: &mut Writer, r: &Record) -> Result<(Stamp, Vec<u8>)> {
         let (stamp, body) = match r.stamp {
             Some((sec, msec, serial)) => {
                 if own::kernel_serial_overlaps(serial) && !self.overlap_reported {
@@ -323,10 +345,7 @@ impl Side {
             self.format,
             &SystemNames,
         );
-        if log.write_event(&l)? {
-            self.kernel_logged += 1;
-        }
-        Ok(())
+        Ok((stamp, l))
     }
 
     /// Someone changed the task rules behind fastaudit's back: `-a never,task`
@@ -401,8 +420,9 @@ impl Side {
     }
 
     /// Stop: put the kernel back and unregister, log the last kernel
-    /// records, the losses and DAEMON_END. Returns the kernel records logged.
-    pub fn finish(mut self, log: &mut Writer, bpf: BpfCounts) -> Result<u64> {
+    /// records, the losses and DAEMON_END. Returns the kernel records and
+    /// the companion events logged in the whole run.
+    pub fn finish(mut self, log: &mut Writer, bpf: BpfCounts) -> Result<(u64, u64)> {
         // Only a SIGTERM to the registered daemon is recorded by the kernel.
         let sender = if self.term.load(Ordering::Relaxed) {
             self.sender()
@@ -417,10 +437,15 @@ impl Side {
             k.drain(|r| rest.push(r));
         }
         for r in rest
-            .iter()
+            .into_iter()
             .filter(|r| r.ty != fastaudit_netlink::proto::AUDIT_EOE)
         {
-            self.write_kernel(log, r)?;
+            for o in self.joiner.kernel(r, Instant::now()) {
+                self.write_out(log, o)?;
+            }
+        }
+        for o in self.joiner.rest() {
+            self.write_out(log, o)?;
         }
         if bpf.lost > 0 {
             let body = format!(
@@ -455,7 +480,7 @@ impl Side {
                 rx.dropped, rx.overruns
             );
         }
-        Ok(self.kernel_logged)
+        Ok((self.kernel_logged, self.companions_logged))
     }
 }
 
@@ -478,6 +503,8 @@ mod tests {
             overlap_reported: false,
             status_file: PathBuf::from("/nonexistent/status"),
             status_written: None,
+            joiner: Joiner::default(),
+            companions_logged: 0,
             notes: Vec::new(),
         }
     }

@@ -1,14 +1,12 @@
 //! `fastaudit run`: rules → plan → engine → records → log, in the foreground.
 
 use crate::cli::{LogFormat, RunArgs};
+use crate::daemon::companion::event_lines;
 use crate::daemon::{BpfCounts, Side};
 use anyhow::{bail, Context, Result};
 use fastaudit_engine::{compile, run as run_engine, Environment, Options};
 use fastaudit_log::{Config, SizeAction, Writer};
-use fastaudit_records::enrich::SystemNames;
-use fastaudit_records::line::line;
-use fastaudit_records::syscall::proctitle_body;
-use fastaudit_records::{types, Format, Stamp};
+use fastaudit_records::{Format, Stamp};
 use fastaudit_rules::{lexer, Origin, RuleSet, SystemHost};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -69,10 +67,13 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     };
     let mut log = log;
     // The kernel side (daemon.rs): registered and set up, not yet enabled.
-    let side = Side::start(&args, &set, format, &mut log)?;
+    let mut side = Side::start(&args, &set, format, &mut log)?;
     for n in &side.notes {
         eprintln!("fastaudit: {n}");
     }
+    // Companion events (a loginuid write's SYSCALL) come whenever
+    // something is attached: LOGIN records then wait for theirs.
+    side.expect_companions(!plan.attachments.is_empty());
     let side = std::cell::RefCell::new(side);
     // Both engine callbacks write to the log: one per event, one per batch.
     let log = std::cell::RefCell::new(log);
@@ -81,6 +82,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let write_error = std::cell::RefCell::new(None);
     let options = Options {
         ring_buffer_bytes: args.ring_buffer_kib.saturating_mul(1024),
+        // Beside another audit daemon, tasks with an audit context get
+        // companions too (as stock audit would write); as the daemon,
+        // the kernel writes theirs.
+        companion_with_context: args.bpf_only,
     };
     let stats = run_engine(
         &plan,
@@ -98,28 +103,21 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             eprintln!("fastaudit: ready");
         },
         |ev| {
+            let mut log = log.borrow_mut();
+            if ev.companion {
+                // Waits for its kernel record (LOGIN) in the daemon side.
+                if let Err(e) = side.borrow_mut().companion(&mut log, ev) {
+                    write_error.borrow_mut().get_or_insert(e);
+                    stop.store(true, Ordering::Relaxed);
+                }
+                return;
+            }
             let stamp = Stamp {
                 sec: ev.sec,
                 msec: ev.msec,
                 serial: side.borrow_mut().serial(),
             };
-            let mut lines = line(
-                None,
-                types::SYSCALL,
-                stamp,
-                &ev.syscall.body(),
-                format,
-                &SystemNames,
-            );
-            lines.extend(line(
-                None,
-                types::PROCTITLE,
-                stamp,
-                &proctitle_body(&ev.cmdline),
-                format,
-                &SystemNames,
-            ));
-            match log.borrow_mut().write_event(&lines) {
+            match log.write_event(&event_lines(&ev, stamp, format)) {
                 Ok(true) => bpf_logged.set(bpf_logged.get() + 1),
                 Ok(false) => {}
                 Err(e) => {
@@ -133,7 +131,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         || {
             let mut log = log.borrow_mut();
             let counts = BpfCounts {
-                logged: bpf_logged.get(),
+                logged: bpf_logged.get() + side.borrow().companions_logged(),
                 lost: 0,
             };
             // Kernel records first, then one write(2) for the batch.
@@ -150,7 +148,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     .context("running the BPF engine");
     let mut log = log.into_inner();
     let side = side.into_inner();
-    bpf.logged = bpf_logged.get();
+    bpf.logged = bpf_logged.get() + side.companions_logged();
     bpf.lost = stats.as_ref().map_or(0, |s| s.lost);
     // The kernel is put back on every path, errors included.
     let finished = side.finish(&mut log, bpf);
@@ -159,9 +157,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     if let Some(e) = write_error.into_inner() {
         return Err(e);
     }
-    let kernel_logged = finished?;
+    // Companions still waiting at stop are written by finish.
+    let (kernel_logged, companions_logged) = finished?;
     flushed?;
-    let logged = bpf.logged;
+    let logged = bpf_logged.get() + companions_logged;
     eprintln!(
         "fastaudit: stopped: {} events generated, {} logged, {} lost in the ring buffer, {} dropped by the log",
         stats.emitted + stats.lost,

@@ -6,8 +6,11 @@
 //! run puts back the state the killed one found.
 
 mod common;
+#[path = "daemon/records.rs"]
+mod records;
 use common::auditd::*;
 use common::*;
+use records::*;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -54,6 +57,11 @@ fn status_and_rules() -> String {
     )
 }
 
+/// The group of the loginuid writer: a task created with it gets an audit
+/// context on auditd's side (`-a never,task -F gid!=100`), as every task
+/// does under stock audit.
+const LOGIN_GID: u32 = 100;
+
 /// The actions both daemons see. Returns the pids whose records belong to
 /// them, in order, with a label (pids differ by run, labels do not).
 fn actions(dir: &Path) -> Vec<(String, &'static str)> {
@@ -73,11 +81,26 @@ fn actions(dir: &Path) -> Vec<(String, &'static str)> {
         Command::new("auditctl").args(["-m", "fastaudit daemon test"]),
     );
     run("su", Command::new("su").args(["-s", "/bin/true", "nobody"]));
-    // As login does through pam_loginuid: a LOGIN record.
-    run(
-        "loginuid",
-        Command::new("sh").args(["-c", "echo 1000 > /proc/self/loginuid"]),
+    // As login does through pam_loginuid: a LOGIN record, which stock
+    // audit follows with the write's SYSCALL and PROCTITLE (same stamp)
+    // when the writer has an audit context. The writer is created with
+    // gid 100 (LOGIN_GID), which auditd's side exempts from never,task
+    // so that it gets a context; it writes its pid first.
+    let pid_file = dir.join("loginuid.pid");
+    let script = format!(
+        "sh -c 'echo $$ > {}; echo 1000 > /proc/self/loginuid'; true",
+        pid_file.display()
     );
+    let mut setpriv = Command::new("setpriv");
+    setpriv.args([
+        &format!("--regid={LOGIN_GID}"),
+        "--keep-groups",
+        "sh",
+        "-c",
+        &script,
+    ]);
+    run("loginuid-parent", &mut setpriv);
+    let writer = std::fs::read_to_string(&pid_file).expect("the writer's pid");
     // A rule change through netlink: CONFIG_CHANGE add_rule, remove_rule.
     let rule = ["-F", "arch=b64", "-S", "fchownat", "-k", "fa-behind"];
     run(
@@ -100,60 +123,10 @@ fn actions(dir: &Path) -> Vec<(String, &'static str)> {
         .args(["755", script.to_str().unwrap()])
         .status();
     run("abort", &mut Command::new(&script));
+    pids.push((writer.trim().to_string(), "loginuid"));
     // Records reach the daemon through kauditd: give it a moment.
     std::thread::sleep(Duration::from_millis(500));
     pids
-}
-
-/// The records of `pids` (and the CONFIG_CHANGE of the fa-behind key) in
-/// log order, as "TYPE body" (the enriched part included) with the stamp dropped, pids replaced by the
-/// action's label and session ids by "S".
-fn records_of(log: &Path, pids: &[(String, &str)]) -> Vec<String> {
-    let text = String::from_utf8_lossy(&std::fs::read(log).unwrap_or_default()).into_owned();
-    let mut out = Vec::new();
-    for l in text.lines() {
-        let Some((head, body)) = l.split_once("): ") else {
-            continue;
-        };
-        let ty = head
-            .strip_prefix("type=")
-            .and_then(|h| h.split(' ').next())
-            .unwrap_or("");
-        let mine = pids
-            .iter()
-            .find(|(p, _)| body.split(' ').any(|w| w == format!("pid={p}")));
-        let config = ty == "CONFIG_CHANGE" && body.contains("key=\"fa-behind\"");
-        if mine.is_none() && !config {
-            continue;
-        }
-        let norm: Vec<String> = body
-            .split(' ')
-            .map(|w| match w.split_once('=') {
-                Some(("pid", _)) => format!("pid={}", mine.map_or("?", |m| m.1)),
-                Some(("ses" | "old-ses", v)) if v != "4294967295" => {
-                    format!("{}=S", w.split('=').next().unwrap_or(""))
-                }
-                _ => w.to_string(),
-            })
-            .collect();
-        out.push(format!("{ty} {}", norm.join(" ")));
-    }
-    out
-}
-
-fn ausearch(log: &Path, args: &[&str]) -> String {
-    let out = Command::new("ausearch")
-        .arg("-if")
-        .arg(log)
-        .args(args)
-        .output()
-        .expect("ausearch");
-    assert!(
-        out.status.success(),
-        "ausearch {args:?} finds nothing in {}",
-        log.display()
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[test]
@@ -162,8 +135,10 @@ fn kernel_and_user_records_match_auditd_and_the_kernel_is_put_back() {
     let _settings = Settings::save();
     let dir = tempdir();
 
-    // auditd as the daemon, the kernel set up as fastaudit sets it up.
-    auditctl(&["-a", "never,task"]);
+    // auditd as the daemon, the kernel set up as fastaudit sets it up,
+    // but for the loginuid writer, which gets a context as under stock
+    // audit (the kernel then writes its SYSCALL and PROCTITLE).
+    auditctl(&["-a", "never,task", "-F", &format!("gid!={LOGIN_GID}")]);
     let auditd = Auditd::start(&dir, "ENRICHED");
     auditctl(&["-e", "1"]);
     let theirs = actions(&dir);
@@ -239,6 +214,8 @@ fn kernel_and_user_records_match_auditd_and_the_kernel_is_put_back() {
             "USER_END",
             "CRED_DISP",
             "LOGIN",
+            "SYSCALL",
+            "PROCTITLE",
             "CONFIG_CHANGE",
             "CONFIG_CHANGE",
             "ANOM_ABEND"
@@ -246,12 +223,20 @@ fn kernel_and_user_records_match_auditd_and_the_kernel_is_put_back() {
         "auditd's records for the actions:\n{}",
         k.join("\n")
     );
-    // ENRICHED on both sides: the interpreted ids are compared too.
+    // ENRICHED on both sides: the interpreted ids are compared too
+    // (PROCTITLE has nothing to interpret).
     assert!(
-        k.iter().chain(&o).all(|r| r.contains('\x1d')),
+        k.iter()
+            .chain(&o)
+            .all(|r| r.contains('\x1d') || r.starts_with("PROCTITLE ")),
         "enriched records"
     );
     assert_eq!(o, k, "fastaudit's records equal auditd's");
+    // LOGIN, SYSCALL, PROCTITLE contiguous under one stamp, on both sides
+    // (fastaudit's from the kernel's LOGIN).
+    let three = ["type=LOGIN", "type=SYSCALL", "type=PROCTITLE"].map(String::from);
+    assert_eq!(login_event(&kernel_log), (three.to_vec(), true));
+    assert_eq!(login_event(&log), (three.to_vec(), true));
 
     // ausearch reads the log and finds them.
     let text = std::fs::read_to_string(&log).unwrap();

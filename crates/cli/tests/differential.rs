@@ -113,6 +113,51 @@ fn hostile_program_names_are_encoded_as_the_kernel_encodes_them() {
 }
 
 #[test]
+fn loginuid_writes_come_with_their_keyless_syscall_record() {
+    // A write to /proc/self/loginuid makes the kernel's LOGIN, and stock
+    // audit adds the write's SYSCALL (key (null), unless a rule selects
+    // the write too: then once, with its key) for a task with a context:
+    // accepted, refused (EPERM after LOGIN res=0: the loginuid is set and
+    // the writer lacks CAP_AUDIT_CONTROL), and selected by a rule. No
+    // record at all for another process's loginuid (EPERM before any),
+    // and none for a never,task task (no context) or when a never rule
+    // matches the write (6 bytes). Raw hooks (no arch).
+    let (diffs, events) = run_scenario(
+        "loginuid",
+        "-a never,task -F uid=65534\n-a always,exit -S fchmodat -k l\n-a never,exit -F arch=b64 -S write -F a2=6\n-a always,exit -F arch=b64 -S write -F a0=1 -F auid=1000 -k w\n",
+        &[
+            "echo 0 > /proc/self/loginuid; chmod 600 FILE",
+            "echo 0 > /proc/self/loginuid; setpriv --reuid=1000 --regid=1000 --clear-groups sh -c 'echo 5 > /proc/self/loginuid; true'",
+            "echo 1000 > /proc/self/loginuid; true",
+            "echo 42424 > /proc/self/loginuid; chmod 600 FILE",
+            "echo 0 > /proc/$PPID/loginuid; chmod 644 FILE",
+            "setpriv --reuid=65534 --regid=65534 --clear-groups sh -c 'sh -c \"echo 7 > /proc/self/loginuid\"; true'",
+        ],
+        &[],
+    );
+    assert_agrees(&diffs);
+    let write = |key: &str, exit: &str| {
+        events.iter().any(|e| {
+            e.get("syscall").is_some_and(|s| s == "1")
+                && e.get("key").is_some_and(|k| k == key)
+                && e.get("exit").is_some_and(|x| x == exit)
+        })
+    };
+    assert!(
+        write("(null)", "2"),
+        "a keyless SYSCALL of an accepted write: {events:?}"
+    );
+    assert!(
+        write("(null)", "-1"),
+        "a keyless SYSCALL of a refused write: {events:?}"
+    );
+    assert!(
+        write("\"w\"", "5"),
+        "the rule's key on a selected one: {events:?}"
+    );
+}
+
+#[test]
 fn task_list_excludes_tasks_from_creation_on() {
     // Tasks created with uid 65534 are never audited; tasks created as root
     // are, even when they later switch to 65534.

@@ -111,7 +111,12 @@ fn explain_shows_the_plan_without_attaching() {
     );
     std::fs::write(&rules, "").unwrap();
     let out = fastaudit(&["run", "--rules", rules.to_str().unwrap(), "--explain"]);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("hooks: none"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("sys_exit_write by fa_syscall_exit (nr 1, loginuid writes")
+            && text.contains("audited syscalls: 0"),
+        "no rule: only loginuid writes are hooked\n{text}"
+    );
 }
 
 #[test]

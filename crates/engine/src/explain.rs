@@ -10,7 +10,9 @@ impl Plan {
     pub fn explain(&self) -> String {
         let mut s = String::new();
         if self.hooks.is_empty() {
-            s.push_str("hooks: none (no rule can record anything; nothing is attached)\n");
+            s.push_str(
+                "hooks: none (no rule can record anything, and loginuid writes need the tracepoint kind; nothing is attached)\n",
+            );
         } else if let Some(problem) = self.hook_kind_problem() {
             let first = problem.lines().next().unwrap_or_default();
             let _ = writeln!(s, "hooks: none can be loaded ({first})");
@@ -99,7 +101,15 @@ mod tests {
         for span in ["chmod", "chmod (i386)", "mmap (i386)"] {
             assert!(e.contains(&format!("\n  {span}: 1 rule(s)\n")), "{e}");
         }
-        assert!(plan("").unwrap().explain().contains("hooks: none"));
+        let e = plan("").unwrap().explain();
+        assert!(
+            e.contains("sys_exit_write by fa_syscall_exit (nr 1, loginuid writes (LOGIN's SYSCALL record))"),
+            "{e}"
+        );
+        let e = plan_in("", Environment::assumed(&[Kind::TpBtf]))
+            .unwrap()
+            .explain();
+        assert!(e.contains("hooks: none"), "{e}");
         let e = plan_in(
             "-a always,exit -S chmod\n",
             Environment::assumed(&[Kind::Fexit]),

@@ -18,6 +18,11 @@ pub enum Hook {
     RawSyscallExit,
     /// `syscalls:sys_exit_SYSCALL` for one native syscall.
     SyscallExit { nr: u32, syscall: String },
+    /// `syscalls:sys_exit_SYSCALL` for one native syscall of the write
+    /// family that no rule selects: a write to /proc/PID/loginuid makes
+    /// the kernel's LOGIN record, which stock audit follows with the
+    /// write's SYSCALL and PROCTITLE (`syscall` is the tracepoint's name).
+    LoginuidWrite { nr: u32, syscall: String },
     /// `raw_syscalls:sys_enter`, to save exec arguments and judge
     /// exit/exit_group (both ABIs).
     RawSyscallEnter,
@@ -33,7 +38,10 @@ pub enum Hook {
 impl Hook {
     /// Whether the hook is a tp_btf or raw_tp program (not a per-syscall tracepoint).
     pub fn needs_raw_kind(&self) -> bool {
-        !matches!(self, Hook::SyscallExit { .. } | Hook::SyscallEnter { .. })
+        !matches!(
+            self,
+            Hook::SyscallExit { .. } | Hook::SyscallEnter { .. } | Hook::LoginuidWrite { .. }
+        )
     }
 }
 
@@ -185,6 +193,16 @@ pub fn attachments(hooks: &[Hook], raw_kind: Option<Kind>) -> Option<Vec<Attachm
                 });
                 continue;
             }
+            Hook::LoginuidWrite { nr, syscall } => {
+                exits.push(Attachment {
+                    program: "fa_syscall_exit",
+                    point: AttachPoint::Syscall {
+                        tracepoint: format!("sys_exit_{syscall}"),
+                    },
+                    purpose: format!("nr {nr}, loginuid writes (LOGIN's SYSCALL record)"),
+                });
+                continue;
+            }
             Hook::SyscallEnter { nr, syscall } => {
                 let why = if syscalls::native().no_return().contains(nr) {
                     "never returns: judged at entry"
@@ -213,7 +231,12 @@ pub fn attachments(hooks: &[Hook], raw_kind: Option<Kind>) -> Option<Vec<Attachm
 /// syscalls, and each one attached costs every syscall a little; raw
 /// syscall hooks see both ABIs. Use per-syscall tracepoints when only
 /// native syscalls with a tracepoint on this kernel can be recorded, else
-/// the raw hooks.
+/// the raw hooks. Loginuid writes are always seen (the raw exit hook sees
+/// them; else [`Hook::LoginuidWrite`]), for the SYSCALL and PROCTITLE
+/// records stock audit adds to LOGIN whatever the rules (on 6.18 also with
+/// no rule at all): with no rule that can record anything, those
+/// tracepoints are all that is attached (none when the tracepoint kind is
+/// unusable).
 pub(crate) fn choose(plan: &Plan, tracepoints: Option<&BTreeSet<String>>) -> Vec<Hook> {
     let mut hooks = Vec::new();
     if plan.has_always_task_rules() {
@@ -238,6 +261,9 @@ pub(crate) fn choose(plan: &Plan, tracepoints: Option<&BTreeSet<String>>) -> Vec
                 }
             }
         }
+    }
+    if hooks.is_empty() && plan.kinds.tracepoint.usable() {
+        hooks = login_writes(&hooks, tracepoints);
     }
     if !hooks.is_empty() && !plan.task_rules.is_empty() {
         hooks.push(Hook::TaskLifecycle);
@@ -292,7 +318,30 @@ fn per_syscall(plan: &Plan, tracepoints: Option<&BTreeSet<String>>) -> Option<Ve
         Hook::SyscallExit { syscall, .. } | Hook::SyscallEnter { syscall, .. } => present(syscall),
         _ => true,
     });
-    all_present.then_some(hooks)
+    if !all_present {
+        return None;
+    }
+    let mut login = login_writes(&hooks, tracepoints);
+    hooks.append(&mut login);
+    Some(hooks)
+}
+
+/// The write family's exits that `hooks` do not hook already, for loginuid
+/// writes (a missing tracepoint is left out: only its LOGINs come alone).
+fn login_writes(hooks: &[Hook], tracepoints: Option<&BTreeSet<String>>) -> Vec<Hook> {
+    syscalls::loginuid_writes()
+        .into_iter()
+        .filter(|&(nr, _)| {
+            !hooks
+                .iter()
+                .any(|h| matches!(h, Hook::SyscallExit { nr: n, .. } if *n == nr))
+        })
+        .filter(|(_, tp)| tracepoints.is_none_or(|t| t.contains(*tp)))
+        .map(|(nr, tp)| Hook::LoginuidWrite {
+            nr,
+            syscall: tp.to_string(),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -309,6 +358,23 @@ mod tests {
         }
     }
 
+    /// The loginuid-write hooks a per-syscall plan adds (all five: no
+    /// test rule here names a write).
+    fn login_writes() -> Vec<Hook> {
+        syscalls::loginuid_writes()
+            .into_iter()
+            .map(|(nr, tp)| Hook::LoginuidWrite {
+                nr,
+                syscall: tp.into(),
+            })
+            .collect()
+    }
+
+    /// `hooks` followed by the loginuid-write hooks.
+    fn with_login(hooks: Vec<Hook>) -> Vec<Hook> {
+        [hooks, login_writes()].concat()
+    }
+
     fn enter(name: &str) -> Hook {
         Hook::SyscallEnter {
             nr: x86_64(name),
@@ -317,13 +383,31 @@ mod tests {
     }
 
     #[test]
-    fn no_rules_no_hooks() {
+    fn no_rules_only_the_loginuid_writes() {
+        // Stock audit writes a LOGIN's SYSCALL whatever the rules.
         let p = plan("").unwrap();
-        assert!(p.hooks.is_empty() && p.attachments.is_empty());
+        assert_eq!(p.hooks, login_writes());
+        assert_eq!(p.attachments.len(), 5);
+        let p = plan("-a never,task -F uid=65534\n").unwrap();
+        assert_eq!(
+            p.hooks,
+            [login_writes(), vec![Hook::TaskLifecycle]].concat(),
+            "never,task tasks get no companion"
+        );
         let p = plan("-a never,exit -F arch=b64 -S all -F uid=0\n").unwrap();
+        assert_eq!(
+            p.hooks.len(),
+            5,
+            "only never rules: the write family, judged by them (nothing else can be recorded)"
+        );
+        assert!(p
+            .by_syscall
+            .keys()
+            .all(|&nr| syscalls::is_loginuid_write(nr, false)));
+        let p = plan_in("", Environment::assumed(&[Kind::TpBtf])).unwrap();
         assert!(
             p.hooks.is_empty(),
-            "only never rules: nothing can be recorded"
+            "without the tracepoint kind nothing is attached for them alone"
         );
     }
 
@@ -331,14 +415,64 @@ mod tests {
     fn native_syscall_rules_use_per_syscall_tracepoints() {
         let p =
             plan("-a always,exit -F arch=b64 -S chmod,fchmodat -F auid>=1000 -k perm\n").unwrap();
-        assert_eq!(p.hooks, vec![exit("chmod"), exit("fchmodat")]);
+        assert_eq!(p.hooks, with_login(vec![exit("chmod"), exit("fchmodat")]));
         let shown: Vec<String> = p.attachments.iter().map(|a| a.to_string()).collect();
         assert_eq!(
-            shown,
-            vec![
+            shown[..3],
+            [
                 "tracepoint/syscalls:sys_exit_chmod by fa_syscall_exit",
-                "tracepoint/syscalls:sys_exit_fchmodat by fa_syscall_exit"
+                "tracepoint/syscalls:sys_exit_fchmodat by fa_syscall_exit",
+                "tracepoint/syscalls:sys_exit_write by fa_syscall_exit",
             ]
+        );
+        assert_eq!(
+            p.attachments[3].to_string(),
+            "tracepoint/syscalls:sys_exit_pwrite64 by fa_syscall_exit",
+            "the tracepoint's name, not the table's (pwrite)"
+        );
+        assert_eq!(
+            p.attachments[2].purpose,
+            "nr 1, loginuid writes (LOGIN's SYSCALL record)"
+        );
+    }
+
+    #[test]
+    fn loginuid_writes_are_hooked_once() {
+        let p = plan("-a always,exit -F arch=b64 -S write,chmod -k w\n").unwrap();
+        let writes = p
+            .hooks
+            .iter()
+            .filter(|h| {
+                matches!(
+                    h,
+                    Hook::SyscallExit { nr: 1, .. } | Hook::LoginuidWrite { nr: 1, .. }
+                )
+            })
+            .count();
+        assert_eq!(
+            writes, 1,
+            "a rule's own write hook sees loginuid writes too"
+        );
+        assert_eq!(p.hooks.len(), 2 + 4);
+        let with = |names: &[&str]| Environment {
+            syscall_tracepoints: Some(names.iter().map(|n| n.to_string()).collect()),
+            ..Environment::default()
+        };
+        let p = plan_in(
+            "-a always,exit -F arch=b64 -S chmod\n",
+            with(&["chmod", "write"]),
+        )
+        .unwrap();
+        assert_eq!(
+            p.hooks,
+            vec![
+                exit("chmod"),
+                Hook::LoginuidWrite {
+                    nr: 1,
+                    syscall: "write".into()
+                }
+            ],
+            "a missing write-family tracepoint is left out, not a reason for the raw hooks"
         );
     }
 
@@ -348,7 +482,7 @@ mod tests {
             plan("-a always,exit -F arch=b64 -S exit_group,chmod\n")
                 .unwrap()
                 .hooks,
-            vec![exit("chmod"), enter("exit_group")]
+            with_login(vec![exit("chmod"), enter("exit_group")])
         );
         assert_eq!(
             plan("-a always,exit -F arch=b32 -S exit\n").unwrap().hooks,
@@ -360,7 +494,7 @@ mod tests {
                 .unwrap()
                 .hooks
                 .len(),
-            2,
+            2 + 4,
             "native write and munmap share numbers with ia32 exit and execve, but need no entry hook"
         );
         assert_eq!(
@@ -389,7 +523,7 @@ mod tests {
             plan("-a always,exit -F arch=b64 -S execve,chmod\n")
                 .unwrap()
                 .hooks,
-            vec![exit("execve"), exit("chmod"), enter("execve")]
+            with_login(vec![exit("execve"), exit("chmod"), enter("execve")])
         );
     }
 
@@ -435,7 +569,7 @@ mod tests {
             Environment::assumed(&[Kind::Tracepoint]),
         )
         .unwrap();
-        assert_eq!(p.attachments.len(), 1, "no raw kind needed");
+        assert_eq!(p.attachments.len(), 1 + 5, "no raw kind needed");
         assert!(p.hook_kind_problem().is_none());
     }
 

@@ -120,7 +120,11 @@ impl Plan {
             for compat in [false, true] {
                 // Each ABI gets only the rules that can match there.
                 let ids = self.candidates(nr, compat);
-                if !ids.iter().any(|&i| self.exit_rules[i as usize].always) {
+                // Never-only spans are kept for writes: they judge a
+                // loginuid write's companion.
+                let judged_write =
+                    crate::syscalls::is_loginuid_write(nr, compat) && !ids.is_empty();
+                if !ids.iter().any(|&i| self.exit_rules[i as usize].always) && !judged_write {
                     continue;
                 }
                 let perm = self.path_rules_perm(&ids);

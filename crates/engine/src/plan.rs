@@ -155,10 +155,24 @@ pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
         }
         plan.exit_rules.push(compiled);
     }
-    // A syscall whose candidates are all `never` rules can record nothing.
+    // A syscall whose candidates are all `never` rules can record nothing,
+    // but for a write: its never rules still decide a loginuid write's
+    // companion (a never rule matching the write means no SYSCALL).
+    let judged_writes: Vec<u32> = plan
+        .by_syscall
+        .keys()
+        .copied()
+        .filter(|&nr| {
+            [false, true].into_iter().any(|compat| {
+                crate::syscalls::is_loginuid_write(nr, compat)
+                    && !plan.candidates(nr, compat).is_empty()
+            })
+        })
+        .collect();
     let exit_rules = &plan.exit_rules;
-    plan.by_syscall
-        .retain(|_, idx| idx.iter().any(|&i| exit_rules[i as usize].always));
+    plan.by_syscall.retain(|nr, idx| {
+        idx.iter().any(|&i| exit_rules[i as usize].always) || judged_writes.contains(nr)
+    });
     plan.exes = paths.exes;
     plan.watches = paths.watches;
     plan.hooks = hooks::choose(&plan, env.syscall_tracepoints.as_ref());

@@ -61,6 +61,11 @@ pub struct AuditEvent {
     pub syscall: Syscall,
     /// The command line (argv joined by NULs), as PROCTITLE wants it.
     pub cmdline: Vec<u8>,
+    /// The syscall made a kernel record that stock audit writes with these
+    /// SYSCALL and PROCTITLE records, under its stamp (a loginuid write:
+    /// LOGIN, whose `pid=` is this event's pid). Its key is `None` unless
+    /// a rule selected the syscall too.
+    pub companion: bool,
 }
 
 /// Counters of a run: generated = delivered + lost.
@@ -87,12 +92,18 @@ pub struct Attached {
 pub struct Options {
     /// Ring buffer size in bytes (a power of two, at least one page).
     pub ring_buffer_bytes: u32,
+    /// Send companion events (a loginuid write's SYSCALL for LOGIN) for
+    /// tasks that have a kernel audit context as well: true beside another
+    /// audit daemon (`--bpf-only`), false when fastaudit is the daemon,
+    /// since the kernel then writes those tasks' SYSCALL records itself.
+    pub companion_with_context: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
             ring_buffer_bytes: 16 << 20,
+            companion_with_context: false,
         }
     }
 }
@@ -144,6 +155,7 @@ pub fn run(
         // The BPF side calls the tasks an always,task rule selected `recorded`.
         ro.have_always_task = u32::from(r.have_always_task);
         ro.have_perm = u32::from(r.have_perm);
+        ro.companion_with_context = u32::from(options.companion_with_context);
     }
     open.maps
         .events
@@ -375,6 +387,7 @@ fn assemble(plan: &Plan, ev: &fa_event, clock: &Clock) -> AuditEvent {
         .map(|&c| c as u8)
         .collect();
     let tty = bytes(&ev.tty);
+    // FA_NO_RULE (a companion no rule selected) is past every rule: no key.
     let key = plan
         .exit_rules
         .iter()
@@ -403,5 +416,6 @@ fn assemble(plan: &Plan, ev: &fa_event, clock: &Clock) -> AuditEvent {
             key,
         },
         cmdline,
+        companion: ev.flags & fa_event_flag::FA_EV_COMPANION.0 != 0,
     }
 }

@@ -87,6 +87,62 @@ fn links_left() -> usize {
 }
 
 #[test]
+fn loginuid_writes_come_as_companions_with_the_write_and_no_key() {
+    let own = "echo 0 > /proc/self/loginuid";
+    // Set once, then refused (no CAP_AUDIT_CONTROL): LOGIN res=0, EPERM.
+    let refused = "echo 0 > /proc/self/loginuid; echo 5 > /proc/self/loginuid";
+    // Another process's loginuid: EPERM before any record.
+    let other = "echo 0 > /proc/$PPID/loginuid";
+    for text in [
+        "-a always,exit -F arch=b64 -S fchmodat -F key=fa-test\n",
+        "-a always,exit -S fchmodat -F key=fa-test\n",
+    ] {
+        let (events, _, hooks, pids) = record(
+            text,
+            &[
+                &["sh", "-c", own],
+                &["setpriv", "--reuid=1000", "sh", "-c", refused],
+                &["sh", "-c", other],
+            ],
+        );
+        let of = |pid: u32| -> Vec<&AuditEvent> {
+            events
+                .iter()
+                .filter(|e| e.syscall.pid as u32 == pid)
+                .collect()
+        };
+        let write = syscalls::x86_64("write");
+        let shape = |e: &AuditEvent| {
+            (
+                e.companion,
+                e.syscall.syscall,
+                e.syscall.exit,
+                e.syscall.key.clone(),
+            )
+        };
+        assert_eq!(
+            of(pids[0]).into_iter().map(shape).collect::<Vec<_>>(),
+            vec![(true, write, Some(2), None)],
+            "{hooks:?}"
+        );
+        let refused = of(pids[1]);
+        assert_eq!(
+            refused.iter().map(|e| shape(e)).collect::<Vec<_>>(),
+            vec![(true, write, Some(2), None), (true, write, Some(-1), None)],
+            "{hooks:?}"
+        );
+        assert_eq!(
+            refused[0].syscall.auid, 0,
+            "ids read at exit: the new loginuid"
+        );
+        assert!(
+            of(pids[2]).is_empty(),
+            "another task's loginuid: no LOGIN, no companion"
+        );
+    }
+}
+
+#[test]
 fn per_syscall_tracepoint_records_a_child_chmod() {
     let f = scratch("tp");
     let (events, stats, hooks, pids) = record(
@@ -94,8 +150,14 @@ fn per_syscall_tracepoint_records_a_child_chmod() {
         &[&["chmod", "600", &f]],
     );
     assert_eq!(
-        hooks,
-        vec!["tracepoint/syscalls:sys_exit_fchmodat by fa_syscall_exit".to_string()]
+        hooks[0],
+        "tracepoint/syscalls:sys_exit_fchmodat by fa_syscall_exit"
+    );
+    assert!(
+        hooks[1..]
+            .iter()
+            .all(|h| h.contains("sys_exit_") && h.contains("write")),
+        "then the write family, for loginuid writes: {hooks:?}"
     );
     let ev = events
         .iter()
@@ -187,8 +249,18 @@ fn field_tests_select_by_id_and_argument() {
 }
 
 #[test]
-fn no_rules_attach_nothing() {
-    let (events, stats, hooks, _) = record("", &[&["true"]]);
-    assert!(hooks.is_empty() && events.is_empty());
-    assert_eq!(stats, Stats::default());
+fn no_rules_attach_only_the_loginuid_writes() {
+    let (events, stats, hooks, pids) = record(
+        "",
+        &[&["true"], &["sh", "-c", "echo 0 > /proc/self/loginuid"]],
+    );
+    assert_eq!(hooks.len(), 5, "{hooks:?}");
+    assert!(hooks.iter().all(|h| h.contains("write")), "{hooks:?}");
+    let mine: Vec<&AuditEvent> = events
+        .iter()
+        .filter(|e| pids.contains(&(e.syscall.pid as u32)))
+        .collect();
+    assert_eq!(mine.len(), 1, "only the loginuid write: {mine:?}");
+    assert!(mine[0].companion && mine[0].syscall.pid as u32 == pids[1]);
+    assert_eq!(stats.lost, 0);
 }

@@ -13,6 +13,8 @@ pub use syscall::Syscall;
 
 /// Record type numbers (`<linux/audit.h>`).
 pub mod types {
+    /// `LOGIN` (the kernel's, from a write to /proc/PID/loginuid).
+    pub const LOGIN: u32 = 1006;
     /// `SYSCALL`.
     pub const SYSCALL: u32 = 1300;
     /// `PATH`.

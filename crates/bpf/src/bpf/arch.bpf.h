@@ -77,6 +77,16 @@ static __always_inline int is_noreturn(__u32 nr, __u32 compat)
 		      : (nr == FA_NR64_exit || nr == FA_NR64_exit_group);
 }
 
+/* The write family (write, pwrite64, writev, pwritev, pwritev2): a write
+ * to /proc/PID/loginuid makes the kernel's LOGIN record inside one. */
+static __always_inline int is_write(__u32 nr, __u32 compat)
+{
+	return compat ? (nr == FA_NR32_write || nr == FA_NR32_pwrite64 || nr == FA_NR32_writev ||
+			 nr == FA_NR32_pwritev || nr == FA_NR32_pwritev2)
+		      : (nr == FA_NR64_write || nr == FA_NR64_pwrite || nr == FA_NR64_writev ||
+			 nr == FA_NR64_pwritev || nr == FA_NR64_pwritev2);
+}
+
 /* fork, vfork, clone, clone3: the child returns 0 from a syscall it
  * never entered. */
 static __always_inline int is_fork(__u32 nr, __u32 compat)

@@ -19,6 +19,7 @@
 #include "watches.bpf.h"     /* what a syscall touched, gathered */
 #include "rules.bpf.h"       /* rule evaluation */
 #include "event.bpf.h"       /* the event sent to user space */
+#include "companion.bpf.h"   /* syscalls that make a kernel record (LOGIN) */
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -59,8 +60,9 @@ static __always_inline int names_needed(struct fa_span *span, struct subject *s)
 	       (span->path_rules_perm == ~0u || (s->perm & span->path_rules_perm) || h->moved[0]);
 }
 
-/* Send the event for the syscall of s, carrying rule key_rule's key. */
-static __always_inline void emit(struct subject *s, __u32 key_rule)
+/* Send the event for the syscall of s, carrying rule key_rule's key
+ * (FA_NO_RULE: none), with the FA_EV_* flags in `flags`. */
+static __always_inline void emit(struct subject *s, __u32 key_rule, __u32 flags)
 {
 	struct fa_event *ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
 	if (!ev) {
@@ -68,6 +70,7 @@ static __always_inline void emit(struct subject *s, __u32 key_rule)
 		return;
 	}
 	fill_event(ev, s, key_rule);
+	ev->flags |= flags;
 	count(FA_STAT_EMITTED);
 	bpf_ringbuf_submit(ev, BPF_RB_NO_WAKEUP);
 }
@@ -89,7 +92,10 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 	 * no exit rule is consulted (the kernel gives such a context the
 	 * highest priority, which no rule's can beat). */
 	__u32 *task_rule = have_always_task ? bpf_map_lookup_elem(&always_task, &tid) : 0;
-	if ((!span || !span->count) && !task_rule)
+	/* A syscall whose kernel record stock audit follows with SYSCALL and
+	 * PROCTITLE (LOGIN) is sent whatever the rules select. */
+	__u32 companion = wants_companion(task, nr, compat, ret, returned) ? FA_EV_COMPANION : 0;
+	if ((!span || !span->count) && !task_rule && !companion)
 		return 0;
 	struct fa_span *rules_span = task_rule ? 0 : span;
 	if (bpf_map_lookup_elem(&never_task, &tid))
@@ -123,9 +129,14 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 	__s64 verdict = rules_span ? judge(&s, rules_span) : VERDICT_NONE;
 	/* The rule whose key the record carries: the matching exit rule's, or
 	 * for such a task the task rule's (auditctl allows it none). */
-	if (verdict == VERDICT_NEVER || (verdict == VERDICT_NONE && !task_rule))
+	if (verdict == VERDICT_NEVER)
 		return 0;
-	emit(&s, verdict >= 0 ? (__u32)verdict : *task_rule);
+	if (verdict == VERDICT_NONE && !task_rule) {
+		if (companion)
+			emit(&s, FA_NO_RULE, companion);
+		return 0;
+	}
+	emit(&s, verdict >= 0 ? (__u32)verdict : *task_rule, companion);
 	return 0;
 }
 

@@ -11,6 +11,7 @@ enum fa_limit {
 	FA_MAX_TESTS = 64,          /* AUDIT_MAX_FIELDS */
 	FA_NR_SYSCALLS = 2048,      /* syscall numbers per ABI */
 	FA_MAX_RULES = 8192,
+	FA_NO_RULE = FA_MAX_RULES,  /* fa_event.rule of an event no rule selected */
 	FA_MAX_CANDIDATES = 262144, /* all per-syscall candidate lists together */
 	FA_MAX_EXES = 1024,
 	FA_RINGBUF_BYTES = 16 << 20,
@@ -60,6 +61,11 @@ enum fa_event_flag {
 	/* The executable was unlinked: d_path, and so exe=, ends in
 	 * " (deleted)". */
 	FA_EV_EXE_DELETED = 2,
+	/* The syscall made a kernel record that stock audit writes with the
+	 * syscall's SYSCALL and PROCTITLE (a loginuid write: LOGIN). The
+	 * event's rule is FA_NO_RULE (key (null)) unless a rule also
+	 * selected the syscall. */
+	FA_EV_COMPANION = 4,
 };
 
 /* Counters in the stats map (per CPU; user space sums them). */

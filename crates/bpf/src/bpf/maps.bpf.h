@@ -11,6 +11,10 @@ const volatile __u32 self_tgid = 0;
 const volatile __u32 have_watches = 0;
 const volatile __u32 have_dirs = 0;
 const volatile __u32 have_perm = 0;
+/* Whether companions (FA_EV_COMPANION) are sent for tasks that have a
+ * kernel audit context too: 0 when fastaudit is the audit daemon (the
+ * kernel writes those tasks' SYSCALL records itself), 1 beside another. */
+const volatile __u32 companion_with_context = 0;
 /* Whether an always,task rule is loaded. */
 const volatile __u32 have_always_task = 0;
 

@@ -18,29 +18,14 @@ pub const COMPARED: &[&str] = &[
     "uid", "gid", "euid", "suid", "fsuid", "egid", "sgid", "fsgid", "tty", "ses", "comm", "exe",
 ];
 
-pub fn serial(line: &str) -> Option<&str> {
-    line.split_once("msg=audit(")?
-        .1
-        .split_once(')')?
-        .0
-        .split_once(':')
-        .map(|x| x.1)
-}
-
-/// SYSCALL records of a log as field maps (values as encoded). Records of the
-/// kernel's own LOGIN events (a loginuid write, selected by no rule) are
-/// left out: fastaudit does not produce LOGIN events yet.
+/// SYSCALL records of a log as field maps (values as encoded). The
+/// kernel's keyless SYSCALL of a loginuid write (beside its LOGIN) is
+/// compared like any other: fastaudit writes it too.
 pub fn syscalls(log: &Path) -> Vec<BTreeMap<String, String>> {
     let text = std::fs::read(log).unwrap_or_default();
     let text = String::from_utf8_lossy(&text);
-    let logins: BTreeSet<&str> = text
-        .lines()
-        .filter(|l| l.starts_with("type=LOGIN "))
-        .filter_map(serial)
-        .collect();
     text.lines()
         .filter(|l| l.starts_with("type=SYSCALL "))
-        .filter(|l| serial(l).is_none_or(|s| !logins.contains(s)))
         .map(|l| {
             let body = l.split_once("): ").map(|x| x.1).unwrap_or("");
             let body = body.split('\x1d').next().unwrap_or("");

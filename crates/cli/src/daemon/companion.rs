@@ -1,0 +1,341 @@
+//! Joining a kernel record with its companion event: the SYSCALL and
+//! PROCTITLE records stock audit writes after a record the kernel makes
+//! inside a syscall of a task with an audit context. Under fastaudit tasks
+//! have none, so the BPF side sends the syscall as a companion event
+//! (today: a write to /proc/PID/loginuid, whose kernel record is LOGIN),
+//! and the two are written together here under the kernel record's stamp:
+//! `LOGIN, SYSCALL, PROCTITLE`, contiguous, as auditd writes them.
+//!
+//! Either may come first: the kernel queues LOGIN before the write
+//! returns, but kauditd and the netlink reader deliver it on their own
+//! time, and the ring buffer is polled on a period. So a LOGIN waits for
+//! its companion, and a companion for its LOGIN, at most [`HOLD`]; then
+//! each is written alone (the companion under fastaudit's own stamp).
+
+use super::Side;
+use anyhow::Result;
+use fastaudit_engine::AuditEvent;
+use fastaudit_log::Writer;
+use fastaudit_netlink::Record;
+use fastaudit_records::enrich::SystemNames;
+use fastaudit_records::line::line;
+use fastaudit_records::syscall::proctitle_body;
+use fastaudit_records::{types, Format, Stamp};
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+/// How long a LOGIN or a companion waits for the other.
+pub const HOLD: Duration = Duration::from_millis(200);
+
+/// What to write.
+#[derive(Debug)]
+pub enum Out {
+    /// A kernel record alone, under its own stamp.
+    Kernel(Record),
+    /// A kernel record and its companion's SYSCALL and PROCTITLE, all
+    /// under the kernel record's stamp.
+    Joined(Record, AuditEvent),
+    /// A companion whose kernel record did not come: under fastaudit's stamp.
+    Alone(AuditEvent),
+}
+
+/// LOGIN records and companion events waiting for each other.
+#[derive(Debug, Default)]
+pub struct Joiner {
+    /// Whether companions can come at all (the BPF side sees loginuid
+    /// writes): else a LOGIN is written at once.
+    expect: bool,
+    logins: VecDeque<(Instant, u32, Record)>,
+    companions: VecDeque<(Instant, AuditEvent)>,
+}
+
+/// The writing process of a LOGIN record: its body starts `pid=P `.
+pub fn login_pid(body: &[u8]) -> Option<u32> {
+    let rest = body.strip_prefix(b"pid=")?;
+    let end = rest.iter().position(|&c| c == b' ').unwrap_or(rest.len());
+    std::str::from_utf8(&rest[..end]).ok()?.parse().ok()
+}
+
+impl Joiner {
+    /// A joiner; `expect`: whether companion events can come.
+    pub fn new(expect: bool) -> Joiner {
+        Joiner {
+            expect,
+            ..Joiner::default()
+        }
+    }
+
+    /// A companion event arrived: joined with a waiting LOGIN of its
+    /// process (the oldest), else held.
+    pub fn companion(&mut self, ev: AuditEvent, now: Instant) -> Option<Out> {
+        let pid = ev.syscall.pid as u32;
+        if let Some(i) = self.logins.iter().position(|l| l.1 == pid) {
+            let (_, _, r) = self.logins.remove(i)?;
+            return Some(Out::Joined(r, ev));
+        }
+        self.companions.push_back((now, ev));
+        None
+    }
+
+    /// A kernel record arrived: a LOGIN is joined with a waiting companion
+    /// of its process (the oldest), else held while companions can come;
+    /// any other record passes, after the held LOGIN with its stamp if
+    /// there is one (the kernel's own SYSCALL of a writer that still has
+    /// an audit context: no companion comes for it).
+    pub fn kernel(&mut self, r: Record, now: Instant) -> Vec<Out> {
+        let pid = (u32::from(r.ty) == types::LOGIN)
+            .then(|| login_pid(&r.body))
+            .flatten();
+        let Some(pid) = pid else {
+            let same = r
+                .stamp
+                .and_then(|st| self.logins.iter().position(|l| l.2.stamp == Some(st)));
+            let mut out: Vec<Out> = same
+                .and_then(|i| self.logins.remove(i))
+                .map(|l| Out::Kernel(l.2))
+                .into_iter()
+                .collect();
+            out.push(Out::Kernel(r));
+            return out;
+        };
+        if let Some(i) = self
+            .companions
+            .iter()
+            .position(|c| c.1.syscall.pid as u32 == pid)
+        {
+            return self
+                .companions
+                .remove(i)
+                .map(|(_, ev)| Out::Joined(r, ev))
+                .into_iter()
+                .collect();
+        }
+        if !self.expect {
+            return vec![Out::Kernel(r)];
+        }
+        self.logins.push_back((now, pid, r));
+        Vec::new()
+    }
+
+    /// What has waited [`HOLD`] or longer at `now`, to be written alone.
+    pub fn expired(&mut self, now: Instant) -> Vec<Out> {
+        let old = |t: &Instant| now.saturating_duration_since(*t) >= HOLD;
+        let mut out = Vec::new();
+        while self.logins.front().is_some_and(|l| old(&l.0)) {
+            out.extend(self.logins.pop_front().map(|l| Out::Kernel(l.2)));
+        }
+        while self.companions.front().is_some_and(|c| old(&c.0)) {
+            out.extend(self.companions.pop_front().map(|c| Out::Alone(c.1)));
+        }
+        out
+    }
+
+    /// Everything still waiting (at stop), to be written alone.
+    pub fn rest(&mut self) -> Vec<Out> {
+        let mut out: Vec<Out> = self.logins.drain(..).map(|l| Out::Kernel(l.2)).collect();
+        out.extend(self.companions.drain(..).map(|c| Out::Alone(c.1)));
+        out
+    }
+}
+
+/// A BPF event's SYSCALL and PROCTITLE lines under `stamp`.
+pub fn event_lines(ev: &AuditEvent, stamp: Stamp, format: Format) -> Vec<u8> {
+    let mut lines = line(
+        None,
+        types::SYSCALL,
+        stamp,
+        &ev.syscall.body(),
+        format,
+        &SystemNames,
+    );
+    lines.extend(line(
+        None,
+        types::PROCTITLE,
+        stamp,
+        &proctitle_body(&ev.cmdline),
+        format,
+        &SystemNames,
+    ));
+    lines
+}
+
+impl Side {
+    /// Whether the BPF side sends companion events (loginuid writes): then
+    /// a LOGIN record waits for its companion before it is written.
+    pub fn expect_companions(&mut self, expect: bool) {
+        self.joiner = Joiner::new(expect && self.kernel.is_some());
+    }
+
+    /// Companion events written so far.
+    pub fn companions_logged(&self) -> u64 {
+        self.companions_logged
+    }
+
+    /// A companion event (the SYSCALL of a loginuid write): written with
+    /// its kernel record (LOGIN) under that record's stamp once both are
+    /// here; alone, under fastaudit's stamp, when no kernel record can
+    /// come (--bpf-only) or none came in time.
+    pub fn companion(&mut self, log: &mut Writer, ev: AuditEvent) -> Result<()> {
+        let out = if self.kernel.is_some() {
+            self.joiner.companion(ev, Instant::now())
+        } else {
+            Some(Out::Alone(ev))
+        };
+        match out {
+            Some(o) => self.write_out(log, o),
+            None => Ok(()),
+        }
+    }
+
+    /// Write a kernel record, a companion, or both joined.
+    pub(super) fn write_out(&mut self, log: &mut Writer, o: Out) -> Result<()> {
+        match o {
+            Out::Kernel(r) => self.write_kernel(log, &r),
+            Out::Alone(ev) => {
+                let stamp = Stamp {
+                    sec: ev.sec,
+                    msec: ev.msec,
+                    serial: self.serial(),
+                };
+                if log.write_event(&event_lines(&ev, stamp, self.format))? {
+                    self.companions_logged += 1;
+                }
+                Ok(())
+            }
+            Out::Joined(r, ev) => {
+                let (stamp, mut lines) = self.kernel_line(log, &r)?;
+                lines.extend(event_lines(&ev, stamp, self.format));
+                if log.write_event(&lines)? {
+                    self.kernel_logged += 1;
+                    self.companions_logged += 1;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fastaudit_records::Syscall;
+
+    fn login(pid: u32, serial: u64) -> Record {
+        Record {
+            ty: types::LOGIN as u16,
+            stamp: Some((1700000000, 1, serial)),
+            body: format!(
+                "pid={pid} uid=0 old-auid=4294967295 auid=1000 tty=(none) old-ses=4294967295 ses=3 res=1"
+            )
+            .into_bytes(),
+        }
+    }
+
+    fn companion(pid: i32) -> AuditEvent {
+        AuditEvent {
+            sec: 1700000000,
+            msec: 2,
+            syscall: Syscall {
+                pid,
+                ..Syscall::default()
+            },
+            cmdline: b"sh".to_vec(),
+            companion: true,
+        }
+    }
+
+    fn serial(o: &Out) -> Option<u64> {
+        match o {
+            Out::Kernel(r) | Out::Joined(r, _) => r.stamp.map(|s| s.2),
+            Out::Alone(_) => None,
+        }
+    }
+
+    #[test]
+    fn a_login_after_its_companion_is_joined_with_it() {
+        let t = Instant::now();
+        let mut j = Joiner::new(true);
+        assert!(j.companion(companion(42), t).is_none());
+        assert!(
+            j.kernel(login(7, 1), t).is_empty(),
+            "another process's LOGIN waits for its own companion"
+        );
+        match j.kernel(login(42, 2), t).as_slice() {
+            [Out::Joined(r, ev)] => {
+                assert_eq!((r.stamp.unwrap().2, ev.syscall.pid), (2, 42));
+            }
+            o => panic!("{o:?}"),
+        }
+        assert!(j.expired(t + HOLD / 2).is_empty());
+        let rest = j.expired(t + HOLD);
+        assert!(matches!(rest.as_slice(), [Out::Kernel(r)] if r.stamp.unwrap().2 == 1));
+        assert!(j.rest().is_empty());
+    }
+
+    #[test]
+    fn a_companion_after_its_login_is_joined_with_it_in_order() {
+        let t = Instant::now();
+        let mut j = Joiner::new(true);
+        assert!(j.kernel(login(42, 5), t).is_empty());
+        assert!(j.kernel(login(42, 6), t).is_empty());
+        let first = j.companion(companion(42), t).unwrap();
+        let second = j.companion(companion(42), t).unwrap();
+        assert_eq!((serial(&first), serial(&second)), (Some(5), Some(6)));
+        assert!(matches!(first, Out::Joined(..)));
+    }
+
+    #[test]
+    fn unmatched_ones_go_alone_after_the_hold_or_at_stop() {
+        let t = Instant::now();
+        let mut j = Joiner::new(true);
+        assert!(j.companion(companion(9), t).is_none());
+        assert!(j.kernel(login(8, 3), t + HOLD / 2).is_empty());
+        let out = j.expired(t + HOLD);
+        assert!(matches!(out.as_slice(), [Out::Alone(ev)] if ev.syscall.pid == 9));
+        let out = j.rest();
+        assert!(matches!(out.as_slice(), [Out::Kernel(_)]));
+    }
+
+    #[test]
+    fn other_records_and_logins_without_companions_pass() {
+        let t = Instant::now();
+        let mut j = Joiner::new(false);
+        assert!(matches!(
+            j.kernel(login(1, 1), t).as_slice(),
+            [Out::Kernel(_)]
+        ));
+        let user = Record {
+            ty: 1100,
+            stamp: Some((1, 0, 2)),
+            body: b"pid=5 uid=0".to_vec(),
+        };
+        let mut j = Joiner::new(true);
+        assert!(matches!(j.kernel(user, t).as_slice(), [Out::Kernel(_)]));
+        assert_eq!(login_pid(b"pid=123 uid=0"), Some(123));
+        assert_eq!(login_pid(b"uid=0"), None);
+    }
+
+    #[test]
+    fn a_held_login_goes_before_the_kernels_own_syscall_of_it() {
+        // A writer that still has an audit context: the kernel sends LOGIN,
+        // SYSCALL, PROCTITLE under one stamp, and no companion comes.
+        let t = Instant::now();
+        let mut j = Joiner::new(true);
+        assert!(j.kernel(login(42, 9), t).is_empty());
+        let syscall = Record {
+            ty: types::SYSCALL as u16,
+            stamp: Some((1700000000, 1, 9)),
+            body: b"arch=c000003e syscall=1".to_vec(),
+        };
+        let out = j.kernel(syscall, t);
+        let order: Vec<(u16, Option<u64>)> = out
+            .iter()
+            .map(|o| match o {
+                Out::Kernel(r) => (r.ty, r.stamp.map(|s| s.2)),
+                o => panic!("{o:?}"),
+            })
+            .collect();
+        assert_eq!(order, vec![(1006, Some(9)), (1300, Some(9))]);
+        assert!(j.rest().is_empty());
+    }
+}
