@@ -101,20 +101,24 @@ fn actions(dir: &Path) -> Vec<(String, &'static str)> {
     ]);
     run("loginuid-parent", &mut setpriv);
     let writer = std::fs::read_to_string(&pid_file).expect("the writer's pid");
-    // A rule change through netlink: CONFIG_CHANGE add_rule, remove_rule.
-    let rule = ["-F", "arch=b64", "-S", "fchownat", "-k", "fa-behind"];
-    run(
-        "rule-add",
-        Command::new("auditctl")
-            .args(["-a", "always,exit"])
-            .args(rule),
-    );
-    run(
-        "rule-del",
-        Command::new("auditctl")
-            .args(["-d", "always,exit"])
-            .args(rule),
-    );
+    // A rule change through netlink: CONFIG_CHANGE add_rule, remove_rule,
+    // which stock audit follows with the sendto's SYSCALL, SOCKADDR and
+    // PROCTITLE when the sender has a context: auditctl is forked by a
+    // shell of gid 100, as the loginuid writer.
+    for (label, op) in [("rule-add", "-a"), ("rule-del", "-d")] {
+        let auditctl =
+            format!("auditctl {op} always,exit -F arch=b64 -S fchownat -k fa-behind; true");
+        run(
+            label,
+            Command::new("setpriv").args([
+                &format!("--regid={LOGIN_GID}"),
+                "--keep-groups",
+                "sh",
+                "-c",
+                &auditctl,
+            ]),
+        );
+    }
     // An abort: ANOM_ABEND is logged before any core-size check, so no
     // core is written and core_pattern stays as it is.
     let script = dir.join("fa-abort");
@@ -217,7 +221,13 @@ fn kernel_and_user_records_match_auditd_and_the_kernel_is_put_back() {
             "SYSCALL",
             "PROCTITLE",
             "CONFIG_CHANGE",
+            "SYSCALL",
+            "SOCKADDR",
+            "PROCTITLE",
             "CONFIG_CHANGE",
+            "SYSCALL",
+            "SOCKADDR",
+            "PROCTITLE",
             "ANOM_ABEND"
         ],
         "auditd's records for the actions:\n{}",

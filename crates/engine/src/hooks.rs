@@ -6,10 +6,13 @@ use crate::kinds::Kind;
 use crate::plan::Plan;
 use crate::rule::arch_allows;
 use crate::syscalls;
+use companion::companion_hooks;
 use fastaudit_rules::abi::arch;
 use fastaudit_rules::tables::Machine;
 use std::collections::BTreeSet;
 use std::fmt;
+
+mod companion;
 
 /// A kernel hook the plan needs.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -18,11 +21,12 @@ pub enum Hook {
     RawSyscallExit,
     /// `syscalls:sys_exit_SYSCALL` for one native syscall.
     SyscallExit { nr: u32, syscall: String },
-    /// `syscalls:sys_exit_SYSCALL` for one native syscall of the write
-    /// family that no rule selects: a write to /proc/PID/loginuid makes
-    /// the kernel's LOGIN record, which stock audit follows with the
-    /// write's SYSCALL and PROCTITLE (`syscall` is the tracepoint's name).
-    LoginuidWrite { nr: u32, syscall: String },
+    /// `syscalls:sys_exit_SYSCALL` for one native syscall that no rule
+    /// selects of the write family (a write to /proc/PID/loginuid makes
+    /// LOGIN) or sendto/sendmsg (auditctl's CONFIG_CHANGE), which stock
+    /// audit follows with the syscall's SYSCALL and PROCTITLE (`syscall`
+    /// is the tracepoint's name).
+    CompanionExit { nr: u32, syscall: String },
     /// `raw_syscalls:sys_enter`, to save exec arguments and judge
     /// exit/exit_group (both ABIs).
     RawSyscallEnter,
@@ -40,7 +44,7 @@ impl Hook {
     pub fn needs_raw_kind(&self) -> bool {
         !matches!(
             self,
-            Hook::SyscallExit { .. } | Hook::SyscallEnter { .. } | Hook::LoginuidWrite { .. }
+            Hook::SyscallExit { .. } | Hook::SyscallEnter { .. } | Hook::CompanionExit { .. }
         )
     }
 }
@@ -193,13 +197,16 @@ pub fn attachments(hooks: &[Hook], raw_kind: Option<Kind>) -> Option<Vec<Attachm
                 });
                 continue;
             }
-            Hook::LoginuidWrite { nr, syscall } => {
+            Hook::CompanionExit { nr, syscall } => {
                 exits.push(Attachment {
                     program: "fa_syscall_exit",
                     point: AttachPoint::Syscall {
                         tracepoint: format!("sys_exit_{syscall}"),
                     },
-                    purpose: format!("nr {nr}, loginuid writes (LOGIN's SYSCALL record)"),
+                    purpose: match syscall.starts_with("send") {
+                        true => format!("nr {nr}, audit config sends (CONFIG_CHANGE's SYSCALL)"),
+                        false => format!("nr {nr}, loginuid writes (LOGIN's SYSCALL record)"),
+                    },
                 });
                 continue;
             }
@@ -231,9 +238,10 @@ pub fn attachments(hooks: &[Hook], raw_kind: Option<Kind>) -> Option<Vec<Attachm
 /// syscalls, and each one attached costs every syscall a little; raw
 /// syscall hooks see both ABIs. Use per-syscall tracepoints when only
 /// native syscalls with a tracepoint on this kernel can be recorded, else
-/// the raw hooks. Loginuid writes are always seen (the raw exit hook sees
-/// them; else [`Hook::LoginuidWrite`]), for the SYSCALL and PROCTITLE
-/// records stock audit adds to LOGIN whatever the rules (on 6.18 also with
+/// the raw hooks. Loginuid writes and audit config sends are always seen
+/// (the raw exit hook sees them; else [`Hook::CompanionExit`]), for the
+/// SYSCALL (SOCKADDR) and PROCTITLE stock audit adds to LOGIN
+/// (CONFIG_CHANGE) whatever the rules (on 6.18 also with
 /// no rule at all): with no rule that can record anything, those
 /// tracepoints are all that is attached (none when the tracepoint kind is
 /// unusable).
@@ -263,7 +271,7 @@ pub(crate) fn choose(plan: &Plan, tracepoints: Option<&BTreeSet<String>>) -> Vec
         }
     }
     if hooks.is_empty() && plan.kinds.tracepoint.usable() {
-        hooks = login_writes(&hooks, tracepoints);
+        hooks = companion_hooks(&hooks, tracepoints);
     }
     if !hooks.is_empty() && !plan.task_rules.is_empty() {
         hooks.push(Hook::TaskLifecycle);
@@ -321,27 +329,9 @@ fn per_syscall(plan: &Plan, tracepoints: Option<&BTreeSet<String>>) -> Option<Ve
     if !all_present {
         return None;
     }
-    let mut login = login_writes(&hooks, tracepoints);
+    let mut login = companion_hooks(&hooks, tracepoints);
     hooks.append(&mut login);
     Some(hooks)
-}
-
-/// The write family's exits that `hooks` do not hook already, for loginuid
-/// writes (a missing tracepoint is left out: only its LOGINs come alone).
-fn login_writes(hooks: &[Hook], tracepoints: Option<&BTreeSet<String>>) -> Vec<Hook> {
-    syscalls::loginuid_writes()
-        .into_iter()
-        .filter(|&(nr, _)| {
-            !hooks
-                .iter()
-                .any(|h| matches!(h, Hook::SyscallExit { nr: n, .. } if *n == nr))
-        })
-        .filter(|(_, tp)| tracepoints.is_none_or(|t| t.contains(*tp)))
-        .map(|(nr, tp)| Hook::LoginuidWrite {
-            nr,
-            syscall: tp.to_string(),
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -358,21 +348,21 @@ mod tests {
         }
     }
 
-    /// The loginuid-write hooks a per-syscall plan adds (all five: no
-    /// test rule here names a write).
-    fn login_writes() -> Vec<Hook> {
-        syscalls::loginuid_writes()
+    /// The companion hooks a per-syscall plan adds (all seven: no test
+    /// rule here names a write or send).
+    fn companion_hooks() -> Vec<Hook> {
+        syscalls::companion_exits()
             .into_iter()
-            .map(|(nr, tp)| Hook::LoginuidWrite {
+            .map(|(nr, tp)| Hook::CompanionExit {
                 nr,
                 syscall: tp.into(),
             })
             .collect()
     }
 
-    /// `hooks` followed by the loginuid-write hooks.
+    /// `hooks` followed by the companion hooks.
     fn with_login(hooks: Vec<Hook>) -> Vec<Hook> {
-        [hooks, login_writes()].concat()
+        [hooks, companion_hooks()].concat()
     }
 
     fn enter(name: &str) -> Hook {
@@ -386,24 +376,24 @@ mod tests {
     fn no_rules_only_the_loginuid_writes() {
         // Stock audit writes a LOGIN's SYSCALL whatever the rules.
         let p = plan("").unwrap();
-        assert_eq!(p.hooks, login_writes());
-        assert_eq!(p.attachments.len(), 5);
+        assert_eq!(p.hooks, companion_hooks());
+        assert_eq!(p.attachments.len(), 7);
         let p = plan("-a never,task -F uid=65534\n").unwrap();
         assert_eq!(
             p.hooks,
-            [login_writes(), vec![Hook::TaskLifecycle]].concat(),
+            [companion_hooks(), vec![Hook::TaskLifecycle]].concat(),
             "never,task tasks get no companion"
         );
         let p = plan("-a never,exit -F arch=b64 -S all -F uid=0\n").unwrap();
         assert_eq!(
             p.hooks.len(),
-            5,
+            7,
             "only never rules: the write family, judged by them (nothing else can be recorded)"
         );
         assert!(p
             .by_syscall
             .keys()
-            .all(|&nr| syscalls::is_loginuid_write(nr, false)));
+            .all(|&nr| syscalls::is_companion_syscall(nr, false)));
         let p = plan_in("", Environment::assumed(&[Kind::TpBtf])).unwrap();
         assert!(
             p.hooks.is_empty(),
@@ -445,7 +435,7 @@ mod tests {
             .filter(|h| {
                 matches!(
                     h,
-                    Hook::SyscallExit { nr: 1, .. } | Hook::LoginuidWrite { nr: 1, .. }
+                    Hook::SyscallExit { nr: 1, .. } | Hook::CompanionExit { nr: 1, .. }
                 )
             })
             .count();
@@ -453,7 +443,7 @@ mod tests {
             writes, 1,
             "a rule's own write hook sees loginuid writes too"
         );
-        assert_eq!(p.hooks.len(), 2 + 4);
+        assert_eq!(p.hooks.len(), 2 + 6);
         let with = |names: &[&str]| Environment {
             syscall_tracepoints: Some(names.iter().map(|n| n.to_string()).collect()),
             ..Environment::default()
@@ -467,7 +457,7 @@ mod tests {
             p.hooks,
             vec![
                 exit("chmod"),
-                Hook::LoginuidWrite {
+                Hook::CompanionExit {
                     nr: 1,
                     syscall: "write".into()
                 }
@@ -494,7 +484,7 @@ mod tests {
                 .unwrap()
                 .hooks
                 .len(),
-            2 + 4,
+            2 + 6,
             "native write and munmap share numbers with ia32 exit and execve, but need no entry hook"
         );
         assert_eq!(
@@ -569,7 +559,7 @@ mod tests {
             Environment::assumed(&[Kind::Tracepoint]),
         )
         .unwrap();
-        assert_eq!(p.attachments.len(), 1 + 5, "no raw kind needed");
+        assert_eq!(p.attachments.len(), 1 + 7, "no raw kind needed");
         assert!(p.hook_kind_problem().is_none());
     }
 

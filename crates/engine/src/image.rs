@@ -123,7 +123,7 @@ impl Plan {
                 // Never-only spans are kept for writes: they judge a
                 // loginuid write's companion.
                 let judged_write =
-                    crate::syscalls::is_loginuid_write(nr, compat) && !ids.is_empty();
+                    crate::syscalls::is_companion_syscall(nr, compat) && !ids.is_empty();
                 if !ids.iter().any(|&i| self.exit_rules[i as usize].always) && !judged_write {
                     continue;
                 }

@@ -164,7 +164,7 @@ pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
         .copied()
         .filter(|&nr| {
             [false, true].into_iter().any(|compat| {
-                crate::syscalls::is_loginuid_write(nr, compat)
+                crate::syscalls::is_companion_syscall(nr, compat)
                     && !plan.candidates(nr, compat).is_empty()
             })
         })

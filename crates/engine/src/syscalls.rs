@@ -89,28 +89,33 @@ pub fn special(compat: bool) -> &'static Special {
     }
 }
 
-/// The native write family, by which /proc/PID/loginuid is written (and
-/// the kernel's LOGIN record made): number and `syscalls:sys_exit_NAME`
-/// tracepoint name (the kernel's SYSCALL_DEFINE name, not the table's).
-pub fn loginuid_writes() -> [(u32, &'static str); 5] {
+/// The native syscalls during which the kernel makes a record that stock
+/// audit completes with the syscall's SYSCALL and PROCTITLE: the write
+/// family, by which /proc/PID/loginuid is written (LOGIN), and sendto,
+/// sendmsg, by which auditctl changes kernel audit's rules and status
+/// (CONFIG_CHANGE): number and `syscalls:sys_exit_NAME` tracepoint name
+/// (the kernel's SYSCALL_DEFINE name, not the table's).
+pub fn companion_exits() -> [(u32, &'static str); 7] {
     [
         (x86_64("write"), "write"),
         (x86_64("pwrite"), "pwrite64"),
         (x86_64("writev"), "writev"),
         (x86_64("pwritev"), "pwritev"),
         (x86_64("pwritev2"), "pwritev2"),
+        (x86_64("sendto"), "sendto"),
+        (x86_64("sendmsg"), "sendmsg"),
     ]
 }
 
-/// Whether syscall `nr` of one ABI is of the write family (the BPF side's
-/// `is_write`): a loginuid write's companion is judged by its rules.
-pub fn is_loginuid_write(nr: u32, compat: bool) -> bool {
+/// Whether syscall `nr` of one ABI can have a companion (the BPF side's
+/// `is_write`, `is_send`): its never rules judge the companion.
+pub fn is_companion_syscall(nr: u32, compat: bool) -> bool {
     if compat {
         ["write", "pwrite64", "writev", "pwritev", "pwritev2"]
             .iter()
             .any(|n| i386(n) == nr)
     } else {
-        loginuid_writes().iter().any(|w| w.0 == nr)
+        companion_exits().iter().any(|w| w.0 == nr)
     }
 }
 
@@ -161,11 +166,12 @@ mod tests {
         assert_eq!((native().socketcall, ia32().socketcall), (None, Some(102)));
         assert_eq!(x86_64("fchmodat2"), 452);
         assert_eq!(
-            loginuid_writes().map(|w| w.0),
-            [1, 18, 20, 296, 328],
-            "as the BPF side's is_write (FA_NR64_*)"
+            companion_exits().map(|w| w.0),
+            [1, 18, 20, 296, 328, 44, 46],
+            "as the BPF side's is_write, is_send (FA_NR64_*)"
         );
-        assert!(is_loginuid_write(4, true) && !is_loginuid_write(4, false));
-        assert!(is_loginuid_write(181, true) && is_loginuid_write(18, false));
+        assert!(is_companion_syscall(4, true) && !is_companion_syscall(4, false));
+        assert!(is_companion_syscall(181, true) && is_companion_syscall(18, false));
+        assert!(is_companion_syscall(44, false) && !is_companion_syscall(369, true));
     }
 }

@@ -156,8 +156,8 @@ fn per_syscall_tracepoint_records_a_child_chmod() {
     assert!(
         hooks[1..]
             .iter()
-            .all(|h| h.contains("sys_exit_") && h.contains("write")),
-        "then the write family, for loginuid writes: {hooks:?}"
+            .all(|h| h.contains("sys_exit_") && (h.contains("write") || h.contains("send"))),
+        "then the write family and sendto/sendmsg, for companions: {hooks:?}"
     );
     let ev = events
         .iter()
@@ -254,8 +254,13 @@ fn no_rules_attach_only_the_loginuid_writes() {
         "",
         &[&["true"], &["sh", "-c", "echo 0 > /proc/self/loginuid"]],
     );
-    assert_eq!(hooks.len(), 5, "{hooks:?}");
-    assert!(hooks.iter().all(|h| h.contains("write")), "{hooks:?}");
+    assert_eq!(hooks.len(), 7, "{hooks:?}");
+    assert!(
+        hooks
+            .iter()
+            .all(|h| h.contains("write") || h.contains("send")),
+        "{hooks:?}"
+    );
     let mine: Vec<&AuditEvent> = events
         .iter()
         .filter(|e| pids.contains(&(e.syscall.pid as u32)))

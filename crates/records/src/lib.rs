@@ -19,6 +19,8 @@ pub mod types {
     pub const SYSCALL: u32 = 1300;
     /// `PATH`.
     pub const PATH: u32 = 1302;
+    /// `SOCKADDR`.
+    pub const SOCKADDR: u32 = 1306;
     /// `CWD`.
     pub const CWD: u32 = 1307;
     /// `EOE` (auditd never writes it to disk).
@@ -37,4 +39,6 @@ pub mod types {
     pub const DAEMON_ROTATE: u32 = 1205;
     /// `CONFIG_CHANGE`.
     pub const CONFIG_CHANGE: u32 = 1305;
+    /// `FEATURE_CHANGE`.
+    pub const FEATURE_CHANGE: u32 = 1328;
 }

@@ -87,6 +87,15 @@ static __always_inline int is_write(__u32 nr, __u32 compat)
 			 nr == FA_NR64_pwritev || nr == FA_NR64_pwritev2);
 }
 
+/* sendto, sendmsg of the native ABI: a message to kernel audit over its
+ * netlink socket (auditctl) makes CONFIG_CHANGE inside the send. The ia32
+ * ABI's (and socketcall's) are not followed: their CONFIG_CHANGE comes
+ * alone. */
+static __always_inline int is_send(__u32 nr, __u32 compat)
+{
+	return !compat && (nr == FA_NR64_sendto || nr == FA_NR64_sendmsg);
+}
+
 /* fork, vfork, clone, clone3: the child returns 0 from a syscall it
  * never entered. */
 static __always_inline int is_fork(__u32 nr, __u32 compat)

@@ -2,8 +2,10 @@
 /* Companions: syscalls during which the kernel writes a record of its own
  * that stock audit follows with the syscall's SYSCALL and PROCTITLE
  * records (a task with an audit context gets them at the syscall's exit;
- * under fastaudit tasks have none). Today: a write to the writer's own
- * /proc/PID/loginuid, which makes LOGIN. */
+ * under fastaudit tasks have none): a write to the writer's own
+ * /proc/PID/loginuid, which makes LOGIN, and a message to kernel audit
+ * over netlink that changes its rules or status (CONFIG_CHANGE; stock
+ * audit adds the send's SOCKADDR). */
 #ifndef FA_COMPANION_BPF_H
 #define FA_COMPANION_BPF_H
 
@@ -53,17 +55,72 @@ static __always_inline int loginuid_written(struct task_struct *task, __u32 comp
 	return BPF_CORE_READ(pi, pid) == BPF_CORE_READ(task, thread_pid);
 }
 
+#define AF_NETLINK 16
+#define NETLINK_AUDIT 9
+#define S_IFMT 00170000
+#define S_IFSOCK 0140000
+
+/* Whether a native sendto/sendmsg that returned ret handed kernel audit a
+ * message that makes a record inside the send (audit_receive_msg):
+ * AUDIT_SET (1001; one CONFIG_CHANGE per field it sets), ADD_RULE (1011),
+ * DEL_RULE (1012), TRIM (1014), MAKE_EQUIV (1015): CONFIG_CHANGE;
+ * SET_FEATURE (1018): FEATURE_CHANGE. Not GET, LIST_RULES, USER_*
+ * (those have no record, or one without a context). Only the first
+ * netlink message of the send is looked at (auditctl sends one). */
+static __always_inline int audit_config_sent(struct task_struct *task, __u32 nr, long ret)
+{
+	if (ret < 0)
+		return 0;
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	int fd = (int)regs->di;
+	struct files_struct *files = task->files;
+	if (!files)
+		return 0;
+	struct fdtable *fdt = files->fdt;
+	if (!fdt || fd < 0 || fd >= fdt->max_fds)
+		return 0;
+	struct file *fp = 0;
+	bpf_probe_read_kernel(&fp, sizeof(fp), &fdt->fd[fd]);
+	if (!fp)
+		return 0;
+	struct file *f = bpf_core_cast(fp, struct file);
+	struct inode *inode = f->f_inode;
+	if (!inode || (inode->i_mode & S_IFMT) != S_IFSOCK)
+		return 0;
+	struct socket *sock = bpf_core_cast(f->private_data, struct socket);
+	struct sock *sk = sock->sk;
+	if (!sk || sk->__sk_common.skc_family != AF_NETLINK || sk->sk_protocol != NETLINK_AUDIT)
+		return 0;
+	/* The message: sendto's buffer, or sendmsg's first iovec's. */
+	const void *buf = (const void *)regs->si;
+	if (nr == FA_NR64_sendmsg) {
+		const void *iov = 0;
+		if (bpf_probe_read_user(&iov, sizeof(iov), buf + 16) || !iov ||
+		    bpf_probe_read_user(&buf, sizeof(buf), iov))
+			return 0;
+	}
+	__u16 type = 0;
+	if (!buf || bpf_probe_read_user(&type, sizeof(type), buf + 4))
+		return 0;
+	return type == 1001 || type == 1011 || type == 1012 || type == 1014 || type == 1015 ||
+	       type == 1018;
+}
+
 /* Whether the syscall nr that returned ret needs a companion event: a
- * loginuid write (checked last: the number test is the cheap one), by a
- * task without a kernel audit context unless companion_with_context. */
+ * loginuid write or an audit config send (checked last: the number test
+ * is the cheap one), by a task without a kernel audit context unless
+ * companion_with_context. */
 static __always_inline int wants_companion(struct task_struct *task, __u32 nr, __u32 compat,
 					   long ret, __u32 returned)
 {
-	if (!returned || !is_write(nr, compat))
+	if (!returned)
+		return 0;
+	int write = is_write(nr, compat);
+	if (!write && !is_send(nr, compat))
 		return 0;
 	if (!companion_with_context && task->audit_context)
 		return 0;
-	return loginuid_written(task, compat, ret);
+	return write ? loginuid_written(task, compat, ret) : audit_config_sent(task, nr, ret);
 }
 
 #endif

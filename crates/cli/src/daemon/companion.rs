@@ -1,10 +1,19 @@
 //! Joining a kernel record with its companion event: the SYSCALL and
 //! PROCTITLE records stock audit writes after a record the kernel makes
 //! inside a syscall of a task with an audit context. Under fastaudit tasks
-//! have none, so the BPF side sends the syscall as a companion event
-//! (today: a write to /proc/PID/loginuid, whose kernel record is LOGIN),
-//! and the two are written together here under the kernel record's stamp:
-//! `LOGIN, SYSCALL, PROCTITLE`, contiguous, as auditd writes them.
+//! have none, so the BPF side sends the syscall as a companion event, and
+//! the two are written together here under the kernel record's stamp, as
+//! auditd writes them:
+//! - a write to /proc/PID/loginuid: `LOGIN, SYSCALL, PROCTITLE`, matched
+//!   by the LOGIN's `pid=`;
+//! - a sendto/sendmsg to kernel audit's netlink socket that changes its
+//!   rules or status (auditctl -a/-d/-D/-b ...): `CONFIG_CHANGE` (or
+//!   `FEATURE_CHANGE`), `SYSCALL, SOCKADDR, PROCTITLE`, matched by the
+//!   record's `auid=` and `ses=` (it has no pid), oldest first. A config
+//!   companion whose record did not come is dropped: stock audit writes
+//!   the send's SYSCALL only with a record. fastaudit's own sends have no
+//!   companion (the BPF side skips fastaudit); their records wait for one
+//!   in vain and are written alone.
 //!
 //! Either may come first: the kernel queues LOGIN before the write
 //! returns, but kauditd and the netlink reader deliver it on their own
@@ -47,6 +56,33 @@ pub struct Joiner {
     expect: bool,
     logins: VecDeque<(Instant, u32, Record)>,
     companions: VecDeque<(Instant, AuditEvent)>,
+    /// CONFIG_CHANGE records by sender (auid, ses), and config companions.
+    configs: VecDeque<(Instant, (u32, u32), Record)>,
+    config_companions: VecDeque<(Instant, AuditEvent)>,
+}
+
+/// Whether a companion event is an audit config send's (native sendto,
+/// sendmsg: the BPF side's `is_send`), whose record is a CONFIG_CHANGE.
+pub fn is_config(ev: &AuditEvent) -> bool {
+    ev.syscall.arch == 0xc000_003e && matches!(ev.syscall.syscall, 44 | 46)
+}
+
+/// The sender (auid, ses) of a CONFIG_CHANGE or FEATURE_CHANGE record.
+pub fn config_sender(ty: u32, body: &[u8]) -> Option<(u32, u32)> {
+    if ty != types::CONFIG_CHANGE && ty != types::FEATURE_CHANGE {
+        return None;
+    }
+    let text = std::str::from_utf8(body).ok()?;
+    let field = |k: &str| {
+        text.split(' ')
+            .find_map(|w| w.strip_prefix(k)?.strip_prefix('=')?.parse().ok())
+    };
+    Some((field("auid")?, field("ses")?))
+}
+
+/// A companion event's sender, as a config record names it.
+fn sender(ev: &AuditEvent) -> (u32, u32) {
+    (ev.syscall.auid, ev.syscall.ses)
 }
 
 /// The writing process of a LOGIN record: its body starts `pid=P `.
@@ -68,6 +104,14 @@ impl Joiner {
     /// A companion event arrived: joined with a waiting LOGIN of its
     /// process (the oldest), else held.
     pub fn companion(&mut self, ev: AuditEvent, now: Instant) -> Option<Out> {
+        if is_config(&ev) {
+            if let Some(i) = self.configs.iter().position(|c| c.1 == sender(&ev)) {
+                let (_, _, r) = self.configs.remove(i)?;
+                return Some(Out::Joined(r, ev));
+            }
+            self.config_companions.push_back((now, ev));
+            return None;
+        }
         let pid = ev.syscall.pid as u32;
         if let Some(i) = self.logins.iter().position(|l| l.1 == pid) {
             let (_, _, r) = self.logins.remove(i)?;
@@ -83,18 +127,30 @@ impl Joiner {
     /// there is one (the kernel's own SYSCALL of a writer that still has
     /// an audit context: no companion comes for it).
     pub fn kernel(&mut self, r: Record, now: Instant) -> Vec<Out> {
+        if let Some(who) = config_sender(u32::from(r.ty), &r.body) {
+            return self.config(r, who, now);
+        }
         let pid = (u32::from(r.ty) == types::LOGIN)
             .then(|| login_pid(&r.body))
             .flatten();
         let Some(pid) = pid else {
-            let same = r
-                .stamp
-                .and_then(|st| self.logins.iter().position(|l| l.2.stamp == Some(st)));
-            let mut out: Vec<Out> = same
+            let st = r.stamp;
+            let held = |s: &Option<(u64, u32, u64)>| st.is_some() && *s == st;
+            let mut out: Vec<Out> = self
+                .logins
+                .iter()
+                .position(|l| held(&l.2.stamp))
                 .and_then(|i| self.logins.remove(i))
                 .map(|l| Out::Kernel(l.2))
                 .into_iter()
                 .collect();
+            out.extend(
+                self.configs
+                    .iter()
+                    .position(|c| held(&c.2.stamp))
+                    .and_then(|i| self.configs.remove(i))
+                    .map(|c| Out::Kernel(c.2)),
+            );
             out.push(Out::Kernel(r));
             return out;
         };
@@ -117,7 +173,31 @@ impl Joiner {
         Vec::new()
     }
 
-    /// What has waited [`HOLD`] or longer at `now`, to be written alone.
+    /// A CONFIG_CHANGE or FEATURE_CHANGE of sender `who`: joined with the
+    /// oldest config companion of that sender, else held while companions
+    /// can come.
+    fn config(&mut self, r: Record, who: (u32, u32), now: Instant) -> Vec<Out> {
+        if let Some(i) = self
+            .config_companions
+            .iter()
+            .position(|c| sender(&c.1) == who)
+        {
+            return self
+                .config_companions
+                .remove(i)
+                .map(|(_, ev)| Out::Joined(r, ev))
+                .into_iter()
+                .collect();
+        }
+        if !self.expect {
+            return vec![Out::Kernel(r)];
+        }
+        self.configs.push_back((now, who, r));
+        Vec::new()
+    }
+
+    /// What has waited [`HOLD`] or longer at `now`, to be written alone
+    /// (config companions are dropped).
     pub fn expired(&mut self, now: Instant) -> Vec<Out> {
         let old = |t: &Instant| now.saturating_duration_since(*t) >= HOLD;
         let mut out = Vec::new();
@@ -127,6 +207,12 @@ impl Joiner {
         while self.companions.front().is_some_and(|c| old(&c.0)) {
             out.extend(self.companions.pop_front().map(|c| Out::Alone(c.1)));
         }
+        while self.configs.front().is_some_and(|c| old(&c.0)) {
+            out.extend(self.configs.pop_front().map(|c| Out::Kernel(c.2)));
+        }
+        while self.config_companions.front().is_some_and(|c| old(&c.0)) {
+            self.config_companions.pop_front();
+        }
         out
     }
 
@@ -134,11 +220,21 @@ impl Joiner {
     pub fn rest(&mut self) -> Vec<Out> {
         let mut out: Vec<Out> = self.logins.drain(..).map(|l| Out::Kernel(l.2)).collect();
         out.extend(self.companions.drain(..).map(|c| Out::Alone(c.1)));
+        out.extend(self.configs.drain(..).map(|c| Out::Kernel(c.2)));
+        self.config_companions.clear();
         out
     }
 }
 
-/// A BPF event's SYSCALL and PROCTITLE lines under `stamp`.
+/// The SOCKADDR body of a config send: the sockaddr_nl of kernel audit
+/// (AF_NETLINK, port 0, no groups), as the kernel hex-encodes it. Derived,
+/// not read: a message reaches kernel audit only at that address.
+/// (auditctl always passes it; a send without an address, on a connected
+/// socket, would have no SOCKADDR under stock audit.)
+pub const NETLINK_KERNEL_SADDR: &[u8] = b"saddr=100000000000000000000000";
+
+/// A BPF event's SYSCALL and PROCTITLE lines under `stamp`, with a config
+/// send's SOCKADDR between them.
 pub fn event_lines(ev: &AuditEvent, stamp: Stamp, format: Format) -> Vec<u8> {
     let mut lines = line(
         None,
@@ -148,6 +244,16 @@ pub fn event_lines(ev: &AuditEvent, stamp: Stamp, format: Format) -> Vec<u8> {
         format,
         &SystemNames,
     );
+    if is_config(ev) {
+        lines.extend(line(
+            None,
+            types::SOCKADDR,
+            stamp,
+            NETLINK_KERNEL_SADDR,
+            format,
+            &SystemNames,
+        ));
+    }
     lines.extend(line(
         None,
         types::PROCTITLE,
@@ -176,10 +282,12 @@ impl Side {
     /// here; alone, under fastaudit's stamp, when no kernel record can
     /// come (--bpf-only) or none came in time.
     pub fn companion(&mut self, log: &mut Writer, ev: AuditEvent) -> Result<()> {
+        // --bpf-only: no kernel record can come; a config send's companion
+        // (whose SYSCALL stock audit writes only with the record) is dropped.
         let out = if self.kernel.is_some() {
             self.joiner.companion(ev, Instant::now())
         } else {
-            Some(Out::Alone(ev))
+            (!is_config(&ev)).then_some(Out::Alone(ev))
         };
         match out {
             Some(o) => self.write_out(log, o),
@@ -337,5 +445,79 @@ mod tests {
             .collect();
         assert_eq!(order, vec![(1006, Some(9)), (1300, Some(9))]);
         assert!(j.rest().is_empty());
+    }
+
+    fn config_change(auid: u32, serial: u64) -> Record {
+        Record {
+            ty: types::CONFIG_CHANGE as u16,
+            stamp: Some((1700000000, 1, serial)),
+            body: format!("auid={auid} ses=4294967295 op=add_rule key=\"k\" list=4 res=1")
+                .into_bytes(),
+        }
+    }
+
+    fn send(auid: u32, pid: i32) -> AuditEvent {
+        let mut ev = companion(pid);
+        ev.syscall.arch = 0xc000_003e;
+        ev.syscall.syscall = 44;
+        ev.syscall.auid = auid;
+        ev.syscall.ses = 4294967295;
+        ev
+    }
+
+    #[test]
+    fn config_changes_pair_by_sender_oldest_first_and_lone_sends_are_dropped() {
+        let t = Instant::now();
+        let mut j = Joiner::new(true);
+        // Held records of two senders; the companion takes its sender's
+        // oldest.
+        assert!(j.kernel(config_change(0, 1), t).is_empty());
+        assert!(j.kernel(config_change(1000, 2), t).is_empty());
+        assert!(j.kernel(config_change(1000, 3), t).is_empty());
+        let o = j.companion(send(1000, 7), t).unwrap();
+        assert!(matches!(&o, Out::Joined(r, ev) if r.stamp.unwrap().2 == 2 && ev.syscall.pid == 7));
+        // A companion first, then its record.
+        assert!(j.companion(send(5, 8), t).is_none());
+        let o = j.kernel(config_change(5, 4), t);
+        assert!(matches!(o.as_slice(), [Out::Joined(r, _)] if r.stamp.unwrap().2 == 4));
+        // A send with no record (AUDIT_GET passes the BPF filter only if
+        // misread): dropped after the hold; records go alone.
+        assert!(j.companion(send(9, 9), t).is_none());
+        let out = j.expired(t + HOLD);
+        let serials: Vec<Option<u64>> = out.iter().map(serial).collect();
+        assert_eq!(
+            serials,
+            [Some(1), Some(3)],
+            "records alone, the send dropped"
+        );
+        assert!(j.rest().is_empty());
+        assert_eq!(
+            config_sender(
+                1305,
+                b"op=set audit_enabled=1 old=1 auid=4294967295 ses=4294967295 res=1"
+            ),
+            Some((4294967295, 4294967295))
+        );
+        assert_eq!(
+            config_sender(1305, b"old-auid=1 auid=2 ses=3"),
+            Some((2, 3))
+        );
+        assert_eq!(config_sender(1006, b"auid=2 ses=3"), None);
+    }
+
+    #[test]
+    fn a_config_change_is_written_with_syscall_sockaddr_proctitle() {
+        let ev = send(4294967295, 7);
+        let stamp = Stamp {
+            sec: 1,
+            msec: 2,
+            serial: 3,
+        };
+        let text = String::from_utf8(event_lines(&ev, stamp, Format::Enriched)).unwrap();
+        let types: Vec<&str> = text.lines().map(|l| l.split(' ').next().unwrap()).collect();
+        assert_eq!(types, ["type=SYSCALL", "type=SOCKADDR", "type=PROCTITLE"]);
+        assert!(text.contains("type=SOCKADDR msg=audit(1.002:3): saddr=100000000000000000000000\x1dSADDR={ saddr_fam=netlink nlnk-fam=16 nlnk-pid=0 }\n"), "{text}");
+        let login = event_lines(&companion(1), stamp, Format::Raw);
+        assert!(!String::from_utf8(login).unwrap().contains("SOCKADDR"));
     }
 }
