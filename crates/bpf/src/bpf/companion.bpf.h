@@ -20,18 +20,10 @@ static __always_inline int loginuid_written(struct task_struct *task, __u32 comp
 {
 	if (ret < 0 && ret != -EPERM)
 		return 0;
-	/* Every write pays this much: direct BTF loads (task is the trusted
-	 * current task), not probe-read chains (see "Hook costs"). */
+	/* Every write pays this much: direct BTF loads throughout. */
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	int fd = compat ? (int)regs->bx : (int)regs->di;
-	struct files_struct *files = task->files;
-	if (!files)
-		return 0;
-	struct fdtable *fdt = files->fdt;
-	if (!fdt || fd < 0 || fd >= fdt->max_fds)
-		return 0;
-	struct file *fp = 0;
-	bpf_probe_read_kernel(&fp, sizeof(fp), &fdt->fd[fd]);
+	struct file *fp = current_fd_file(task, fd);
 	if (!fp)
 		return 0;
 	struct file *f = bpf_core_cast(fp, struct file);
@@ -72,15 +64,7 @@ static __always_inline int audit_config_sent(struct task_struct *task, __u32 nr,
 	if (ret < 0)
 		return 0;
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	int fd = (int)regs->di;
-	struct files_struct *files = task->files;
-	if (!files)
-		return 0;
-	struct fdtable *fdt = files->fdt;
-	if (!fdt || fd < 0 || fd >= fdt->max_fds)
-		return 0;
-	struct file *fp = 0;
-	bpf_probe_read_kernel(&fp, sizeof(fp), &fdt->fd[fd]);
+	struct file *fp = current_fd_file(task, (int)regs->di);
 	if (!fp)
 		return 0;
 	struct file *f = bpf_core_cast(fp, struct file);
