@@ -9,6 +9,7 @@ use crate::parse::{self, Parsed, Request};
 use crate::rule::{self, KernelError, Rule};
 use crate::settings::{Query, Setting};
 use std::cmp::Ordering;
+use std::collections::HashMap;
 use std::fmt;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -61,6 +62,9 @@ pub struct Loaded {
 #[derive(Clone, Debug, Default)]
 pub struct RuleSet {
     lists: [Vec<Loaded>; crate::abi::list::COUNT],
+    /// How often each rule stands in each list, so that "exists" is one
+    /// lookup, not a scan (loading n rules stays linear).
+    counts: [HashMap<Rule, usize>; crate::abi::list::COUNT],
     /// Control settings, in the order given.
     pub settings: Vec<(Origin, Setting)>,
     /// Read-only queries found in the files (they change nothing).
@@ -96,13 +100,15 @@ impl RuleSet {
             Some(Request::Add { mut rule, prepend }) => {
                 rule.expand_syscall_classes();
                 rule::check_entry(&rule)?;
-                let list = &mut self.lists[rule.list as usize];
+                let at = rule.list as usize;
                 // The kernel marks a prepended rule until it is inserted, so
                 // it never equals a loaded one: -A never reports "exists".
-                if !prepend && list.iter().any(|l| l.rule == rule) {
+                if !prepend && self.counts[at].contains_key(&rule) {
                     return Err(KernelError::Exists);
                 }
                 rule::check_paths(&rule, host)?;
+                *self.counts[at].entry(rule.clone()).or_default() += 1;
+                let list = &mut self.lists[at];
                 let loaded = Loaded {
                     rule,
                     origin: origin.clone(),
@@ -122,10 +128,21 @@ impl RuleSet {
                     .position(|l| l.rule == rule)
                     .ok_or(KernelError::NoMatch)?;
                 list.remove(at);
+                let counts = &mut self.counts[rule.list as usize];
+                if let Some(n) = counts.get_mut(&rule) {
+                    *n -= 1;
+                    if *n == 0 {
+                        counts.remove(&rule);
+                    }
+                }
             }
             Some(Request::DeleteAll { key }) => {
-                for list in &mut self.lists {
+                for (list, counts) in self.lists.iter_mut().zip(&mut self.counts) {
                     list.retain(|l| !key_matches(&l.rule, &key));
+                    counts.clear();
+                    for l in list.iter() {
+                        *counts.entry(l.rule.clone()).or_default() += 1;
+                    }
                 }
             }
             None => {}
@@ -196,6 +213,55 @@ fn key_matches(rule: &Rule, key: &[u8]) -> bool {
 
 type Words = Vec<Vec<u8>>;
 
+/// Largest rules file read, in bytes: far above any real rule set (100,000
+/// rules are about 10 MB), and a bound so that an endless input cannot
+/// exhaust memory.
+pub const MAX_RULES_FILE: u64 = 64 << 20;
+
+/// A rules file's bytes, read safely: only a regular file (a FIFO, device
+/// or socket is refused before it is read, and opened without blocking),
+/// at most `max` bytes. auditctl would block on a FIFO and read a device
+/// until memory runs out; refusing them is deliberate.
+fn read_rules_file(path: &Path, max: u64) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let regular = |meta: &std::fs::Metadata| -> Result<(), String> {
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        let kind = if t.is_file() {
+            return Ok(());
+        } else if t.is_fifo() {
+            "a FIFO"
+        } else if t.is_char_device() {
+            "a character device"
+        } else if t.is_block_device() {
+            "a block device"
+        } else if t.is_socket() {
+            "a socket"
+        } else {
+            "not a regular file"
+        };
+        Err(format!("{kind}, not a regular file: refused"))
+    };
+    // Checked before opening (opening a device can have effects of its
+    // own) and again on the opened file (the path may have changed).
+    regular(&std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?)?;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_NOCTTY | nix::libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    regular(&file.metadata().map_err(|e| format!("cannot read: {e}"))?)?;
+    let mut data = Vec::new();
+    file.take(max + 1)
+        .read_to_end(&mut data)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    if data.len() as u64 > max {
+        return Err(format!("larger than {max} bytes: refused"));
+    }
+    Ok(data)
+}
+
 /// The command lines of a file, or of a directory combined as augenrules does.
 pub fn source_lines(path: &Path) -> Result<Vec<(Origin, Words)>, LineError> {
     let whole = |message: String| LineError {
@@ -207,7 +273,7 @@ pub fn source_lines(path: &Path) -> Result<Vec<(Origin, Words)>, LineError> {
     };
     let meta = std::fs::metadata(path).map_err(|e| whole(format!("cannot read: {e}")))?;
     if !meta.is_dir() {
-        let data = std::fs::read(path).map_err(|e| whole(format!("cannot read: {e}")))?;
+        let data = read_rules_file(path, MAX_RULES_FILE).map_err(whole)?;
         return Ok(lexer::lines(&data)
             .into_iter()
             .map(|l| {
@@ -231,12 +297,12 @@ pub fn source_lines(path: &Path) -> Result<Vec<(Origin, Words)>, LineError> {
     let mut raw = Vec::new();
     for name in names {
         let file = path.join(&name);
-        let data = std::fs::read(&file).map_err(|e| LineError {
+        let data = read_rules_file(&file, MAX_RULES_FILE).map_err(|message| LineError {
             origin: Origin {
                 file: file.clone(),
                 line: 0,
             },
-            message: format!("cannot read: {e}"),
+            message,
         })?;
         for (line, text) in lexer::raw_lines(&data) {
             raw.push((
@@ -324,6 +390,91 @@ fn trim_zeros(d: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tables::Machine;
+
+    /// A fixed host: x86_64, root only, every path present.
+    struct Fixed;
+
+    impl Host for Fixed {
+        fn machine(&self) -> Option<Machine> {
+            Some(Machine::X86_64)
+        }
+        fn user_id(&self, name: &[u8]) -> Option<u32> {
+            (name == b"root").then_some(0)
+        }
+        fn group_id(&self, _: &[u8]) -> Option<u32> {
+            None
+        }
+        fn is_dir(&self, _: &[u8]) -> bool {
+            false
+        }
+        fn lookup(&self, _: &[u8]) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn temp(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("fa-ruleset-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn line(set: &mut RuleSet, text: &str) -> Result<(), LineError> {
+        let words: Vec<Vec<u8>> = text.split(' ').map(|w| w.as_bytes().to_vec()).collect();
+        let origin = Origin {
+            file: "t".into(),
+            line: 1,
+        };
+        set.apply_words(&words, &origin, &Fixed)
+    }
+
+    #[test]
+    fn exists_is_judged_by_lookup_with_the_kernel_semantics() {
+        let mut set = RuleSet::default();
+        let a = "-a always,exit -F arch=b64 -S chmod -k k";
+        line(&mut set, a).unwrap();
+        assert!(line(&mut set, a).is_err(), "a duplicate exists");
+        line(&mut set, "-A always,exit -F arch=b64 -S chmod -k k").unwrap();
+        line(&mut set, "-d always,exit -F arch=b64 -S chmod -k k").unwrap();
+        assert!(line(&mut set, a).is_err(), "one copy is still loaded");
+        line(&mut set, "-d always,exit -F arch=b64 -S chmod -k k").unwrap();
+        line(&mut set, a).unwrap();
+        line(&mut set, "-D -k k").unwrap();
+        assert_eq!(set.len(), 0);
+        line(&mut set, a).unwrap();
+        assert_eq!(set.len(), 1);
+    }
+
+    #[test]
+    fn fifos_and_devices_are_refused_without_blocking() {
+        let d = temp("fifo");
+        let fifo = d.join("x.rules");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        for path in [fifo.clone(), d.clone(), PathBuf::from("/dev/zero")] {
+            let err = source_lines(&path).unwrap_err();
+            assert!(
+                err.message.contains("not a regular file"),
+                "{}: {}",
+                err.origin.file.display(),
+                err.message
+            );
+        }
+        // In a directory the refusal names the file.
+        assert_eq!(source_lines(&d).unwrap_err().origin.file, fifo);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn inputs_past_the_bound_are_refused() {
+        let d = temp("big");
+        let f = d.join("a.rules");
+        std::fs::write(&f, vec![b'#'; 100]).unwrap();
+        assert!(read_rules_file(&f, 100).is_ok());
+        let err = read_rules_file(&f, 99).unwrap_err();
+        assert!(err.contains("larger than 99 bytes"), "{err}");
+        let _ = std::fs::remove_dir_all(&d);
+    }
 
     #[test]
     fn version_sort() {
