@@ -2,28 +2,7 @@
 //! with assumed hook kinds unless an environment is given.
 
 use crate::plan::{compile, CompileError, Environment, Plan};
-use fastaudit_rules::tables::Machine;
-use fastaudit_rules::{Host, Origin, RuleSet};
-use std::io;
-
-struct H;
-impl Host for H {
-    fn machine(&self) -> Option<Machine> {
-        Some(Machine::X86_64)
-    }
-    fn user_id(&self, n: &[u8]) -> Option<u32> {
-        (n == b"root").then_some(0)
-    }
-    fn group_id(&self, _: &[u8]) -> Option<u32> {
-        None
-    }
-    fn is_dir(&self, _: &[u8]) -> bool {
-        false
-    }
-    fn lookup(&self, _: &[u8]) -> io::Result<()> {
-        Ok(())
-    }
-}
+use fastaudit_rules::{FixedHost, Origin, RuleSet};
 
 /// The rule set of `text` (panics on a rule the rules crate refuses).
 pub fn set(text: &str) -> RuleSet {
@@ -35,7 +14,7 @@ pub fn set(text: &str) -> RuleSet {
                 file: "t.rules".into(),
                 line: l.lineno,
             },
-            &H,
+            &FixedHost,
         )
         .expect("valid rule");
     }

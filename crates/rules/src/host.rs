@@ -65,6 +65,34 @@ impl Host for SystemHost {
     }
 }
 
+/// A host with fixed answers, so that what a rule set means does not depend
+/// on the machine (unit tests, tools): x86_64, the user `root` (0) only, no
+/// groups, no directories, every path present.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FixedHost;
+
+impl Host for FixedHost {
+    fn machine(&self) -> Option<Machine> {
+        Some(Machine::X86_64)
+    }
+
+    fn user_id(&self, name: &[u8]) -> Option<u32> {
+        (name == b"root").then_some(0)
+    }
+
+    fn group_id(&self, _: &[u8]) -> Option<u32> {
+        None
+    }
+
+    fn is_dir(&self, _: &[u8]) -> bool {
+        false
+    }
+
+    fn lookup(&self, _: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 /// The directory part of a path as the kernel's parent lookup sees it.
 pub fn parent_of(path: &[u8]) -> &[u8] {
     match path.iter().rposition(|&b| b == b'/') {

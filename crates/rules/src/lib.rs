@@ -18,7 +18,7 @@ pub mod ruleset;
 pub mod settings;
 pub mod tables;
 
-pub use host::{Host, SystemHost};
+pub use host::{FixedHost, Host, SystemHost};
 pub use rule::{Field, Rule};
 pub use ruleset::{LineError, LoadErrors, Loaded, Origin, RuleSet};
 pub use settings::Setting;

@@ -390,28 +390,7 @@ fn trim_zeros(d: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tables::Machine;
-
-    /// A fixed host: x86_64, root only, every path present.
-    struct Fixed;
-
-    impl Host for Fixed {
-        fn machine(&self) -> Option<Machine> {
-            Some(Machine::X86_64)
-        }
-        fn user_id(&self, name: &[u8]) -> Option<u32> {
-            (name == b"root").then_some(0)
-        }
-        fn group_id(&self, _: &[u8]) -> Option<u32> {
-            None
-        }
-        fn is_dir(&self, _: &[u8]) -> bool {
-            false
-        }
-        fn lookup(&self, _: &[u8]) -> io::Result<()> {
-            Ok(())
-        }
-    }
+    use crate::host::FixedHost;
 
     fn temp(name: &str) -> PathBuf {
         let d = std::env::temp_dir().join(format!("fa-ruleset-{}-{name}", std::process::id()));
@@ -426,7 +405,7 @@ mod tests {
             file: "t".into(),
             line: 1,
         };
-        set.apply_words(&words, &origin, &Fixed)
+        set.apply_words(&words, &origin, &FixedHost)
     }
 
     #[test]
