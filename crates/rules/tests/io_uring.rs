@@ -1,28 +1,7 @@
 //! The io_uring list: auditctl 3.0.9 does not know it, so these follow the
 //! kernel's AUDIT_FILTER_URING_EXIT semantics and auditctl 4's listing.
 
-use fastaudit_rules::tables::Machine;
-use fastaudit_rules::{lexer, Host, Origin, RuleSet};
-use std::io;
-
-struct H;
-impl Host for H {
-    fn machine(&self) -> Option<Machine> {
-        Some(Machine::X86_64)
-    }
-    fn user_id(&self, _: &[u8]) -> Option<u32> {
-        None
-    }
-    fn group_id(&self, _: &[u8]) -> Option<u32> {
-        None
-    }
-    fn is_dir(&self, _: &[u8]) -> bool {
-        false
-    }
-    fn lookup(&self, _: &[u8]) -> io::Result<()> {
-        Ok(())
-    }
-}
+use fastaudit_rules::{lexer, FixedHost, Origin, RuleSet};
 
 fn load(text: &str) -> Result<String, Vec<String>> {
     let mut set = RuleSet::default();
@@ -34,7 +13,7 @@ fn load(text: &str) -> Result<String, Vec<String>> {
                 file: "t".into(),
                 line: l.lineno,
             },
-            &H,
+            &FixedHost,
         ) {
             errs.push(e.to_string());
         }
@@ -43,7 +22,7 @@ fn load(text: &str) -> Result<String, Vec<String>> {
         return Err(errs);
     }
     let mut out = Vec::new();
-    set.write_listing(&mut out, &H).expect("listing");
+    set.write_listing(&mut out, &FixedHost).expect("listing");
     Ok(String::from_utf8(out).expect("utf8"))
 }
 
