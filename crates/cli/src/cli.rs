@@ -2,6 +2,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use fastaudit_engine::Kind;
+use fastaudit_log::{Action, ActionKey, Threshold};
 use std::ffi::OsString;
 use std::path::PathBuf;
 
@@ -54,6 +55,26 @@ pub struct RunArgs {
     /// Log files kept when rotating, the live one included (auditd's num_logs).
     #[arg(long, default_value_t = 5)]
     pub num_logs: u32,
+    /// auditd.conf's disk_full_action: ignore, syslog, rotate or suspend
+    /// (default suspend; SIGUSR2 resumes).
+    #[arg(long, value_parser = |s: &str| ActionKey::DiskFull.parse(s))]
+    pub disk_full_action: Option<Action>,
+    /// auditd.conf's disk_error_action: ignore, syslog or suspend (default suspend).
+    #[arg(long, value_parser = |s: &str| ActionKey::DiskError.parse(s))]
+    pub disk_error_action: Option<Action>,
+    /// auditd.conf's space_left: MiB free (or N%) below which
+    /// space_left_action runs (default 75; 0: never).
+    #[arg(long, value_parser = Threshold::parse)]
+    pub space_left: Option<Threshold>,
+    /// auditd.conf's space_left_action: ignore, syslog, rotate or suspend (default syslog).
+    #[arg(long, value_parser = |s: &str| ActionKey::SpaceLeft.parse(s))]
+    pub space_left_action: Option<Action>,
+    /// auditd.conf's admin_space_left (default 50; 0: never).
+    #[arg(long, value_parser = Threshold::parse)]
+    pub admin_space_left: Option<Threshold>,
+    /// auditd.conf's admin_space_left_action (default suspend).
+    #[arg(long, value_parser = |s: &str| ActionKey::AdminSpaceLeft.parse(s))]
+    pub admin_space_left_action: Option<Action>,
     /// Size of the kernel-to-fastaudit ring buffer, in KiB (a power of two).
     #[arg(long, default_value_t = 16384)]
     pub ring_buffer_kib: u32,

@@ -7,7 +7,7 @@
 use crate::cli::RunArgs;
 use anyhow::{bail, Context, Result};
 use companion::Joiner;
-use fastaudit_log::{LogError, Writer};
+use fastaudit_log::{Fault, Source, Writer};
 use fastaudit_netlink::proto::mask;
 use fastaudit_netlink::{DaemonOptions, KernelDaemon, Record};
 use fastaudit_records::daemon::{self as own, OwnSerials, Sender, Subject};
@@ -101,15 +101,17 @@ pub struct Side {
     format: Format,
     term: Arc<AtomicBool>,
     usr1: Arc<AtomicBool>,
+    usr2: Arc<AtomicBool>,
     settings: KernelSettings,
     apply_irreversible: bool,
-    kernel_logged: u64,
     overlap_reported: bool,
     status_file: PathBuf,
     status_written: Option<Instant>,
     /// LOGIN records and companion events waiting for each other.
     joiner: Joiner,
-    companions_logged: u64,
+    /// Companion events dropped by design (a config send whose record
+    /// never came): not written, not lost.
+    companions_discarded: u64,
     /// Notes for stderr.
     pub notes: Vec<String>,
 }
@@ -156,32 +158,33 @@ impl Side {
         let term = Arc::new(AtomicBool::new(false));
         signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&term))
             .context("installing signal handlers")?;
-        // auditd reloads its configuration on SIGHUP and resumes logging on
-        // SIGUSR2; fastaudit has neither yet, but they must not kill it
-        // (that would leave the kernel as fastaudit set it).
-        let ignored = Arc::new(AtomicBool::new(false));
-        for sig in [signal_hook::consts::SIGHUP, signal_hook::consts::SIGUSR2] {
-            signal_hook::flag::register(sig, Arc::clone(&ignored))
-                .context("installing signal handlers")?;
-        }
+        // auditd reloads its configuration on SIGHUP; fastaudit does not
+        // yet, but it must not kill it (that would leave the kernel as
+        // fastaudit set it).
+        signal_hook::flag::register(signal_hook::consts::SIGHUP, Arc::default())
+            .context("installing signal handlers")?;
+        // SIGUSR2 resumes suspended logging, as it does auditd's.
+        let usr2 = Arc::new(AtomicBool::new(false));
+        signal_hook::flag::register(signal_hook::consts::SIGUSR2, Arc::clone(&usr2))
+            .context("installing signal handlers")?;
         // SIGUSR1 rotates the log, as it does auditd's.
         let usr1 = Arc::new(AtomicBool::new(false));
         signal_hook::flag::register(signal_hook::consts::SIGUSR1, Arc::clone(&usr1))
             .context("installing signal handlers")?;
         let mut side = Side {
             kernel: None,
-            serials: OwnSerials::default(),
+            serials: continued_serials(log),
             format,
             term,
             usr1,
+            usr2,
             settings,
             apply_irreversible: args.apply_irreversible,
-            kernel_logged: 0,
             overlap_reported: false,
             status_file: PathBuf::from(RUN_DIR).join("status"),
             status_written: None,
             joiner: Joiner::default(),
-            companions_logged: 0,
+            companions_discarded: 0,
             notes: Vec::new(),
         };
         let fmt = match format {
@@ -193,8 +196,8 @@ impl Side {
             .unwrap_or_default();
         // auditd writes DAEMON_START before it registers.
         let body = own::start_body(env!("CARGO_PKG_VERSION"), fmt, &kernel, me());
-        side.write_own(log, types::DAEMON_START, &body)?;
-        log.commit()?;
+        side.write_own(log, types::DAEMON_START, &body);
+        log.commit();
         if args.bpf_only {
             if !side.settings.set.is_empty() || side.settings.lock {
                 side.notes.push(
@@ -212,8 +215,8 @@ impl Side {
         let daemon = match KernelDaemon::start(&opts) {
             Ok(d) => d,
             Err(e) => {
-                side.write_own(log, types::DAEMON_ABORT, &own::abort_body("set-pid", me()))?;
-                log.commit()?;
+                side.write_own(log, types::DAEMON_ABORT, &own::abort_body("set-pid", me()));
+                log.commit();
                 return Err(e).context("becoming the kernel's audit daemon");
             }
         };
@@ -256,21 +259,32 @@ impl Side {
         Ok(())
     }
 
-    fn write_own(&mut self, log: &mut Writer, ty: u32, body: &str) -> Result<bool, LogError> {
+    fn write_own(&mut self, log: &mut Writer, ty: u32, body: &str) {
         let stamp = now_stamp(self.serial());
-        log.write_event(&line(
-            None,
-            ty,
-            stamp,
-            body.as_bytes(),
-            self.format,
-            &SystemNames,
-        ))
+        let l = line(None, ty, stamp, body.as_bytes(), self.format, &SystemNames);
+        log.write_event(&l, Source::Own);
     }
 
-    /// Move the kernel records read so far into the log; rewrite the status
-    /// file now and then.
-    pub fn pump(&mut self, log: &mut Writer, bpf: BpfCounts) -> Result<()> {
+    /// A log fault that is over: DAEMON_ERR with what it cost.
+    fn report_fault(&mut self, log: &mut Writer, f: Fault) {
+        let errno = f.kind.errno();
+        let body = own::log_fault_body(
+            f.kind.word(),
+            errno.as_deref(),
+            &f.action.to_string(),
+            f.lost,
+            std::process::id(),
+        );
+        self.write_own(log, types::DAEMON_ERR, &body);
+    }
+
+    /// Move the kernel records read so far into the log; report a log
+    /// fault that is over; rotate on SIGUSR1, resume on SIGUSR2; rewrite
+    /// the status file now and then.
+    pub fn pump(&mut self, log: &mut Writer, bpf: BpfCounts) {
+        if let Some(f) = log.take_recovered() {
+            self.report_fault(log, f);
+        }
         let mut records = Vec::new();
         if let Some(k) = self.kernel.as_mut() {
             k.drain(|r| records.push(r));
@@ -284,25 +298,36 @@ impl Side {
             task_rules_changed |= u32::from(r.ty) == types::CONFIG_CHANGE
                 && r.body.windows(7).any(|w| w == b" list=1");
             for o in self.joiner.kernel(r, Instant::now()) {
-                self.write_out(log, o)?;
+                self.write_out(log, o);
             }
         }
         for o in self.joiner.expired(Instant::now()) {
-            self.write_out(log, o)?;
+            self.write_out(log, o);
         }
         if task_rules_changed {
-            self.keep_never_task(log)?;
+            self.keep_never_task(log);
         }
         if self.usr1.swap(false, Ordering::Relaxed) {
             // auditd rotates first: DAEMON_ROTATE opens the new file.
             let sender = self.sender();
-            log.commit()?;
-            log.rotate_now()?;
+            log.commit();
+            log.rotate_now();
             self.write_own(
                 log,
                 types::DAEMON_ROTATE,
                 &own::rotate_body(sender.as_ref()),
-            )?;
+            );
+        }
+        if self.usr2.swap(false, Ordering::Relaxed) {
+            // auditd resumes first: DAEMON_RESUME is the first record
+            // written again (its DAEMON_ERR follows once it is).
+            let sender = self.sender();
+            log.resume();
+            self.write_own(
+                log,
+                types::DAEMON_RESUME,
+                &own::resume_body(sender.as_ref()),
+            );
         }
         if self
             .status_written
@@ -312,25 +337,21 @@ impl Side {
             // Best effort: a status file that cannot be written stops nothing.
             let _ = self.write_status(log, bpf);
         }
-        Ok(())
     }
 
-    fn write_kernel(&mut self, log: &mut Writer, r: &Record) -> Result<()> {
-        let (_, l) = self.kernel_line(log, r)?;
-        if log.write_event(&l)? {
-            self.kernel_logged += 1;
-        }
-        Ok(())
+    fn write_kernel(&mut self, log: &mut Writer, r: &Record) {
+        let (_, l) = self.kernel_line(log, r);
+        log.write_event(&l, Source::Kernel);
     }
 
     /// A kernel record's stamp and line.
-    fn kernel_line(&mut self, log: &mut Writer, r: &Record) -> Result<(Stamp, Vec<u8>)> {
+    fn kernel_line(&mut self, log: &mut Writer, r: &Record) -> (Stamp, Vec<u8>) {
         let (stamp, body) = match r.stamp {
             Some((sec, msec, serial)) => {
                 if own::kernel_serial_overlaps(serial) && !self.overlap_reported {
                     self.overlap_reported = true;
                     let b = format!("op=serial-overlap serial={serial} res=failed");
-                    self.write_own(log, types::DAEMON_ERR, &b)?;
+                    self.write_own(log, types::DAEMON_ERR, &b);
                 }
                 (Stamp { sec, msec, serial }, r.body.clone())
             }
@@ -345,33 +366,29 @@ impl Side {
             self.format,
             &SystemNames,
         );
-        Ok((stamp, l))
+        (stamp, l)
     }
 
     /// Someone changed the task rules behind fastaudit's back: `-a never,task`
     /// goes back first so new tasks still get no audit context.
-    fn keep_never_task(&mut self, log: &mut Writer) -> Result<()> {
+    fn keep_never_task(&mut self, log: &mut Writer) {
         let Some(k) = self.kernel.as_mut() else {
-            return Ok(());
+            return;
         };
         match k.keep_never_task() {
-            Ok(false) => Ok(()),
-            Ok(true) => {
-                self.write_own(
-                    log,
-                    types::DAEMON_ERR,
-                    "op=restore-never-task reason=task-rules-changed res=success",
-                )?;
-                Ok(())
-            }
+            Ok(false) => {}
+            Ok(true) => self.write_own(
+                log,
+                types::DAEMON_ERR,
+                "op=restore-never-task reason=task-rules-changed res=success",
+            ),
             Err(e) => {
                 self.write_own(
                     log,
                     types::DAEMON_ERR,
                     "op=restore-never-task reason=task-rules-changed res=failed",
-                )?;
+                );
                 eprintln!("fastaudit: could not put -a never,task back: {e}");
-                Ok(())
             }
         }
     }
@@ -389,11 +406,11 @@ impl Side {
             u8::from(self.settings.lock),
             bpf.logged,
             rx.received,
-            self.kernel_logged,
+            log.counts(Source::Kernel).logged + log.counts(Source::Joined).logged,
             rx.dropped,
             rx.overruns,
             rx.errors,
-            log.dropped(),
+            log.lost(),
         );
         std::fs::create_dir_all(RUN_DIR)?;
         let tmp = self.status_file.with_extension("tmp");
@@ -420,9 +437,8 @@ impl Side {
     }
 
     /// Stop: put the kernel back and unregister, log the last kernel
-    /// records, the losses and DAEMON_END. Returns the kernel records and
-    /// the companion events logged in the whole run.
-    pub fn finish(mut self, log: &mut Writer, bpf: BpfCounts) -> Result<(u64, u64)> {
+    /// records, the losses (a log fault's too, over or not) and DAEMON_END.
+    pub fn finish(mut self, log: &mut Writer, bpf: BpfCounts) -> Result<()> {
         // Only a SIGTERM to the registered daemon is recorded by the kernel.
         let sender = if self.term.load(Ordering::Relaxed) {
             self.sender()
@@ -441,11 +457,17 @@ impl Side {
             .filter(|r| r.ty != fastaudit_netlink::proto::AUDIT_EOE)
         {
             for o in self.joiner.kernel(r, Instant::now()) {
-                self.write_out(log, o)?;
+                self.write_out(log, o);
             }
         }
         for o in self.joiner.rest() {
-            self.write_out(log, o)?;
+            self.write_out(log, o);
+        }
+        // A fault over by now, or still going on (its record is then lost
+        // too, and counted: the final counts on stderr say it).
+        log.commit();
+        if let Some(f) = log.take_recovered().or(log.fault_now()) {
+            self.report_fault(log, f);
         }
         if bpf.lost > 0 {
             let body = format!(
@@ -453,7 +475,7 @@ impl Side {
                 bpf.lost,
                 std::process::id()
             );
-            self.write_own(log, types::DAEMON_ERR, &body)?;
+            self.write_own(log, types::DAEMON_ERR, &body);
         }
         let rx = self
             .kernel
@@ -467,9 +489,9 @@ impl Side {
                 rx.overruns,
                 std::process::id()
             );
-            self.write_own(log, types::DAEMON_ERR, &body)?;
+            self.write_own(log, types::DAEMON_ERR, &body);
         }
-        self.write_own(log, types::DAEMON_END, &own::end_body(sender.as_ref()))?;
+        self.write_own(log, types::DAEMON_END, &own::end_body(sender.as_ref()));
         let _ = std::fs::remove_file(&self.status_file);
         if let Some(Err(e)) = stopped {
             return Err(e).context("putting the kernel audit back as it was found");
@@ -480,14 +502,32 @@ impl Side {
                 rx.dropped, rx.overruns
             );
         }
-        Ok((self.kernel_logged, self.companions_logged))
+        Ok(())
     }
+
+    /// Companion events dropped by design (see [`Joiner::discarded`]).
+    pub fn companions_discarded(&self) -> u64 {
+        self.companions_discarded + self.joiner.discarded()
+    }
+}
+
+/// fastaudit's serials, continued after the newest one in the log (a
+/// crash leaves no counter behind; the log is the record of what was used).
+fn continued_serials(log: &Writer) -> OwnSerials {
+    // The default log size: enough to hold fastaudit records among any
+    // burst of kernel ones.
+    const TAIL: u64 = 8 << 20;
+    let last = log
+        .tail(TAIL)
+        .ok()
+        .and_then(|t| fastaudit_records::parse::last_own_serial(&t));
+    OwnSerials::after(last)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fastaudit_log::Config;
+    use fastaudit_log::{Config, Threshold};
     use fastaudit_rules::{lexer, Origin, SystemHost};
 
     fn bpf_only_side() -> Side {
@@ -497,14 +537,14 @@ mod tests {
             format: Format::Raw,
             term: Arc::default(),
             usr1: Arc::default(),
+            usr2: Arc::default(),
             settings: KernelSettings::default(),
             apply_irreversible: false,
-            kernel_logged: 0,
             overlap_reported: false,
             status_file: PathBuf::from("/nonexistent/status"),
             status_written: None,
             joiner: Joiner::default(),
-            companions_logged: 0,
+            companions_discarded: 0,
             notes: Vec::new(),
         }
     }
@@ -514,8 +554,8 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("fa-side-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let mut log = Writer::open(Config {
-            space_left: 0,
-            admin_space_left: 0,
+            space_left: Threshold::Mib(0),
+            admin_space_left: Threshold::Mib(0),
             ..Config::new(dir.join("audit.log"))
         })
         .unwrap();
@@ -526,9 +566,9 @@ mod tests {
                 stamp: Some((1700000000, 5, serial)),
                 body: b"pid=1 uid=0 auid=4294967295 ses=4294967295 msg='text=x'".to_vec(),
             };
-            side.write_kernel(&mut log, &r).unwrap();
+            side.write_kernel(&mut log, &r);
         }
-        log.flush().unwrap();
+        log.flush();
         let text = std::fs::read_to_string(dir.join("audit.log")).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 4, "{text}");
@@ -543,7 +583,7 @@ mod tests {
             "{}",
             lines[1]
         );
-        assert_eq!(side.kernel_logged, 3);
+        assert_eq!(log.counts(Source::Kernel).logged, 3);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -5,7 +5,7 @@ use crate::daemon::companion::event_lines;
 use crate::daemon::{BpfCounts, Side};
 use anyhow::{bail, Context, Result};
 use fastaudit_engine::{compile, run as run_engine, Environment, Options};
-use fastaudit_log::{Config, SizeAction, Writer};
+use fastaudit_log::{Config, Counts, SizeAction, Source, Writer};
 use fastaudit_records::{Format, Stamp};
 use fastaudit_rules::{lexer, Origin, RuleSet, SystemHost};
 use std::path::{Path, PathBuf};
@@ -47,20 +47,20 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     if let Some(why) = plan.hook_kind_problem() {
         bail!("{why}");
     }
-    let config = Config {
-        max_bytes: args.max_log_file.saturating_mul(1 << 20),
-        size_action: SizeAction::Rotate {
-            num_logs: args.num_logs,
-        },
-        ..Config::new(&args.log)
-    };
-    let log =
-        Writer::open(config).with_context(|| format!("opening the log {}", args.log.display()))?;
+    let log = Writer::open(log_config(&args))
+        .with_context(|| format!("opening the log {}", args.log.display()))?;
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(sig, Arc::clone(&stop))
             .context("installing signal handlers")?;
     }
+    // A file size limit (RLIMIT_FSIZE) must not kill the daemon without
+    // its counts: caught, the write fails with EFBIG, a disk error.
+    signal_hook::flag::register(
+        signal_hook::consts::SIGXFSZ,
+        Arc::new(AtomicBool::new(false)),
+    )
+    .context("installing signal handlers")?;
     let format = match args.format {
         LogFormat::Raw => Format::Raw,
         LogFormat::Enriched => Format::Enriched,
@@ -77,8 +77,6 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let side = std::cell::RefCell::new(side);
     // Both engine callbacks write to the log: one per event, one per batch.
     let log = std::cell::RefCell::new(log);
-    let mut bpf = BpfCounts::default();
-    let bpf_logged = std::cell::Cell::new(0u64);
     let write_error = std::cell::RefCell::new(None);
     let options = Options {
         ring_buffer_bytes: args.ring_buffer_kib.saturating_mul(1024),
@@ -106,10 +104,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             let mut log = log.borrow_mut();
             if ev.companion {
                 // Waits for its kernel record (LOGIN) in the daemon side.
-                if let Err(e) = side.borrow_mut().companion(&mut log, ev) {
-                    write_error.borrow_mut().get_or_insert(e);
-                    stop.store(true, Ordering::Relaxed);
-                }
+                side.borrow_mut().companion(&mut log, ev);
                 return;
             }
             let stamp = Stamp {
@@ -117,59 +112,100 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
                 msec: ev.msec,
                 serial: side.borrow_mut().serial(),
             };
-            match log.write_event(&event_lines(&ev, stamp, format)) {
-                Ok(true) => bpf_logged.set(bpf_logged.get() + 1),
-                Ok(false) => {}
-                Err(e) => {
-                    write_error
-                        .borrow_mut()
-                        .get_or_insert(anyhow::Error::new(e).context("writing the log"));
-                    stop.store(true, Ordering::Relaxed);
-                }
-            }
+            log.write_event(&event_lines(&ev, stamp, format), Source::Event);
         },
         || {
             let mut log = log.borrow_mut();
             let counts = BpfCounts {
-                logged: bpf_logged.get() + side.borrow().companions_logged(),
+                logged: bpf_counts(&log).logged,
                 lost: 0,
             };
             // Kernel records first, then one write(2) for the batch.
-            let r = side
-                .borrow_mut()
-                .pump(&mut log, counts)
-                .and_then(|()| log.commit().context("writing the log"));
-            if let Err(e) = r {
-                write_error.borrow_mut().get_or_insert(e);
-                stop.store(true, Ordering::Relaxed);
-            }
+            side.borrow_mut().pump(&mut log, counts);
+            log.commit();
         },
     )
     .context("running the BPF engine");
     let mut log = log.into_inner();
     let side = side.into_inner();
-    bpf.logged = bpf_logged.get() + side.companions_logged();
-    bpf.lost = stats.as_ref().map_or(0, |s| s.lost);
-    // The kernel is put back on every path, errors included.
-    let finished = side.finish(&mut log, bpf);
-    let flushed = log.flush().context("flushing the log");
-    let stats = stats?;
+    let discarded = side.companions_discarded();
+    let ring_lost = stats.as_ref().map_or(0, |s| s.lost);
+    // The kernel is put back on every path, errors included; the counts
+    // are printed on every path too, faults included.
+    let at_stop = BpfCounts {
+        logged: bpf_counts(&log).logged,
+        lost: ring_lost,
+    };
+    let finished = side.finish(&mut log, at_stop);
+    log.flush();
+    let bpf = bpf_counts(&log);
+    let generated = stats
+        .as_ref()
+        .map(|s| (s.emitted + s.lost).saturating_sub(discarded).to_string())
+        .unwrap_or_else(|_| "?".into());
+    eprintln!(
+        "fastaudit: stopped: {generated} events generated, {} logged, {ring_lost} lost in the ring buffer, {} dropped by the log",
+        bpf.logged, bpf.lost
+    );
+    let kernel = kernel_counts(&log);
+    eprintln!(
+        "fastaudit: kernel records logged: {}, dropped by the log: {}",
+        kernel.logged, kernel.lost
+    );
+    if let Some(f) = log.fault_now() {
+        eprintln!(
+            "fastaudit: {}: the log is still failing ({}, action {}): {} records lost since",
+            args.log.display(),
+            f.kind.word(),
+            f.action,
+            f.lost
+        );
+    }
+    stats?;
     if let Some(e) = write_error.into_inner() {
         return Err(e);
     }
-    // Companions still waiting at stop are written by finish.
-    let (kernel_logged, companions_logged) = finished?;
-    flushed?;
-    let logged = bpf_logged.get() + companions_logged;
-    eprintln!(
-        "fastaudit: stopped: {} events generated, {} logged, {} lost in the ring buffer, {} dropped by the log",
-        stats.emitted + stats.lost,
-        logged,
-        stats.lost,
-        log.dropped()
-    );
-    eprintln!("fastaudit: kernel records logged: {kernel_logged}");
+    finished?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The log settings: auditd's defaults, overridden by the flags named
+/// after the auditd.conf keys.
+fn log_config(args: &RunArgs) -> Config {
+    let d = Config::new(&args.log);
+    Config {
+        max_bytes: args.max_log_file.saturating_mul(1 << 20),
+        size_action: SizeAction::Rotate {
+            num_logs: args.num_logs,
+        },
+        disk_full_action: args.disk_full_action.unwrap_or(d.disk_full_action),
+        disk_error_action: args.disk_error_action.unwrap_or(d.disk_error_action),
+        space_left: args.space_left.unwrap_or(d.space_left),
+        space_left_action: args.space_left_action.unwrap_or(d.space_left_action),
+        admin_space_left: args.admin_space_left.unwrap_or(d.admin_space_left),
+        admin_space_left_action: args
+            .admin_space_left_action
+            .unwrap_or(d.admin_space_left_action),
+        ..d
+    }
+}
+
+/// BPF events (alone or joined with their kernel record) logged and lost.
+fn bpf_counts(log: &Writer) -> Counts {
+    let (e, j) = (log.counts(Source::Event), log.counts(Source::Joined));
+    Counts {
+        logged: e.logged + j.logged,
+        lost: e.lost + j.lost,
+    }
+}
+
+/// Kernel records (alone or joined with their companion) logged and lost.
+fn kernel_counts(log: &Writer) -> Counts {
+    let (k, j) = (log.counts(Source::Kernel), log.counts(Source::Joined));
+    Counts {
+        logged: k.logged + j.logged,
+        lost: k.lost + j.lost,
+    }
 }
 
 fn load_rules(paths: &[PathBuf], host: &SystemHost) -> Result<RuleSet, Vec<String>> {

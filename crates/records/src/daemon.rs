@@ -26,6 +26,17 @@ impl Default for OwnSerials {
 }
 
 impl OwnSerials {
+    /// Serials continuing after `last`, the newest fastaudit serial found
+    /// in the log (a restart after a crash must not repeat it).
+    pub fn after(last: Option<u64>) -> OwnSerials {
+        let mut s = OwnSerials::default();
+        if let Some(l) = last.filter(|&l| l >= OWN_SERIAL_BASE && l <= u64::from(u32::MAX)) {
+            s.next = l;
+            s.next_serial();
+        }
+        s
+    }
+
     /// The next serial.
     pub fn next_serial(&mut self) -> u64 {
         let s = self.next;
@@ -106,6 +117,33 @@ pub fn rotate_body(sender: Option<&Sender>) -> String {
     }
 }
 
+/// DAEMON_RESUME: `op=resume-logging auid= uid= ses= pid= res=success`,
+/// or auditd's form when the sender is unknown (auditd, on SIGUSR2).
+pub fn resume_body(sender: Option<&Sender>) -> String {
+    match sender {
+        Some(s) => format!(
+            "op=resume-logging auid={} uid={} ses={} pid={} res=success",
+            s.auid, s.uid, s.ses, s.pid
+        ),
+        None => "op=resume-logging auid=-1 pid=-1 subj=? res=success".into(),
+    }
+}
+
+/// DAEMON_ERR for a log fault once the log is written again: what went
+/// wrong (`disk-full`, `disk-error` with its errno, `admin-space-left`,
+/// ...), the action taken and the records lost meanwhile, in the
+/// `op=... res=failed` form of auditd's DAEMON_ERR records.
+pub fn log_fault_body(
+    reason: &str,
+    errno: Option<&str>,
+    action: &str,
+    lost: u64,
+    pid: u32,
+) -> String {
+    let errno = errno.map(|e| format!(" errno={e}")).unwrap_or_default();
+    format!("op=log-fault reason={reason}{errno} action={action} lost={lost} pid={pid} res=failed")
+}
+
 /// DAEMON_ABORT: `op=OP auid= pid= uid= ses= res=failed` (auditd, when it
 /// cannot become the daemon).
 pub fn abort_body(op: &str, who: Subject) -> String {
@@ -129,6 +167,16 @@ mod tests {
         };
         assert_eq!(s.next_serial(), u64::from(u32::MAX));
         assert_eq!(s.next_serial(), 1 << 31, "wraps within the range");
+        assert_eq!(OwnSerials::after(None).next_serial(), 1 << 31);
+        assert_eq!(OwnSerials::after(Some(7)).next_serial(), 1 << 31);
+        assert_eq!(
+            OwnSerials::after(Some((1 << 31) + 9)).next_serial(),
+            (1 << 31) + 10
+        );
+        assert_eq!(
+            OwnSerials::after(Some(u64::from(u32::MAX))).next_serial(),
+            1 << 31
+        );
         assert!(!kernel_serial_overlaps((1 << 31) - 1));
         assert!(kernel_serial_overlaps(1 << 31));
     }

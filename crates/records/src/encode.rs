@@ -53,4 +53,33 @@ mod tests {
         assert_eq!(enc(b"nl\n"), "6E6C0A");
         assert_eq!(enc(b"del\x7f"), "64656C7F");
     }
+
+    /// What auparse does with an encoded value: unquote, or decode hex.
+    fn decode(v: &[u8]) -> Option<Vec<u8>> {
+        if let Some(q) = v.strip_prefix(b"\"").and_then(|r| r.strip_suffix(b"\"")) {
+            return Some(q.to_vec());
+        }
+        if !v.len().is_multiple_of(2) {
+            return None;
+        }
+        v.chunks(2)
+            .map(|c| u8::from_str_radix(std::str::from_utf8(c).ok()?, 16).ok())
+            .collect()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 3000, ..Default::default() })]
+
+        /// Any bytes: the encoding is one printable word (no space, no
+        /// newline, nothing a log line could be split on) that decodes
+        /// back to them; quoted exactly when the kernel would.
+        #[test]
+        fn any_bytes_round_trip(s in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64)) {
+            let mut v = Vec::new();
+            untrusted(&mut v, &s);
+            proptest::prop_assert!(v.iter().all(|&b| (0x21..=0x7e).contains(&b)), "{:?}", v);
+            proptest::prop_assert_eq!(v.first() == Some(&b'"'), !needs_hex(&s));
+            proptest::prop_assert_eq!(decode(&v), Some(s));
+        }
+    }
 }

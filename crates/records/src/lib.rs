@@ -6,6 +6,7 @@ pub mod daemon;
 pub mod encode;
 pub mod enrich;
 pub mod line;
+pub mod parse;
 pub mod syscall;
 
 pub use line::{Format, Stamp};
@@ -37,6 +38,8 @@ pub mod types {
     pub const DAEMON_ABORT: u32 = 1202;
     /// `DAEMON_ROTATE`.
     pub const DAEMON_ROTATE: u32 = 1205;
+    /// `DAEMON_RESUME` (logging resumed, on SIGUSR2).
+    pub const DAEMON_RESUME: u32 = 1206;
     /// `CONFIG_CHANGE`.
     pub const CONFIG_CHANGE: u32 = 1305;
     /// `FEATURE_CHANGE`.

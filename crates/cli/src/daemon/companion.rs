@@ -22,9 +22,8 @@
 //! each is written alone (the companion under fastaudit's own stamp).
 
 use super::Side;
-use anyhow::Result;
 use fastaudit_engine::AuditEvent;
-use fastaudit_log::Writer;
+use fastaudit_log::{Source, Writer};
 use fastaudit_netlink::Record;
 use fastaudit_records::enrich::SystemNames;
 use fastaudit_records::line::line;
@@ -59,6 +58,8 @@ pub struct Joiner {
     /// CONFIG_CHANGE records by sender (auid, ses), and config companions.
     configs: VecDeque<(Instant, (u32, u32), Record)>,
     config_companions: VecDeque<(Instant, AuditEvent)>,
+    /// Config companions dropped, their record never having come.
+    discarded: u64,
 }
 
 /// Whether a companion event is an audit config send's (native sendto,
@@ -212,8 +213,15 @@ impl Joiner {
         }
         while self.config_companions.front().is_some_and(|c| old(&c.0)) {
             self.config_companions.pop_front();
+            self.discarded += 1;
         }
         out
+    }
+
+    /// Config companions dropped so far: by design, neither written nor
+    /// lost (stock audit writes a send's SYSCALL only with its record).
+    pub fn discarded(&self) -> u64 {
+        self.discarded
     }
 
     /// Everything still waiting (at stop), to be written alone.
@@ -221,6 +229,7 @@ impl Joiner {
         let mut out: Vec<Out> = self.logins.drain(..).map(|l| Out::Kernel(l.2)).collect();
         out.extend(self.companions.drain(..).map(|c| Out::Alone(c.1)));
         out.extend(self.configs.drain(..).map(|c| Out::Kernel(c.2)));
+        self.discarded += self.config_companions.len() as u64;
         self.config_companions.clear();
         out
     }
@@ -272,31 +281,28 @@ impl Side {
         self.joiner = Joiner::new(expect && self.kernel.is_some());
     }
 
-    /// Companion events written so far.
-    pub fn companions_logged(&self) -> u64 {
-        self.companions_logged
-    }
-
     /// A companion event (the SYSCALL of a loginuid write): written with
     /// its kernel record (LOGIN) under that record's stamp once both are
     /// here; alone, under fastaudit's stamp, when no kernel record can
     /// come (--bpf-only) or none came in time.
-    pub fn companion(&mut self, log: &mut Writer, ev: AuditEvent) -> Result<()> {
+    pub fn companion(&mut self, log: &mut Writer, ev: AuditEvent) {
         // --bpf-only: no kernel record can come; a config send's companion
         // (whose SYSCALL stock audit writes only with the record) is dropped.
         let out = if self.kernel.is_some() {
             self.joiner.companion(ev, Instant::now())
+        } else if is_config(&ev) {
+            self.companions_discarded += 1;
+            None
         } else {
-            (!is_config(&ev)).then_some(Out::Alone(ev))
+            Some(Out::Alone(ev))
         };
-        match out {
-            Some(o) => self.write_out(log, o),
-            None => Ok(()),
+        if let Some(o) = out {
+            self.write_out(log, o);
         }
     }
 
     /// Write a kernel record, a companion, or both joined.
-    pub(super) fn write_out(&mut self, log: &mut Writer, o: Out) -> Result<()> {
+    pub(super) fn write_out(&mut self, log: &mut Writer, o: Out) {
         match o {
             Out::Kernel(r) => self.write_kernel(log, &r),
             Out::Alone(ev) => {
@@ -305,19 +311,12 @@ impl Side {
                     msec: ev.msec,
                     serial: self.serial(),
                 };
-                if log.write_event(&event_lines(&ev, stamp, self.format))? {
-                    self.companions_logged += 1;
-                }
-                Ok(())
+                log.write_event(&event_lines(&ev, stamp, self.format), Source::Event);
             }
             Out::Joined(r, ev) => {
-                let (stamp, mut lines) = self.kernel_line(log, &r)?;
+                let (stamp, mut lines) = self.kernel_line(log, &r);
                 lines.extend(event_lines(&ev, stamp, self.format));
-                if log.write_event(&lines)? {
-                    self.kernel_logged += 1;
-                    self.companions_logged += 1;
-                }
-                Ok(())
+                log.write_event(&lines, Source::Joined);
             }
         }
     }

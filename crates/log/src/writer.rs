@@ -1,0 +1,625 @@
+//! The writer: events gathered and written once per batch, every one
+//! counted as logged or lost, and each fault (disk full, I/O error, low
+//! space, size limit) handled by its auditd action.
+
+use crate::action::{say, Action};
+use crate::dir::LogDir;
+use crate::flusher::Flusher;
+use crate::{Config, Flush, LogError, SizeAction};
+use nix::errno::Errno;
+use nix::sys::statvfs::fstatvfs;
+use std::fs::File;
+use std::io::{self, Write};
+use std::time::{Duration, Instant};
+
+/// Who produced an event: each source is counted apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// An event of the BPF side.
+    Event,
+    /// A kernel record.
+    Kernel,
+    /// A kernel record written together with its BPF companion event.
+    Joined,
+    /// One of fastaudit's own records (DAEMON_*).
+    Own,
+}
+
+impl Source {
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Events of one source written to the log, and lost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Written to the file.
+    pub logged: u64,
+    /// Not written: the disk was full or failed, or logging was suspended.
+    pub lost: u64,
+}
+
+/// What went wrong with the log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultKind {
+    /// A write found the disk full (ENOSPC).
+    DiskFull,
+    /// A write, flush or reopen failed with this errno.
+    DiskError(i32),
+    /// Free space fell below space_left (its action suspended logging).
+    SpaceLeft,
+    /// Free space fell below admin_space_left.
+    AdminSpaceLeft,
+    /// The log reached max_log_file (max_log_file_action suspend).
+    MaxLogFile,
+}
+
+impl FaultKind {
+    /// A word for records: `disk-full`, `disk-error`, `space-left`, ...
+    pub fn word(self) -> &'static str {
+        match self {
+            FaultKind::DiskFull => "disk-full",
+            FaultKind::DiskError(_) => "disk-error",
+            FaultKind::SpaceLeft => "space-left",
+            FaultKind::AdminSpaceLeft => "admin-space-left",
+            FaultKind::MaxLogFile => "max-log-file",
+        }
+    }
+
+    /// The errno of a disk error, by name (`EIO`).
+    pub fn errno(self) -> Option<String> {
+        match self {
+            FaultKind::DiskError(e) => Some(format!("{:?}", Errno::from_raw(e))),
+            _ => None,
+        }
+    }
+
+    fn describe(self) -> String {
+        match self {
+            FaultKind::DiskFull => "no space left on the log's file system".into(),
+            FaultKind::DiskError(e) => format!("error writing the log: {}", Errno::from_raw(e)),
+            FaultKind::SpaceLeft => "free space is below space_left".into(),
+            FaultKind::AdminSpaceLeft => "free space is below admin_space_left".into(),
+            FaultKind::MaxLogFile => "the log reached max_log_file".into(),
+        }
+    }
+}
+
+/// A fault and what it cost: from its start until the log was written
+/// again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fault {
+    /// What went wrong first.
+    pub kind: FaultKind,
+    /// The action taken.
+    pub action: Action,
+    /// Events (of every source) lost meanwhile.
+    pub lost: u64,
+}
+
+/// Events are gathered here and written with one write(2) at `commit`;
+/// past this size they are written at once.
+const PENDING_MAX: usize = 256 << 10;
+
+/// Free space is looked at no more often than this: statfs on every event
+/// cost the writer a fifth of its time, and the thresholds are megabytes.
+const SPACE_CHECK_EVERY: Duration = Duration::from_millis(200);
+
+/// auditd says a disk error to syslog at most this many times in a row.
+const ERRORS_SAID: u32 = 5;
+
+/// An open audit log. Events are written to the file at [`Writer::commit`]
+/// (or when enough are pending), then flushed to the disk by the policy.
+pub struct Writer {
+    cfg: Config,
+    dir: LogDir,
+    /// None while logging is suspended (closed, so the file can be moved).
+    file: Option<File>,
+    disk_size: u64,
+    pending: Vec<u8>,
+    /// Where each pending event ends in `pending`, and its source.
+    ends: Vec<(usize, Source)>,
+    /// A failed write left part of a line that could not be cut off.
+    torn: bool,
+    since_flush: u32,
+    suspended: Option<FaultKind>,
+    counts: [Counts; 4],
+    episode: Option<Fault>,
+    recovered: Option<Fault>,
+    space_checked: Option<Instant>,
+    space_warned: bool,
+    admin_warned: bool,
+    errors_said: u32,
+    flusher: Option<Flusher>,
+}
+
+impl Writer {
+    /// Open (append to) the log, creating it 0600 and its directory 0700
+    /// (0640 and 0750 with a log group); refused if either is not safe
+    /// (see the `dir` module). A log whose last line was torn (a crash)
+    /// gets a newline first, so the next record starts a line of its own.
+    pub fn open(cfg: Config) -> Result<Writer, LogError> {
+        cfg.check().map_err(LogError::Config)?;
+        let dir = LogDir::open(&cfg.path, cfg.log_group)?;
+        let file = dir.open_log()?;
+        let path = cfg.path.clone();
+        let io_err = |source| LogError::Io {
+            path: path.clone(),
+            source,
+        };
+        let disk_size = file.metadata().map_err(io_err)?.len();
+        let flusher = matches!(cfg.flush, Flush::IncrementalAsync { .. }).then(Flusher::start);
+        let mut w = Writer {
+            cfg,
+            dir,
+            file: Some(file),
+            disk_size,
+            pending: Vec::new(),
+            ends: Vec::new(),
+            torn: false,
+            since_flush: 0,
+            suspended: None,
+            counts: [Counts::default(); 4],
+            episode: None,
+            recovered: None,
+            space_checked: None,
+            space_warned: false,
+            admin_warned: false,
+            errors_said: 0,
+            flusher,
+        };
+        if disk_size > 0 && w.dir.tail(1, false).map_err(io_err)? != b"\n" {
+            say(
+                &format!(
+                    "{}: the last line is torn (a crash?): the next record starts on a fresh line",
+                    w.cfg.path.display()
+                ),
+                false,
+            );
+            w.torn = true;
+        }
+        Ok(w)
+    }
+
+    /// Write one event (all of its lines), counted for `source` as logged
+    /// once it reaches the file, or as lost.
+    pub fn write_event(&mut self, lines: &[u8], source: Source) {
+        self.check_space();
+        let size = self.disk_size + self.pending.len() as u64;
+        if self.cfg.max_bytes > 0
+            && size + lines.len() as u64 > self.cfg.max_bytes
+            && size > 0
+            && self.file.is_some()
+        {
+            match self.cfg.size_action {
+                SizeAction::Ignore => {}
+                // auditd: "Log rotation disabled (num_logs < 2)".
+                SizeAction::Rotate { num_logs } if num_logs < 2 => {}
+                SizeAction::Rotate { num_logs } => {
+                    self.rotate(Some(num_logs));
+                }
+                SizeAction::KeepLogs => {
+                    self.rotate(None);
+                }
+                SizeAction::Suspend => {
+                    self.write_pending(false);
+                    self.suspend(FaultKind::MaxLogFile, Action::Suspend);
+                }
+            }
+        }
+        if self.suspended.is_some() || self.file.is_none() {
+            self.lose(source, 1);
+            return;
+        }
+        self.pending.extend_from_slice(lines);
+        self.ends.push((self.pending.len(), source));
+        self.since_flush += 1;
+        if matches!(self.cfg.flush, Flush::Data | Flush::Sync) || self.pending.len() >= PENDING_MAX
+        {
+            self.commit();
+        }
+    }
+
+    fn lose(&mut self, source: Source, n: u64) {
+        self.counts[source.index()].lost += n;
+        if let Some(ep) = self.episode.as_mut() {
+            ep.lost += n;
+        }
+    }
+
+    /// Write the pending events to the file, then flush them to the disk
+    /// if the policy says it is time. Call it once per batch of events.
+    pub fn commit(&mut self) {
+        self.write_pending(true);
+        let due = match self.cfg.flush {
+            Flush::None => None,
+            Flush::Incremental { freq } | Flush::IncrementalAsync { freq }
+                if self.since_flush < freq.max(1) =>
+            {
+                None
+            }
+            Flush::IncrementalAsync { .. } => {
+                let r = match (&self.flusher, &self.file) {
+                    (Some(f), Some(file)) => f.request(file),
+                    _ => Ok(()),
+                };
+                self.since_flush = 0;
+                Some(r)
+            }
+            Flush::Incremental { .. } | Flush::Data => Some(self.sync(false)),
+            Flush::Sync => Some(self.sync(true)),
+        };
+        if let Some(Err(e)) = due {
+            self.io_fault(&e);
+        }
+    }
+
+    /// Write everything pending and push it all to the disk.
+    pub fn flush(&mut self) {
+        self.write_pending(false);
+        if let Err(e) = self.sync(true) {
+            self.io_fault(&e);
+        }
+    }
+
+    fn sync(&mut self, all: bool) -> io::Result<()> {
+        let Some(f) = &self.file else { return Ok(()) };
+        if all {
+            f.sync_all()?;
+        } else {
+            f.sync_data()?;
+        }
+        self.since_flush = 0;
+        Ok(())
+    }
+
+    /// One write(2) for the pending events: those written whole are
+    /// logged; on an error the part of a line written is cut off again,
+    /// the fault's action runs, and (after a rotation, once) the rest is
+    /// tried again, else lost.
+    fn write_pending(&mut self, may_retry: bool) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let Some(file) = self.file.as_mut() else {
+            for (_, s) in std::mem::take(&mut self.ends) {
+                self.lose(s, 1);
+            }
+            self.pending.clear();
+            return;
+        };
+        if self.torn && file.write_all(b"\n").is_ok() {
+            self.torn = false;
+            self.disk_size += 1;
+        }
+        let (written, err) = write_counting(file, &self.pending);
+        let done = self.ends.iter().take_while(|e| e.0 <= written).count();
+        let boundary = done.checked_sub(1).map_or(0, |i| self.ends[i].0);
+        for (_, s) in self.ends.drain(..done) {
+            self.counts[s.index()].logged += 1;
+        }
+        self.disk_size += boundary as u64;
+        let Some(e) = err else {
+            self.pending.clear();
+            self.written_again();
+            return;
+        };
+        if written > boundary && nix::unistd::ftruncate(&*file, self.disk_size as i64).is_err() {
+            self.torn = true;
+        }
+        self.pending.drain(..boundary);
+        for end in &mut self.ends {
+            end.0 -= boundary;
+        }
+        if done > 0 {
+            self.written_again();
+        }
+        if self.io_fault(&e) && may_retry {
+            return self.write_pending(false);
+        }
+        for (_, s) in std::mem::take(&mut self.ends) {
+            self.lose(s, 1);
+        }
+        self.pending.clear();
+    }
+
+    /// Something reached the file: a fault is over, to be reported.
+    fn written_again(&mut self) {
+        self.errors_said = 0;
+        if let Some(ep) = self.episode.take() {
+            match self.recovered.as_mut() {
+                Some(r) => r.lost += ep.lost,
+                None => self.recovered = Some(ep),
+            }
+        }
+    }
+
+    /// A write or flush error: ENOSPC is the disk full, anything else a
+    /// disk error. Returns whether the action rotated to a fresh log.
+    fn io_fault(&mut self, e: &io::Error) -> bool {
+        let errno = e.raw_os_error().unwrap_or(Errno::EIO as i32);
+        if errno == Errno::ENOSPC as i32 {
+            self.fault(FaultKind::DiskFull, self.cfg.disk_full_action)
+        } else {
+            self.fault(FaultKind::DiskError(errno), self.cfg.disk_error_action)
+        }
+    }
+
+    /// Start (or go on with) a fault episode and carry out its action.
+    fn fault(&mut self, kind: FaultKind, action: Action) -> bool {
+        let first = self.episode.is_none();
+        self.episode.get_or_insert(Fault {
+            kind,
+            action,
+            lost: 0,
+        });
+        let what = format!("{}: {}", self.cfg.path.display(), kind.describe());
+        match action {
+            Action::Ignore if first => say(&format!("{what}; lost events are counted"), false),
+            Action::Ignore => {}
+            Action::Syslog => {
+                let is_error = matches!(kind, FaultKind::DiskError(_));
+                if first || (is_error && self.errors_said < ERRORS_SAID) {
+                    self.errors_said += u32::from(is_error);
+                    say(&format!("{what}; lost events are counted"), true);
+                }
+            }
+            Action::Rotate => {
+                say(&format!("{what}: rotating the logs"), first);
+                return self.rotate_for_fault();
+            }
+            Action::Suspend => self.suspend(kind, action),
+        }
+        false
+    }
+
+    /// A fault's rotation: as max_log_file_action's, at least 2 logs.
+    fn rotate_for_fault(&mut self) -> bool {
+        match self.cfg.size_action {
+            SizeAction::Rotate { num_logs } if num_logs >= 2 => self.reopen_rotated(Some(num_logs)),
+            SizeAction::Rotate { .. } => false,
+            _ => self.reopen_rotated(None),
+        }
+    }
+
+    /// Stop writing: the log is closed (so it can be moved or deleted) and
+    /// events are counted as lost until [`Writer::resume`].
+    fn suspend(&mut self, kind: FaultKind, action: Action) {
+        self.episode.get_or_insert(Fault {
+            kind,
+            action,
+            lost: 0,
+        });
+        if self.suspended.is_some() {
+            return;
+        }
+        self.suspended = Some(kind);
+        say(
+            &format!(
+                "{}: {}: logging suspended, events are counted as lost; send SIGUSR2 to resume",
+                self.cfg.path.display(),
+                kind.describe()
+            ),
+            true,
+        );
+        if let Some(f) = self.file.take() {
+            let _ = f.sync_all();
+        }
+    }
+
+    /// Resume logging (auditd on SIGUSR2): reopen the log, checked again,
+    /// and look at free space afresh. Returns whether it was suspended.
+    pub fn resume(&mut self) -> bool {
+        let was = self.suspended.take().is_some() || self.file.is_none();
+        self.space_warned = false;
+        self.admin_warned = false;
+        self.errors_said = 0;
+        self.space_checked = None;
+        if self.file.is_none() {
+            match self.dir.open_log() {
+                Ok(f) => {
+                    self.disk_size = f.metadata().map_or(0, |m| m.len());
+                    self.file = Some(f);
+                    say(
+                        &format!("{}: logging resumed", self.cfg.path.display()),
+                        true,
+                    );
+                }
+                Err(e) => {
+                    say(&format!("could not reopen the log to resume: {e}"), true);
+                    let errno = match &e {
+                        LogError::Io { source, .. } => source.raw_os_error(),
+                        _ => None,
+                    };
+                    self.suspended = Some(FaultKind::DiskError(errno.unwrap_or(Errno::EIO as i32)));
+                }
+            }
+        }
+        was
+    }
+
+    /// Events of `source` logged and lost so far.
+    pub fn counts(&self, source: Source) -> Counts {
+        self.counts[source.index()]
+    }
+
+    /// Events of every source lost so far.
+    pub fn lost(&self) -> u64 {
+        self.counts.iter().map(|c| c.lost).sum()
+    }
+
+    /// A fault that is over (the log was written again since), once: for
+    /// the DAEMON_ERR record that reports it.
+    pub fn take_recovered(&mut self) -> Option<Fault> {
+        self.recovered.take()
+    }
+
+    /// The fault going on now, if any.
+    pub fn fault_now(&self) -> Option<Fault> {
+        self.episode
+    }
+
+    /// Why writing is suspended, if it is.
+    pub fn suspended(&self) -> Option<FaultKind> {
+        self.suspended
+    }
+
+    /// The whole lines among the last `max` bytes of the log (of `NAME.1`
+    /// when the log is empty): where a restart finds the serials in use.
+    pub fn tail(&self, max: u64) -> io::Result<Vec<u8>> {
+        self.dir.tail(max, true)
+    }
+
+    fn check_space(&mut self) {
+        if self
+            .space_checked
+            .is_some_and(|t| t.elapsed() < SPACE_CHECK_EVERY)
+        {
+            return;
+        }
+        self.space_checked = Some(Instant::now());
+        let Some(Ok(st)) = self.file.as_ref().map(fstatvfs) else {
+            return;
+        };
+        let frag = st.fragment_size();
+        let free = st.blocks_available().saturating_mul(frag);
+        let total = st.blocks().saturating_mul(frag);
+        for admin in [false, true] {
+            let (threshold, action, warned) = if admin {
+                let c = &self.cfg;
+                (
+                    c.admin_space_left,
+                    c.admin_space_left_action,
+                    self.admin_warned,
+                )
+            } else {
+                let c = &self.cfg;
+                (c.space_left, c.space_left_action, self.space_warned)
+            };
+            let limit = threshold.bytes(total);
+            let low = limit > 0 && free < limit;
+            // auditd acts once per crossing; rotate as often as it takes,
+            // and syslog again after space came back.
+            let flag = match (low, warned) {
+                (true, false) => {
+                    self.low_space(admin, action, free);
+                    action != Action::Rotate
+                }
+                (false, true) if action == Action::Syslog => false,
+                _ => warned,
+            };
+            if admin {
+                self.admin_warned = flag;
+            } else {
+                self.space_warned = flag;
+            }
+        }
+    }
+
+    fn low_space(&mut self, admin: bool, action: Action, free: u64) {
+        let key = if admin {
+            "admin_space_left"
+        } else {
+            "space_left"
+        };
+        let what = format!(
+            "{}: low on disk space for logging: {} MiB free, below {key}",
+            self.cfg.path.display(),
+            free >> 20
+        );
+        match action {
+            Action::Ignore => {}
+            Action::Syslog => say(&what, true),
+            Action::Rotate => {
+                say(&format!("{what}: rotating the logs"), true);
+                self.rotate_for_fault();
+            }
+            Action::Suspend => {
+                self.write_pending(false);
+                let kind = if admin {
+                    FaultKind::AdminSpaceLeft
+                } else {
+                    FaultKind::SpaceLeft
+                };
+                self.suspend(kind, action);
+            }
+        }
+    }
+
+    /// Rotate now, whatever the size (auditd on SIGUSR1): as the size
+    /// action rotates, keeping `num_logs` (none below 2, as auditd); with
+    /// any other size action, keeping every old log.
+    pub fn rotate_now(&mut self) {
+        match self.cfg.size_action {
+            SizeAction::Rotate { num_logs } if num_logs < 2 => say(
+                &format!(
+                    "{}: log rotation disabled (num_logs < 2), skipping",
+                    self.cfg.path.display()
+                ),
+                false,
+            ),
+            SizeAction::Rotate { num_logs } => self.rotate(Some(num_logs)),
+            _ => self.rotate(None),
+        }
+    }
+
+    fn rotate(&mut self, keep: Option<u32>) {
+        self.reopen_rotated(keep);
+    }
+
+    /// Rotate: everything pending written first, the old log flushed;
+    /// returns whether a fresh log is open. A log that cannot be reopened
+    /// suspends logging, as auditd does.
+    fn reopen_rotated(&mut self, keep: Option<u32>) -> bool {
+        self.write_pending(false);
+        if let Err(e) = self.sync(true) {
+            self.io_fault(&e);
+        }
+        let Some(live) = self.file.as_ref() else {
+            return false;
+        };
+        match self.dir.rotate(live, keep) {
+            Ok(f) => {
+                self.file = Some(f);
+                self.disk_size = 0;
+                self.since_flush = 0;
+                true
+            }
+            Err((e, renamed)) => {
+                say(&format!("rotating the logs: {e}"), true);
+                if renamed {
+                    let errno = match &e {
+                        LogError::Io { source, .. } => source.raw_os_error(),
+                        _ => None,
+                    };
+                    let kind = FaultKind::DiskError(errno.unwrap_or(Errno::EIO as i32));
+                    self.suspend(kind, Action::Suspend);
+                }
+                false
+            }
+        }
+    }
+}
+
+/// write(2) until all of `buf` is written or an error: the bytes written,
+/// and the error.
+fn write_counting(f: &mut File, buf: &[u8]) -> (usize, Option<io::Error>) {
+    let mut done = 0;
+    while done < buf.len() {
+        match f.write(&buf[done..]) {
+            Ok(0) => return (done, Some(io::ErrorKind::WriteZero.into())),
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return (done, Some(e)),
+        }
+    }
+    (done, None)
+}
+
+impl Drop for Writer {
+    fn drop(&mut self) {
+        // What is still pending is written (or counted lost) as at commit.
+        self.write_pending(false);
+    }
+}
