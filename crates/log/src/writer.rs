@@ -127,11 +127,16 @@ pub struct Writer {
     counts: [Counts; 4],
     episode: Option<Fault>,
     recovered: Option<Fault>,
+    /// Taken for its report, which has not reached the file yet: if the
+    /// next write fails too, its loss goes on in the next fault's count.
+    unconfirmed: Option<Fault>,
     space_checked: Option<Instant>,
     space_warned: bool,
     admin_warned: bool,
     errors_said: u32,
     flusher: Option<Flusher>,
+    /// A rotation is under way: a fault met meanwhile does not rotate again.
+    rotating: bool,
 }
 
 impl Writer {
@@ -163,11 +168,13 @@ impl Writer {
             counts: [Counts::default(); 4],
             episode: None,
             recovered: None,
+            unconfirmed: None,
             space_checked: None,
             space_warned: false,
             admin_warned: false,
             errors_said: 0,
             flusher,
+            rotating: false,
         };
         if disk_size > 0 && w.dir.tail(1, false).map_err(io_err)? != b"\n" {
             say(
@@ -308,25 +315,29 @@ impl Writer {
         if written > boundary && nix::unistd::ftruncate(&*file, self.disk_size as i64).is_err() {
             self.torn = true;
         }
-        self.pending.drain(..boundary);
-        for end in &mut self.ends {
+        // The rest is set aside while the action runs (a rotation writes
+        // what is pending first).
+        let mut rest = std::mem::take(&mut self.pending);
+        rest.drain(..boundary);
+        let mut rest_ends = std::mem::take(&mut self.ends);
+        for end in &mut rest_ends {
             end.0 -= boundary;
         }
-        if done > 0 {
-            self.written_again();
-        }
         if self.io_fault(&e) && may_retry {
+            self.pending = rest;
+            self.ends = rest_ends;
             return self.write_pending(false);
         }
-        for (_, s) in std::mem::take(&mut self.ends) {
+        for (_, s) in rest_ends {
             self.lose(s, 1);
         }
-        self.pending.clear();
     }
 
-    /// Something reached the file: a fault is over, to be reported.
+    /// A whole write reached the file: a fault is over, to be reported
+    /// (and a report taken before is written).
     fn written_again(&mut self) {
         self.errors_said = 0;
+        self.unconfirmed = None;
         if let Some(ep) = self.episode.take() {
             match self.recovered.as_mut() {
                 Some(r) => r.lost += ep.lost,
@@ -348,12 +359,7 @@ impl Writer {
 
     /// Start (or go on with) a fault episode and carry out its action.
     fn fault(&mut self, kind: FaultKind, action: Action) -> bool {
-        let first = self.episode.is_none();
-        self.episode.get_or_insert(Fault {
-            kind,
-            action,
-            lost: 0,
-        });
+        let first = self.start_episode(kind, action);
         let what = format!("{}: {}", self.cfg.path.display(), kind.describe());
         match action {
             Action::Ignore if first => say(&format!("{what}; lost events are counted"), false),
@@ -365,6 +371,7 @@ impl Writer {
                     say(&format!("{what}; lost events are counted"), true);
                 }
             }
+            Action::Rotate if self.rotating => {}
             Action::Rotate => {
                 say(&format!("{what}: rotating the logs"), first);
                 return self.rotate_for_fault();
@@ -372,6 +379,21 @@ impl Writer {
             Action::Suspend => self.suspend(kind, action),
         }
         false
+    }
+
+    /// A fault begins, unless one is going on; returns whether it began.
+    /// The loss of a report that never reached the file is carried on.
+    fn start_episode(&mut self, kind: FaultKind, action: Action) -> bool {
+        if self.episode.is_some() {
+            return false;
+        }
+        let carried = self.unconfirmed.take().map_or(0, |u| u.lost);
+        self.episode = Some(Fault {
+            kind,
+            action,
+            lost: carried,
+        });
+        true
     }
 
     /// A fault's rotation: as max_log_file_action's, at least 2 logs.
@@ -386,11 +408,7 @@ impl Writer {
     /// Stop writing: the log is closed (so it can be moved or deleted) and
     /// events are counted as lost until [`Writer::resume`].
     fn suspend(&mut self, kind: FaultKind, action: Action) {
-        self.episode.get_or_insert(Fault {
-            kind,
-            action,
-            lost: 0,
-        });
+        self.start_episode(kind, action);
         if self.suspended.is_some() {
             return;
         }
@@ -452,7 +470,11 @@ impl Writer {
     /// A fault that is over (the log was written again since), once: for
     /// the DAEMON_ERR record that reports it.
     pub fn take_recovered(&mut self) -> Option<Fault> {
-        self.recovered.take()
+        let r = self.recovered.take();
+        if let Some(f) = r {
+            self.unconfirmed = Some(f);
+        }
+        r
     }
 
     /// The fault going on now, if any.
@@ -572,6 +594,13 @@ impl Writer {
     /// returns whether a fresh log is open. A log that cannot be reopened
     /// suspends logging, as auditd does.
     fn reopen_rotated(&mut self, keep: Option<u32>) -> bool {
+        self.rotating = true;
+        let rotated = self.rotate_inner(keep);
+        self.rotating = false;
+        rotated
+    }
+
+    fn rotate_inner(&mut self, keep: Option<u32>) -> bool {
         self.write_pending(false);
         if let Err(e) = self.sync(true) {
             self.io_fault(&e);

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod auditd;
+pub mod logread;
 
 use std::fs::File;
 use std::io::Write;
@@ -348,7 +349,8 @@ pub fn assert_agrees(diffs: &[String]) {
     );
 }
 
-/// A `fastaudit run` in the background, started and past "fastaudit: ready".
+/// A `fastaudit run` in the background, started and past "fastaudit: ready";
+/// killed on drop if still running (a failed test leaves nothing attached).
 pub struct FastauditRun {
     child: std::process::Child,
     stderr: std::sync::mpsc::Receiver<String>,
@@ -412,5 +414,23 @@ impl FastauditRun {
         assert!(status.success(), "exit 0 after SIGTERM: {status}");
         std::thread::sleep(std::time::Duration::from_millis(50));
         self.stderr.try_iter().collect()
+    }
+}
+
+impl Drop for FastauditRun {
+    fn drop(&mut self) {
+        // SIGTERM first, so that it puts the kernel back; then SIGKILL.
+        let pid = nix::unistd::Pid::from_raw(self.child.id() as i32);
+        if let Ok(None) = self.child.try_wait() {
+            let _ = nix::sys::signal::kill(pid, nix::sys::signal::SIGTERM);
+            for _ in 0..100 {
+                if !matches!(self.child.try_wait(), Ok(None)) {
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
     }
 }
