@@ -418,8 +418,8 @@ fn a_write_error_follows_disk_error_action_and_resumes_on_sigusr2() {
     assert_eq!(generated, 3010);
     assert_eq!(generated, logged + ring + dropped, "{said:?}");
     assert!(dropped > 0);
-    assert_eq!(events_in(&[log.clone()]), logged);
-    let faults = fault_records(&[log.clone()]);
+    assert_eq!(events_in(std::slice::from_ref(&log)), logged);
+    let faults = fault_records(std::slice::from_ref(&log));
     assert_eq!(faults, [("disk-error".into(), "suspend".into(), dropped)]);
     let err = records(&log)
         .into_iter()
@@ -459,7 +459,10 @@ fn kill_9_in_a_storm_then_restart_repeats_no_serial() {
         .filter(|&s| s >= 1 << 31)
         .max()
         .expect("records before the kill");
-    assert!(events_in(&[log.clone()]) > 0, "killed mid-storm");
+    assert!(
+        events_in(std::slice::from_ref(&log)) > 0,
+        "killed mid-storm"
+    );
 
     let fa = FastauditRun::start(&rules, &log, &["--bpf-only", "--max-log-file", "0"]);
     chmods(&target, 100);
