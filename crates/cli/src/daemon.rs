@@ -14,7 +14,6 @@ use fastaudit_records::daemon::{self as own, OwnSerials, Sender, Subject};
 use fastaudit_records::enrich::SystemNames;
 use fastaudit_records::line::line;
 use fastaudit_records::{types, Format, Stamp};
-use fastaudit_rules::settings::Setting;
 use fastaudit_rules::RuleSet;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,68 +21,16 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub mod companion;
+mod settings;
+
+use settings::setting_name;
+pub use settings::KernelSettings;
 
 /// fastaudit's files under /run: the state found at start and the counters.
 pub const RUN_DIR: &str = "/run/fastaudit";
 
 /// How often the status file is rewritten.
 const STATUS_EVERY: Duration = Duration::from_secs(1);
-
-/// The kernel settings a rule set asks for, as `(AUDIT_SET mask, value)`,
-/// the last of each kind winning; plus whether `-e 2` and
-/// `--loginuid-immutable` were given.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct KernelSettings {
-    /// Settings to send, in a fixed order.
-    pub set: Vec<(u32, u32)>,
-    /// `-e 2`: fastaudit's rule set is immutable until it restarts.
-    pub lock: bool,
-    /// `--loginuid-immutable`.
-    pub loginuid_immutable: bool,
-    /// `-f 2`.
-    pub panic: bool,
-}
-
-impl KernelSettings {
-    /// The settings of `set`.
-    pub fn of(set: &RuleSet) -> KernelSettings {
-        let mut k = KernelSettings::default();
-        let (mut failure, mut rate, mut backlog, mut wait) = (None, None, None, None);
-        for (_, s) in &set.settings {
-            match s {
-                Setting::Enabled(2) => k.lock = true,
-                Setting::Failure(n) => failure = Some(*n),
-                Setting::RateLimit(n) => rate = Some(*n),
-                Setting::BacklogLimit(n) => backlog = Some(*n),
-                Setting::BacklogWaitTime(n) => wait = Some(*n),
-                Setting::LoginuidImmutable => k.loginuid_immutable = true,
-                _ => {}
-            }
-        }
-        k.panic = failure == Some(2);
-        for (m, v) in [
-            (mask::FAILURE, failure),
-            (mask::RATE_LIMIT, rate),
-            (mask::BACKLOG_LIMIT, backlog),
-            (mask::BACKLOG_WAIT_TIME, wait),
-        ] {
-            if let Some(v) = v {
-                k.set.push((m, v));
-            }
-        }
-        k
-    }
-}
-
-fn setting_name(m: u32) -> &'static str {
-    match m {
-        mask::FAILURE => "-f",
-        mask::RATE_LIMIT => "-r",
-        mask::BACKLOG_LIMIT => "-b",
-        mask::BACKLOG_WAIT_TIME => "--backlog_wait_time",
-        _ => "?",
-    }
-}
 
 /// Counters `run` hands in for the status file and the closing records.
 #[derive(Clone, Copy, Debug, Default)]
@@ -528,7 +475,6 @@ fn continued_serials(log: &Writer) -> OwnSerials {
 mod tests {
     use super::*;
     use fastaudit_log::{Config, Threshold};
-    use fastaudit_rules::{lexer, Origin, SystemHost};
 
     fn bpf_only_side() -> Side {
         Side {
@@ -585,34 +531,5 @@ mod tests {
         );
         assert_eq!(log.counts(Source::Kernel).logged, 3);
         let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    fn settings(text: &str) -> KernelSettings {
-        let mut set = RuleSet::default();
-        for l in lexer::lines(text.as_bytes()) {
-            let o = Origin {
-                file: "t".into(),
-                line: l.lineno,
-            };
-            set.apply_words(&l.words, &o, &SystemHost).unwrap();
-        }
-        KernelSettings::of(&set)
-    }
-
-    #[test]
-    fn the_last_setting_of_each_kind_wins() {
-        let k = settings("-b 100\n-f 1\n-b 8192\n--backlog_wait_time 60000\n-r 5\n-e 2\n");
-        assert_eq!(
-            k.set,
-            vec![
-                (mask::FAILURE, 1),
-                (mask::RATE_LIMIT, 5),
-                (mask::BACKLOG_LIMIT, 8192),
-                (mask::BACKLOG_WAIT_TIME, 60000)
-            ]
-        );
-        assert!(k.lock && !k.panic && !k.loginuid_immutable);
-        let k = settings("-f 2\n--loginuid-immutable\n");
-        assert!(k.panic && k.loginuid_immutable && !k.lock);
     }
 }

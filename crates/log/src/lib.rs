@@ -9,13 +9,15 @@
 //! once the log is writable again ([`Writer::take_recovered`]).
 
 mod action;
+mod counts;
 mod dir;
 mod flusher;
 mod writer;
 
 pub use action::{Action, ActionKey, Threshold};
+pub use counts::{Counts, Fault, FaultKind, Source};
 pub use dir::Problem;
-pub use writer::{Counts, Fault, FaultKind, Source, Writer};
+pub use writer::Writer;
 
 use std::io;
 use std::path::PathBuf;
