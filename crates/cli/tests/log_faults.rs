@@ -296,6 +296,68 @@ fn a_full_disk_follows_disk_full_action_and_counts_every_event() {
 }
 
 #[test]
+fn low_space_runs_the_space_actions() {
+    const N: u64 = 3000;
+    let _ka = KernelAudit::acquire();
+    let fs = Tmpfs::mount("512k");
+    let dir = tempdir();
+    let rules = rules(&dir);
+    let target = dir.join("target");
+    std::fs::write(&target, "x").unwrap();
+    let log = fs.0.join("audit.log");
+    let fa = FastauditRun::start(
+        &rules,
+        &log,
+        &[
+            "--bpf-only",
+            "--space-left",
+            "60%",
+            "--space-left-action",
+            "syslog",
+            "--admin-space-left",
+            "40%",
+            "--admin-space-left-action",
+            "suspend",
+        ],
+    );
+    chmods(&target, N);
+    std::thread::sleep(Duration::from_millis(300));
+    let size = std::fs::metadata(&log).unwrap().len();
+    assert!(size < 400 << 10, "suspended before the disk filled: {size}");
+    std::fs::remove_file(&log).unwrap();
+    signal(fa.pid(), nix::sys::signal::SIGUSR2);
+    std::thread::sleep(Duration::from_millis(300));
+    chmods(&target, 10);
+    std::thread::sleep(Duration::from_millis(300));
+    let said = fa.stop();
+    assert!(
+        said.iter()
+            .any(|l| l.contains("low on disk space for logging") && l.contains("below space_left")),
+        "{said:?}"
+    );
+    assert!(
+        said.iter()
+            .any(|l| l.contains("free space is below admin_space_left: logging suspended")),
+        "{said:?}"
+    );
+    let (generated, logged, ring, dropped) = final_counts(&said).expect("final counts");
+    assert_eq!(generated, N + 10);
+    assert_eq!(generated, logged + ring + dropped, "{said:?}");
+    assert!(dropped > 0);
+    assert_eq!(
+        fault_records(std::slice::from_ref(&log)),
+        [("admin-space-left".into(), "suspend".into(), dropped)]
+    );
+    assert_eq!(
+        events_in(std::slice::from_ref(&log)),
+        10,
+        "written after SIGUSR2"
+    );
+    drop(fs);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn unsupported_actions_are_refused_with_the_reason() {
     let dir = tempdir();
     for (flag, word, why) in [

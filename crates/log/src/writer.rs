@@ -17,9 +17,11 @@ use std::time::{Duration, Instant};
 /// past this size they are written at once.
 const PENDING_MAX: usize = 256 << 10;
 
-/// Free space is looked at no more often than this: statfs on every event
-/// cost the writer a fifth of its time, and the thresholds are megabytes.
+/// Free space is looked at every so often, and after so many bytes
+/// written (a small file system fills faster than that): statfs on every
+/// event cost the writer a fifth of its time.
 const SPACE_CHECK_EVERY: Duration = Duration::from_millis(200);
+const SPACE_CHECK_BYTES: u64 = 64 << 10;
 
 /// auditd says a disk error to syslog at most this many times in a row.
 const ERRORS_SAID: u32 = 5;
@@ -46,6 +48,8 @@ pub struct Writer {
     /// next write fails too, its loss goes on in the next fault's count.
     unconfirmed: Option<Fault>,
     space_checked: Option<Instant>,
+    /// Bytes queued since free space was looked at.
+    since_space_check: u64,
     space_warned: bool,
     admin_warned: bool,
     errors_said: u32,
@@ -85,6 +89,7 @@ impl Writer {
             recovered: None,
             unconfirmed: None,
             space_checked: None,
+            since_space_check: 0,
             space_warned: false,
             admin_warned: false,
             errors_said: 0,
@@ -107,6 +112,7 @@ impl Writer {
     /// Write one event (all of its lines), counted for `source` as logged
     /// once it reaches the file, or as lost.
     pub fn write_event(&mut self, lines: &[u8], source: Source) {
+        self.since_space_check += lines.len() as u64;
         self.check_space();
         let size = self.disk_size + self.pending.len() as u64;
         if self.cfg.max_bytes > 0
@@ -409,18 +415,24 @@ impl Writer {
     }
 
     fn check_space(&mut self) {
-        if self
-            .space_checked
-            .is_some_and(|t| t.elapsed() < SPACE_CHECK_EVERY)
+        if self.since_space_check < SPACE_CHECK_BYTES
+            && self
+                .space_checked
+                .is_some_and(|t| t.elapsed() < SPACE_CHECK_EVERY)
         {
             return;
         }
         self.space_checked = Some(Instant::now());
+        self.since_space_check = 0;
         let Some(Ok(st)) = self.file.as_ref().map(fstatvfs) else {
             return;
         };
         let frag = st.fragment_size();
-        let free = st.blocks_available().saturating_mul(frag);
+        // What will be left once the pending events are written.
+        let free = st
+            .blocks_available()
+            .saturating_mul(frag)
+            .saturating_sub(self.pending.len() as u64);
         let total = st.blocks().saturating_mul(frag);
         for admin in [false, true] {
             let (threshold, action, warned) = if admin {
