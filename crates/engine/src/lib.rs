@@ -15,6 +15,7 @@ pub mod plan;
 pub mod resolve;
 pub mod rule;
 pub mod runtime;
+mod samples;
 pub mod syscalls;
 pub mod watches;
 
@@ -27,3 +28,4 @@ pub use kinds::{HookKinds, Kind, Probe};
 pub use plan::{compile, CompileError, CompiledRule, Environment, Plan, Test, Watch};
 pub use resolve::Resolved;
 pub use runtime::{run, Attached, AuditEvent, EngineError, Options, Stats};
+pub use samples::Aux;

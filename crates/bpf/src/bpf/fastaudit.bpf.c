@@ -19,6 +19,7 @@
 #include "watches.bpf.h"     /* what a syscall touched, gathered */
 #include "rules.bpf.h"       /* rule evaluation */
 #include "event.bpf.h"       /* the event sent to user space */
+#include "aux.bpf.h"         /* its auxiliary records, sent before it */
 #include "companion.bpf.h"   /* syscalls that make a kernel record (LOGIN) */
 
 char LICENSE[] SEC("license") = "GPL";
@@ -27,6 +28,7 @@ char LICENSE[] SEC("license") = "GPL";
  * these, from the one definition in fastaudit.h. */
 struct fa_enums fa_enums_layout = {};
 struct fa_event fa_event_layout = {};
+struct fa_aux_head fa_aux_layout = {};
 
 /* Save an exec's arguments at entry: its registers are gone at exit. */
 static __always_inline void save_entry_args(struct pt_regs *regs, __u32 compat)
@@ -64,13 +66,21 @@ static __always_inline int names_needed(struct fa_span *span, struct subject *s)
  * (FA_NO_RULE: none), with the FA_EV_* flags in `flags`. */
 static __always_inline void emit(struct subject *s, __u32 key_rule, __u32 flags)
 {
+	struct fa_msg m = {
+		.kind = FA_MSG_AUX,
+		.tid = (__u32)bpf_get_current_pid_tgid(),
+		.stamp = bpf_ktime_get_ns(),
+	};
+	__u32 aux_lost = emit_aux(s, &m);
 	struct fa_event *ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
 	if (!ev) {
 		count(FA_STAT_LOST);
 		return;
 	}
 	fill_event(ev, s, key_rule);
-	ev->flags |= flags;
+	ev->msg = m;
+	ev->msg.kind = FA_MSG_EVENT;
+	ev->flags |= flags | aux_lost;
 	count(FA_STAT_EMITTED);
 	bpf_ringbuf_submit(ev, BPF_RB_NO_WAKEUP);
 }

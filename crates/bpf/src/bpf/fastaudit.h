@@ -66,13 +66,42 @@ enum fa_event_flag {
 	 * event's rule is FA_NO_RULE (key (null)) unless a rule also
 	 * selected the syscall. */
 	FA_EV_COMPANION = 4,
+	/* An auxiliary record of this event found no room in the ring
+	 * buffer: the event's records are incomplete (counted in
+	 * FA_STAT_AUX_LOST). */
+	FA_EV_AUX_LOST = 8,
+};
+
+/* What a ring-buffer sample is (fa_msg.kind). */
+enum fa_msg_kind {
+	FA_MSG_EVENT = 1,   /* struct fa_event: one audited syscall */
+	FA_MSG_AUX = 2,     /* struct fa_aux_head + payload: one of its records */
+};
+
+/* The head of every ring-buffer sample. An event's auxiliary samples
+ * (PATH, CWD, EXECVE, ... data) are submitted before the event by the
+ * same program run, with the event's tid and stamp: user space holds
+ * them by tid until the event with that stamp arrives. */
+struct fa_msg {
+	__u32 kind;    /* enum fa_msg_kind */
+	__u32 tid;
+	__u64 stamp;   /* CLOCK_MONOTONIC ns at the syscall's end; the event's time */
+};
+
+/* An auxiliary sample: `len` bytes of a payload whose layout
+ * `rec_type` names (an AUDIT_* record type, or a FA_AUX_* kind) follow the head. */
+struct fa_aux_head {
+	struct fa_msg msg;
+	__u32 rec_type;
+	__u32 len;
 };
 
 /* Counters in the stats map (per CPU; user space sums them). */
 enum fa_stat {
 	FA_STAT_EMITTED = 0,   /* events put into the ring buffer */
 	FA_STAT_LOST = 1,      /* events the ring buffer had no room for */
-	FA_NR_STATS = 2,
+	FA_STAT_AUX_LOST = 2,  /* auxiliary samples the ring buffer had no room for */
+	FA_NR_STATS = 3,
 };
 
 struct fa_test {
@@ -168,6 +197,7 @@ struct fa_enums {
 	enum fa_perm_kind perm_kind;
 	enum fa_perm_class perm_class;
 	enum fa_event_flag event_flag;
+	enum fa_msg_kind msg_kind;
 };
 
 /* An executable's identity, for exe= tests. */
@@ -184,7 +214,7 @@ struct fa_args {
 };
 
 struct fa_event {
-	__u64 time_ns;   /* CLOCK_MONOTONIC at syscall exit */
+	struct fa_msg msg;   /* FA_MSG_EVENT; stamp: the syscall's end */
 	__s64 ret;
 	__u64 args[4];
 	__u32 arch;      /* AUDIT_ARCH_* */

@@ -349,6 +349,8 @@ mod tests {
             },
             cmdline: b"sh".to_vec(),
             companion: true,
+            aux: Vec::new(),
+            aux_lost: false,
         }
     }
 
