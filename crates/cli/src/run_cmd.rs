@@ -8,7 +8,7 @@ use fastaudit_engine::{compile, run as run_engine, Environment, Options};
 use fastaudit_log::{Config, SizeAction, Writer};
 use fastaudit_records::{Format, Stamp};
 use fastaudit_rules::{lexer, Origin, RuleSet, SystemHost};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -20,7 +20,7 @@ const RULES_D: &str = "/etc/audit/rules.d";
 /// Run until SIGINT/SIGTERM; exit 0 after draining and flushing.
 pub fn run(args: RunArgs) -> Result<ExitCode> {
     let host = SystemHost;
-    let set = match load_rules(&args.rules, &host) {
+    let set = match load_rules(&args.rules, &host, args.strict) {
         Ok(set) => set,
         Err(errors) => {
             for e in errors {
@@ -29,6 +29,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             return Ok(ExitCode::from(1));
         }
     };
+    crate::rules_cmd::print_warnings(&set);
     // Probing loads BPF programs and reads tracefs: root only (`--explain`
     // works without, with the facts assumed).
     let env = if nix::unistd::geteuid().is_root() {
@@ -178,14 +179,27 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn load_rules(paths: &[PathBuf], host: &SystemHost) -> Result<RuleSet, Vec<String>> {
+/// The rules given, else /etc/audit/rules.d, else (only when that does
+/// not exist) the built-in defaults: a rules.d that exists but cannot be
+/// read (as non-root, say) is an error, never a silent fallback.
+fn load_rules(paths: &[PathBuf], host: &SystemHost, strict: bool) -> Result<RuleSet, Vec<String>> {
     let strings =
         |e: fastaudit_rules::LoadErrors| e.0.into_iter().map(|e| e.to_string()).collect::<Vec<_>>();
     if !paths.is_empty() {
-        return RuleSet::load(paths, host).map_err(strings);
+        return RuleSet::load_with(paths, host, strict).map_err(strings);
     }
-    if Path::new(RULES_D).is_dir() {
-        return RuleSet::load(&[PathBuf::from(RULES_D)], host).map_err(strings);
+    match std::fs::metadata(RULES_D) {
+        Ok(_) => {
+            return RuleSet::load_with(&[PathBuf::from(RULES_D)], host, strict).map_err(strings)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            eprintln!("fastaudit: {RULES_D} does not exist: using the built-in default rules");
+        }
+        Err(e) => {
+            return Err(vec![format!(
+                "{RULES_D}: cannot read: {e} (the built-in default rules are used only when it does not exist)"
+            )])
+        }
     }
     let mut set = RuleSet::default();
     let mut errors = Vec::new();

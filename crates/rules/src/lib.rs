@@ -16,9 +16,12 @@ pub mod parse;
 pub mod rule;
 pub mod ruleset;
 pub mod settings;
+pub mod source;
 pub mod tables;
+pub mod warning;
 
 pub use host::{FixedHost, Host, SystemHost};
 pub use rule::{Field, Rule};
 pub use ruleset::{LineError, LoadErrors, Loaded, Origin, RuleSet};
 pub use settings::Setting;
+pub use warning::Warning;
