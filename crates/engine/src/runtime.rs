@@ -227,9 +227,9 @@ pub fn run(
     let mut deliver = |stats: &mut Stats| {
         let before = stats.delivered;
         let ready = pending.borrow_mut().take();
-        for (ev, aux) in ready {
+        for (ev, exe, aux) in ready {
             stats.delivered += 1;
-            on_event(assemble(plan, &ev, aux, &clock));
+            on_event(assemble(plan, &ev, exe, aux, &clock));
         }
         // Idle too: the caller may have queued output of its own.
         on_batch();
@@ -373,20 +373,24 @@ fn cstr(b: &[u8]) -> Vec<u8> {
     b.iter().take_while(|&&c| c != 0).copied().collect()
 }
 
-fn assemble(plan: &Plan, ev: &fa_event, aux: Vec<Aux>, clock: &Clock) -> AuditEvent {
+/// exe= for a path the kernel's d_path cannot give (too long), as the
+/// kernel writes it: never a shorter path that could pass for another.
+pub const EXE_TOO_LONG: &[u8] = b"<too_long>";
+
+fn assemble(plan: &Plan, ev: &fa_event, exe: Vec<u8>, aux: Vec<Aux>, clock: &Clock) -> AuditEvent {
     let (sec, msec) = clock.wall(ev.msg.stamp);
     let bytes = |v: &[std::ffi::c_char]| cstr(&v.iter().map(|&c| c as u8).collect::<Vec<u8>>());
-    let exe = (ev.exe_depth > 0).then(|| {
-        let mut path = Vec::new();
-        for name in ev.exe_names.iter().take(ev.exe_depth as usize).rev() {
-            path.push(b'/');
-            path.extend(bytes(name));
-        }
-        if ev.flags & fa_event_flag::FA_EV_EXE_DELETED.0 != 0 {
-            path.extend(b" (deleted)");
-        }
-        path
-    });
+    let exe = if ev.flags & fa_event_flag::FA_EV_EXE_TOO_LONG.0 != 0 {
+        Some(EXE_TOO_LONG.to_vec())
+    } else {
+        (!exe.is_empty()).then(|| {
+            let mut path = exe;
+            if ev.flags & fa_event_flag::FA_EV_EXE_DELETED.0 != 0 {
+                path.extend(b" (deleted)");
+            }
+            path
+        })
+    };
     let cmdline: Vec<u8> = ev
         .proctitle
         .iter()

@@ -63,7 +63,9 @@ static __always_inline int names_needed(struct fa_span *span, struct subject *s)
 }
 
 /* Send the event for the syscall of s, carrying rule key_rule's key
- * (FA_NO_RULE: none), with the FA_EV_* flags in `flags`. */
+ * (FA_NO_RULE: none), with the FA_EV_* flags in `flags`. The record is
+ * the event followed by the executable's path, so it takes only the
+ * path's length (a dynptr reservation, whose size need not be constant). */
 static __always_inline void emit(struct subject *s, __u32 key_rule, __u32 flags)
 {
 	struct fa_msg m = {
@@ -72,17 +74,35 @@ static __always_inline void emit(struct subject *s, __u32 key_rule, __u32 flags)
 		.stamp = bpf_ktime_get_ns(),
 	};
 	__u32 aux_lost = emit_aux(s, &m);
-	struct fa_event *ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	__u32 zero = 0;
+	struct fa_exe_buf *xb = bpf_map_lookup_elem(&exe_scratch, &zero);
+	if (!xb)
+		return;
+	__u32 at = FA_EXE_MAX;
+	__u32 exe_flags = read_exe_path(task_exe(s->task), xb->buf, &at);
+	__u32 len = (FA_EXE_MAX - at) & (FA_EXE_MAX - 1);
+	at &= FA_EXE_MAX - 1;
+	struct bpf_dynptr rec;
+	if (bpf_ringbuf_reserve_dynptr(&events, sizeof(struct fa_event) + len, 0, &rec)) {
+		bpf_ringbuf_discard_dynptr(&rec, 0);
+		count(FA_STAT_LOST);
+		return;
+	}
+	struct fa_event *ev = bpf_dynptr_data(&rec, 0, sizeof(*ev));
 	if (!ev) {
+		bpf_ringbuf_discard_dynptr(&rec, 0);
 		count(FA_STAT_LOST);
 		return;
 	}
 	fill_event(ev, s, key_rule);
 	ev->msg = m;
 	ev->msg.kind = FA_MSG_EVENT;
-	ev->flags |= flags | aux_lost;
+	ev->flags |= flags | aux_lost | exe_flags;
+	ev->exe_len = len;
+	if (len && bpf_dynptr_write(&rec, sizeof(*ev), &xb->buf[at], len, 0))
+		ev->flags |= FA_EV_EXE_TOO_LONG;
 	count(FA_STAT_EMITTED);
-	bpf_ringbuf_submit(ev, BPF_RB_NO_WAKEUP);
+	bpf_ringbuf_submit_dynptr(&rec, BPF_RB_NO_WAKEUP);
 }
 
 /* The end of syscall `nr` of the current task: at its exit, or for

@@ -17,6 +17,7 @@ enum fa_limit {
 	FA_RINGBUF_BYTES = 16 << 20,
 	FA_PROCTITLE_LEN = 128,     /* MAX_PROCTITLE_AUDIT_LEN */
 	FA_PATH_DEPTH = 16,         /* path components kept of a dentry walk */
+	FA_EXE_MAX = 4096,          /* bytes of the executable's path (PATH_MAX) */
 	FA_NAME_LEN = 64,           /* bytes kept of each component */
 	FA_MAX_WATCHED = 65536,     /* watched inodes (files, dirs, mount roots) */
 	FA_MAX_HITS = 8,            /* watched objects one syscall can touch */
@@ -70,6 +71,10 @@ enum fa_event_flag {
 	 * buffer: the event's records are incomplete (counted in
 	 * FA_STAT_AUX_LOST). */
 	FA_EV_AUX_LOST = 8,
+	/* The executable's path does not fit in FA_EXE_MAX bytes (or could
+	 * not be read whole): exe= is the kernel's own marker for a path
+	 * d_path cannot give, "<too_long>", never a shorter path. */
+	FA_EV_EXE_TOO_LONG = 16,
 };
 
 /* What a ring-buffer sample is (fa_msg.kind). */
@@ -228,13 +233,19 @@ struct fa_event {
 	__u32 flags;     /* FA_EV_* */
 	__u32 ids[8];    /* uid gid euid suid fsuid egid sgid fsgid */
 	__u32 proctitle_len;
-	__u32 exe_depth;     /* components in exe_names; more if truncated */
+	__u32 exe_len;       /* bytes of the executable's path after the event */
 	char comm[16];
 	char tty[64];
 	char proctitle[FA_PROCTITLE_LEN];
-	/* The executable's path, last component first (a dentry walk across
-	 * mounts, as d_path would give it). */
-	char exe_names[FA_PATH_DEPTH][FA_NAME_LEN];
+	/* The ring buffer record goes on with the executable's path, exe_len
+	 * bytes (no NUL), as d_path gives it (without " (deleted)"). */
+};
+
+/* Scratch space the executable's path is built in, from its end at
+ * FA_EXE_MAX backwards; twice as large so that every write the verifier
+ * sees (an offset below FA_EXE_MAX, a name of at most 255 bytes) fits. */
+struct fa_exe_buf {
+	char buf[2 * FA_EXE_MAX];
 };
 
 #endif
