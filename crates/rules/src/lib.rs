@@ -2,9 +2,11 @@
 //! augenrules do, refuse what auditctl or the kernel would refuse, and list
 //! the result exactly as `auditctl -l` prints it.
 //!
-//! Data flows `lexer` (lines and words) → `getopt` (options) → `parse`
-//! (one request per line, auditctl's checks) → `ruleset` (the kernel's
-//! checks, duplicate and delete semantics, list order) → `listing`.
+//! Data flows `source` (files and directories read safely) → `lexer`
+//! (lines and words) → `getopt` (options) → `parse` (one request per line,
+//! auditctl's checks) → `ruleset` (the kernel's checks, duplicate and
+//! delete semantics, list order) → `listing`. Along the way, what auditctl
+//! takes silently otherwise than written is collected as `warning`s.
 
 pub mod abi;
 pub mod cnum;
