@@ -78,6 +78,9 @@ pub struct RunArgs {
     /// reboot) and `-f 2` (panic on audit failure) reach the kernel.
     #[arg(long)]
     pub apply_irreversible: bool,
+    /// auditd's plugin settings (plugin_dir, q_depth, overflow_action, max_restarts).
+    #[command(flatten)]
+    pub plugins: crate::plugins::PluginArgs,
 }
 
 fn parse_kind(s: &str) -> Result<Kind, String> {

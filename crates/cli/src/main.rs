@@ -3,6 +3,7 @@
 mod bench_cmd;
 mod cli;
 mod daemon;
+mod plugins;
 mod rules_cmd;
 mod run_cmd;
 mod status_cmd;

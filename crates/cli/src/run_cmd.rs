@@ -3,6 +3,7 @@
 use crate::cli::{LogFormat, RunArgs};
 use crate::daemon::companion::event_lines;
 use crate::daemon::{BpfCounts, Side};
+use crate::plugins::{Dispatcher, Settings as PluginSettings};
 use anyhow::{bail, Context, Result};
 use fastaudit_engine::{compile, run as run_engine, Environment, Options};
 use fastaudit_log::{Config, SizeAction, Writer};
@@ -66,8 +67,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         LogFormat::Enriched => Format::Enriched,
     };
     let mut log = log;
+    // Plugins first: they get everything from DAEMON_START on, as auditd's.
+    let plugins = start_plugins(&args, format)?;
     // The kernel side (daemon.rs): registered and set up, not yet enabled.
-    let mut side = Side::start(&args, &set, format, &mut log)?;
+    let mut side = Side::start(&args, &set, format, &mut log, plugins)?;
     for n in &side.notes {
         eprintln!("fastaudit: {n}");
     }
@@ -117,7 +120,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
                 msec: ev.msec,
                 serial: side.borrow_mut().serial(),
             };
-            match log.write_event(&event_lines(&ev, stamp, format)) {
+            let lines = event_lines(&ev, stamp, format);
+            match side.borrow_mut().log_event(&mut log, &lines, Some(stamp)) {
                 Ok(true) => bpf_logged.set(bpf_logged.get() + 1),
                 Ok(false) => {}
                 Err(e) => {
@@ -176,6 +180,21 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The plugins of the plugin settings (defaults, then the flags).
+// Hook for the auditd.conf mapping: its values go in as the base settings.
+fn start_plugins(args: &RunArgs, format: Format) -> Result<Dispatcher> {
+    let settings = args.plugins.apply(PluginSettings::default());
+    for w in settings.check().map_err(anyhow::Error::msg)? {
+        eprintln!("fastaudit: warning: {w}");
+    }
+    let mut notes = Vec::new();
+    let d = Dispatcher::start(&settings, format, &mut notes);
+    for n in notes {
+        eprintln!("fastaudit: {n}");
+    }
+    Ok(d)
 }
 
 fn load_rules(paths: &[PathBuf], host: &SystemHost) -> Result<RuleSet, Vec<String>> {
