@@ -186,8 +186,11 @@ impl Worker {
                 self.drop_pending();
             }
             if let Some(by) = stop_by {
-                let all_written = self.written == self.pending_bytes();
-                if all_written || self.proc.is_none() || Instant::now() >= by {
+                // Closed only once the plugin has read everything: a plugin
+                // that sees the end of its input together with the last
+                // records may exit without handling them (audisp-remote
+                // does, on a socket).
+                if self.pending.is_empty() || self.proc.is_none() || Instant::now() >= by {
                     break by;
                 }
             }
