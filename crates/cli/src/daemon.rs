@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 
 pub mod companion;
 mod dispatch;
+mod rule_change;
 
 /// fastaudit's files under /run: the state found at start and the counters.
 pub const RUN_DIR: &str = "/run/fastaudit";
@@ -167,12 +168,6 @@ impl Side {
         }
         let term = Arc::new(AtomicBool::new(false));
         signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&term))
-            .context("installing signal handlers")?;
-        // auditd reloads its configuration on SIGHUP; fastaudit does not
-        // yet, but it must not kill it (that would leave the kernel as
-        // fastaudit set it).
-        let ignored = Arc::new(AtomicBool::new(false));
-        signal_hook::flag::register(signal_hook::consts::SIGHUP, Arc::clone(&ignored))
             .context("installing signal handlers")?;
         // SIGUSR2 resumes passing events to plugins (overflow_action suspend).
         let usr2 = Arc::new(AtomicBool::new(false));

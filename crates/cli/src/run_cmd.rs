@@ -4,8 +4,10 @@ use crate::cli::{LogFormat, RunArgs};
 use crate::daemon::companion::event_lines;
 use crate::daemon::{BpfCounts, Side};
 use crate::plugins::{Dispatcher, Settings as PluginSettings};
+use crate::reload::Reloader;
 use anyhow::{bail, Context, Result};
-use fastaudit_engine::{compile, run as run_engine, Environment, Options};
+use fastaudit_engine::{compile, run_live, Environment, Live, Options};
+use fastaudit_engine::{Attached, EngineError};
 use fastaudit_log::{Config, SizeAction, Writer};
 use fastaudit_records::{Format, Stamp};
 use fastaudit_rules::{lexer, Origin, RuleSet, SystemHost};
@@ -78,6 +80,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     // something is attached: LOGIN records then wait for theirs.
     side.expect_companions(!plan.attachments.is_empty());
     let side = std::cell::RefCell::new(side);
+    // SIGHUP: the rules again, switched to without a gap (reload.rs).
+    let reloader = std::cell::RefCell::new(Reloader::new(&args, set)?);
     // Both engine callbacks write to the log: one per event, one per batch.
     let log = std::cell::RefCell::new(log);
     let mut bpf = BpfCounts::default();
@@ -90,8 +94,29 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         // the kernel writes theirs.
         companion_with_context: args.bpf_only,
     };
-    let stats = run_engine(
-        &plan,
+    let live = Live {
+        reload: || reloader.borrow_mut().poll(),
+        swapped: |r: Result<&Attached, &EngineError>| {
+            let changes = reloader.borrow_mut().finished(r.is_ok());
+            match r {
+                Ok(_) => {
+                    let logged = side
+                        .borrow_mut()
+                        .log_rule_changes(&mut log.borrow_mut(), &changes);
+                    if let Err(e) = logged {
+                        write_error
+                            .borrow_mut()
+                            .get_or_insert(anyhow::Error::new(e).context("writing the log"));
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                    eprintln!("fastaudit: SIGHUP: switched to the rules read again ({} rule changes)", changes.len());
+                }
+                Err(e) => eprintln!("fastaudit: SIGHUP: the new rules could not be attached ({e}); the running rules stay"),
+            }
+        },
+    };
+    let stats = run_live(
+        plan,
         options,
         &stop,
         |attached| {
@@ -105,6 +130,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             }
             eprintln!("fastaudit: ready");
         },
+        live,
         |ev| {
             let mut log = log.borrow_mut();
             if ev.companion {
@@ -197,7 +223,8 @@ fn start_plugins(args: &RunArgs, format: Format) -> Result<Dispatcher> {
     Ok(d)
 }
 
-fn load_rules(paths: &[PathBuf], host: &SystemHost) -> Result<RuleSet, Vec<String>> {
+/// The rules of `--rules` (or the default), as `FILE:LINE: what` errors.
+pub(crate) fn load_rules(paths: &[PathBuf], host: &SystemHost) -> Result<RuleSet, Vec<String>> {
     let strings =
         |e: fastaudit_rules::LoadErrors| e.0.into_iter().map(|e| e.to_string()).collect::<Vec<_>>();
     if !paths.is_empty() {

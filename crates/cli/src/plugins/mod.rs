@@ -23,6 +23,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use sys::Priority;
 
+/// Send an error message to syslog (facility daemon), as auditd does.
+pub fn syslog_err(msg: &str) {
+    sys::syslog(Priority::Err, msg);
+}
+
 /// How long plugins get at stop to be handed what is queued for them.
 const STOP_DRAIN: Duration = Duration::from_secs(5);
 
