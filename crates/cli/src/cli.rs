@@ -82,6 +82,9 @@ pub struct RunArgs {
     /// past, a control byte, an empty input, a rules file others can change).
     #[arg(long)]
     pub strict: bool,
+    /// auditd's plugin settings (plugin_dir, q_depth, overflow_action, max_restarts).
+    #[command(flatten)]
+    pub plugins: crate::plugins::PluginArgs,
 }
 
 fn parse_kind(s: &str) -> Result<Kind, String> {

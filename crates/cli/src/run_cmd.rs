@@ -3,8 +3,11 @@
 use crate::cli::{LogFormat, RunArgs};
 use crate::daemon::companion::event_lines;
 use crate::daemon::{BpfCounts, Side};
+use crate::plugins::{Dispatcher, Settings as PluginSettings};
+use crate::reload::Reloader;
 use anyhow::{bail, Context, Result};
-use fastaudit_engine::{compile, run as run_engine, Environment, Options};
+use fastaudit_engine::{compile, run_live, Environment, Live, Options};
+use fastaudit_engine::{Attached, EngineError};
 use fastaudit_log::{Config, SizeAction, Writer};
 use fastaudit_records::{Format, Stamp};
 use fastaudit_rules::{lexer, Origin, RuleSet, SystemHost};
@@ -67,8 +70,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         LogFormat::Enriched => Format::Enriched,
     };
     let mut log = log;
+    // Plugins first: they get everything from DAEMON_START on, as auditd's.
+    let plugins = start_plugins(&args, format)?;
     // The kernel side (daemon.rs): registered and set up, not yet enabled.
-    let mut side = Side::start(&args, &set, format, &mut log)?;
+    let mut side = Side::start(&args, &set, format, &mut log, plugins)?;
     for n in &side.notes {
         eprintln!("fastaudit: {n}");
     }
@@ -76,6 +81,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     // something is attached: LOGIN records then wait for theirs.
     side.expect_companions(!plan.attachments.is_empty());
     let side = std::cell::RefCell::new(side);
+    // SIGHUP: the rules again, switched to without a gap (reload.rs).
+    let reloader = std::cell::RefCell::new(Reloader::new(&args, set)?);
     // Both engine callbacks write to the log: one per event, one per batch.
     let log = std::cell::RefCell::new(log);
     let mut bpf = BpfCounts::default();
@@ -88,8 +95,29 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         // the kernel writes theirs.
         companion_with_context: args.bpf_only,
     };
-    let stats = run_engine(
-        &plan,
+    let live = Live {
+        reload: || reloader.borrow_mut().poll(),
+        swapped: |r: Result<&Attached, &EngineError>| {
+            let changes = reloader.borrow_mut().finished(r.is_ok());
+            match r {
+                Ok(_) => {
+                    let logged = side
+                        .borrow_mut()
+                        .log_rule_changes(&mut log.borrow_mut(), &changes);
+                    if let Err(e) = logged {
+                        write_error
+                            .borrow_mut()
+                            .get_or_insert(anyhow::Error::new(e).context("writing the log"));
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                    eprintln!("fastaudit: SIGHUP: switched to the rules read again ({} rule changes)", changes.len());
+                }
+                Err(e) => eprintln!("fastaudit: SIGHUP: the new rules could not be attached ({e}); the running rules stay"),
+            }
+        },
+    };
+    let stats = run_live(
+        plan,
         options,
         &stop,
         |attached| {
@@ -103,6 +131,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             }
             eprintln!("fastaudit: ready");
         },
+        live,
         |ev| {
             let mut log = log.borrow_mut();
             if ev.companion {
@@ -118,7 +147,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
                 msec: ev.msec,
                 serial: side.borrow_mut().serial(),
             };
-            match log.write_event(&event_lines(&ev, stamp, format)) {
+            let lines = event_lines(&ev, stamp, format);
+            match side.borrow_mut().log_event(&mut log, &lines, Some(stamp)) {
                 Ok(true) => bpf_logged.set(bpf_logged.get() + 1),
                 Ok(false) => {}
                 Err(e) => {
@@ -179,10 +209,29 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The plugins of the plugin settings (defaults, then the flags).
+// Hook for the auditd.conf mapping: its values go in as the base settings.
+fn start_plugins(args: &RunArgs, format: Format) -> Result<Dispatcher> {
+    let settings = args.plugins.apply(PluginSettings::default());
+    for w in settings.check().map_err(anyhow::Error::msg)? {
+        eprintln!("fastaudit: warning: {w}");
+    }
+    let mut notes = Vec::new();
+    let d = Dispatcher::start(&settings, format, &mut notes);
+    for n in notes {
+        eprintln!("fastaudit: {n}");
+    }
+    Ok(d)
+}
+
 /// The rules given, else /etc/audit/rules.d, else (only when that does
 /// not exist) the built-in defaults: a rules.d that exists but cannot be
 /// read (as non-root, say) is an error, never a silent fallback.
-fn load_rules(paths: &[PathBuf], host: &SystemHost, strict: bool) -> Result<RuleSet, Vec<String>> {
+pub(crate) fn load_rules(
+    paths: &[PathBuf],
+    host: &SystemHost,
+    strict: bool,
+) -> Result<RuleSet, Vec<String>> {
     let strings =
         |e: fastaudit_rules::LoadErrors| e.0.into_iter().map(|e| e.to_string()).collect::<Vec<_>>();
     if !paths.is_empty() {

@@ -21,6 +21,7 @@
 #include "event.bpf.h"       /* the event sent to user space */
 #include "aux.bpf.h"         /* its auxiliary records, sent before it */
 #include "companion.bpf.h"   /* syscalls that make a kernel record (LOGIN) */
+#include "handover.bpf.h"    /* live rule changes: which object judges */
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -28,6 +29,8 @@ char LICENSE[] SEC("license") = "GPL";
  * these, from the one definition in fastaudit.h. */
 struct fa_enums fa_enums_layout = {};
 struct fa_event fa_event_layout = {};
+struct fa_handover fa_handover_layout = {};
+struct fa_decision fa_decision_layout = {};
 struct fa_aux_head fa_aux_layout = {};
 
 /* Save an exec's arguments at entry: its registers are gone at exit. */
@@ -47,7 +50,8 @@ static __always_inline int take_entry_args(__u32 tid, struct fa_args *out)
 	if (!a)
 		return 0;
 	*out = *a;
-	bpf_map_delete_elem(&entry_args, &tid);
+	if (entry_args_consumable())
+		bpf_map_delete_elem(&entry_args, &tid);
 	return 1;
 }
 
@@ -101,6 +105,7 @@ static __always_inline void emit(struct subject *s, __u32 key_rule, __u32 flags)
 	ev->exe_len = len;
 	if (len && bpf_dynptr_write(&rec, sizeof(*ev), &xb->buf[at], len, 0))
 		ev->flags |= FA_EV_EXE_TOO_LONG;
+	ev->generation = generation;
 	count(FA_STAT_EMITTED);
 	bpf_ringbuf_submit_dynptr(&rec, BPF_RB_NO_WAKEUP);
 }
@@ -133,6 +138,9 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 	/* A new task's first return (0 from fork/clone) ends no syscall it
 	 * entered; the kernel audits only the parent's side. */
 	if (returned && ret == 0 && is_fork(nr, compat))
+		return 0;
+	/* During a rule change, one of the two rule sets judges this end. */
+	if (!judged_here(tid, nr))
 		return 0;
 
 	struct subject s = {
@@ -191,7 +199,7 @@ static __always_inline int task_new_body(__u64 *ctx)
 	struct task_struct *task = (struct task_struct *)ctx[0];
 	__u32 key = FA_TASK_SPAN;
 	struct fa_span *span = bpf_map_lookup_elem(&spans, &key);
-	if (!span || !span->count)
+	if (!span || !span->count || !generation_active())
 		return 0;
 	struct subject s = { .task = task, .tgid = BPF_CORE_READ(task, tgid) };
 	__s64 verdict = judge(&s, span);

@@ -218,6 +218,20 @@ struct fa_args {
 	__u64 a[4];
 };
 
+/* Live rule changes (handover.bpf.h): the generation whose judgment
+ * counts, and whether two generations are attached. */
+struct fa_handover {
+	__u32 active;
+	__u32 overlap;
+};
+
+/* The first object's decision for a thread's syscall end, for the other. */
+struct fa_decision {
+	__u32 nr;
+	__u32 writer;   /* the generation that decided */
+	__u32 winner;   /* the generation that judges it */
+};
+
 struct fa_event {
 	struct fa_msg msg;   /* FA_MSG_EVENT; stamp: the syscall's end */
 	__s64 ret;
@@ -231,6 +245,7 @@ struct fa_event {
 	__u32 ses;
 	__u32 pers;
 	__u32 flags;     /* FA_EV_* */
+	__u32 generation; /* the rule set (object) that judged it */
 	__u32 ids[8];    /* uid gid euid suid fsuid egid sgid fsgid */
 	__u32 proctitle_len;
 	__u32 exe_len;       /* bytes of the executable's path after the event */

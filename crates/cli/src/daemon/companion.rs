@@ -305,7 +305,8 @@ impl Side {
                     msec: ev.msec,
                     serial: self.serial(),
                 };
-                if log.write_event(&event_lines(&ev, stamp, self.format))? {
+                let lines = event_lines(&ev, stamp, self.format);
+                if self.log_event(log, &lines, Some(stamp))? {
                     self.companions_logged += 1;
                 }
                 Ok(())
@@ -313,7 +314,7 @@ impl Side {
             Out::Joined(r, ev) => {
                 let (stamp, mut lines) = self.kernel_line(log, &r)?;
                 lines.extend(event_lines(&ev, stamp, self.format));
-                if log.write_event(&lines)? {
+                if self.log_event(log, &lines, Some(stamp))? {
                     self.kernel_logged += 1;
                     self.companions_logged += 1;
                 }
