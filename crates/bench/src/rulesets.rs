@@ -2,7 +2,7 @@
 //! real rule set, prepared into one file both the kernel and fastaudit load.
 
 use crate::{io, BenchError};
-use fastaudit_rules::{ruleset, RuleSet, SystemHost};
+use fastaudit_rules::{source, RuleSet, SystemHost};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -112,7 +112,7 @@ pub fn prepare(name: &str, spec: &Spec, extra: &str, dir: &Path) -> Result<Prepa
         }
         Spec::Cis => text.push_str(CIS_RULES),
         Spec::File { path } => {
-            let lines = ruleset::source_lines(path)
+            let lines = source::source_lines(path)
                 .map_err(|e| BenchError::Refused(format!("rule set {name}: {}", e.message)))?;
             apply(&mut set, lines, &host, &mut left_out);
         }
@@ -120,7 +120,7 @@ pub fn prepare(name: &str, spec: &Spec, extra: &str, dir: &Path) -> Result<Prepa
     text.push_str(extra);
     let scratch = dir.join(format!("{}.source.rules", file_name(name)));
     std::fs::write(&scratch, &text).map_err(io("writing a rule set"))?;
-    let lines = ruleset::source_lines(&scratch)
+    let lines = source::source_lines(&scratch)
         .map_err(|e| BenchError::Refused(format!("rule set {name}: {}", e.message)))?;
     apply(&mut set, lines, &host, &mut left_out);
     let mut listing = Vec::new();

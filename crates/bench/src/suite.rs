@@ -205,6 +205,9 @@ pub struct Results {
     pub samples: Vec<Sample>,
     /// Rule sets left out and other remarks.
     pub notes: Vec<String>,
+    /// The rules-scale experiment, when it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules_scale: Option<crate::rules_scale::Scale>,
 }
 
 /// Run the benchmark. `progress(done, total, what)` is called before each
@@ -389,6 +392,7 @@ fn run_locked(
         groups,
         samples,
         notes,
+        rules_scale: None,
     })
 }
 

@@ -5,6 +5,7 @@
 //! kernel settings, and keep /run/fastaudit/status up to date.
 
 use crate::cli::RunArgs;
+use crate::plugins::Dispatcher;
 use anyhow::{bail, Context, Result};
 use companion::Joiner;
 use fastaudit_log::{Fault, Source, Writer};
@@ -21,10 +22,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub mod companion;
+mod dispatch;
 mod settings;
 
 use settings::setting_name;
 pub use settings::KernelSettings;
+mod rule_change;
 
 /// fastaudit's files under /run: the state found at start and the counters.
 pub const RUN_DIR: &str = "/run/fastaudit";
@@ -48,7 +51,6 @@ pub struct Side {
     format: Format,
     term: Arc<AtomicBool>,
     usr1: Arc<AtomicBool>,
-    usr2: Arc<AtomicBool>,
     settings: KernelSettings,
     apply_irreversible: bool,
     overlap_reported: bool,
@@ -59,6 +61,9 @@ pub struct Side {
     /// Companion events dropped by design (a config send whose record
     /// never came): not written, not lost.
     companions_discarded: u64,
+    /// The plugins every logged event goes to (dispatch.rs).
+    plugins: Dispatcher,
+    usr2: Arc<AtomicBool>,
     /// Notes for stderr.
     pub notes: Vec<String>,
 }
@@ -94,7 +99,14 @@ impl Side {
     /// Write DAEMON_START, then (unless --bpf-only) register with the
     /// kernel, leave it only `-a never,task` and apply the rules' settings.
     /// Audit is turned on by [`Side::ready`], once the BPF side is loaded.
-    pub fn start(args: &RunArgs, set: &RuleSet, format: Format, log: &mut Writer) -> Result<Side> {
+    /// Every event logged from here on also goes to `plugins`.
+    pub fn start(
+        args: &RunArgs,
+        set: &RuleSet,
+        format: Format,
+        log: &mut Writer,
+        plugins: Dispatcher,
+    ) -> Result<Side> {
         let settings = KernelSettings::of(set);
         if settings.panic && !args.bpf_only && !args.apply_irreversible {
             bail!(
@@ -105,12 +117,8 @@ impl Side {
         let term = Arc::new(AtomicBool::new(false));
         signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&term))
             .context("installing signal handlers")?;
-        // auditd reloads its configuration on SIGHUP; fastaudit does not
-        // yet, but it must not kill it (that would leave the kernel as
-        // fastaudit set it).
-        signal_hook::flag::register(signal_hook::consts::SIGHUP, Arc::default())
-            .context("installing signal handlers")?;
-        // SIGUSR2 resumes suspended logging, as it does auditd's.
+        // SIGUSR2 resumes, as auditd's: logging suspended by a fault, and
+        // passing events to plugins (overflow_action suspend).
         let usr2 = Arc::new(AtomicBool::new(false));
         signal_hook::flag::register(signal_hook::consts::SIGUSR2, Arc::clone(&usr2))
             .context("installing signal handlers")?;
@@ -124,7 +132,6 @@ impl Side {
             format,
             term,
             usr1,
-            usr2,
             settings,
             apply_irreversible: args.apply_irreversible,
             overlap_reported: false,
@@ -132,6 +139,8 @@ impl Side {
             status_written: None,
             joiner: Joiner::default(),
             companions_discarded: 0,
+            plugins,
+            usr2,
             notes: Vec::new(),
         };
         let fmt = match format {
@@ -209,7 +218,7 @@ impl Side {
     fn write_own(&mut self, log: &mut Writer, ty: u32, body: &str) {
         let stamp = now_stamp(self.serial());
         let l = line(None, ty, stamp, body.as_bytes(), self.format, &SystemNames);
-        log.write_event(&l, Source::Own);
+        self.log_event(log, &l, None, Source::Own);
     }
 
     /// A log fault that is over: DAEMON_ERR with what it cost.
@@ -239,7 +248,8 @@ impl Side {
         let mut task_rules_changed = false;
         for r in records {
             if r.ty == fastaudit_netlink::proto::AUDIT_EOE {
-                // auditd never writes EOE to disk.
+                // auditd never writes EOE to disk, but passes it to plugins.
+                self.kernel_eoe(&r);
                 continue;
             }
             task_rules_changed |= u32::from(r.ty) == types::CONFIG_CHANGE
@@ -254,6 +264,18 @@ impl Side {
         if task_rules_changed {
             self.keep_never_task(log);
         }
+        if self.usr2.swap(false, Ordering::Relaxed) {
+            self.plugins.resume();
+            // auditd resumes first: DAEMON_RESUME is the first record
+            // written again (its DAEMON_ERR follows once it is).
+            let sender = self.sender();
+            log.resume();
+            self.write_own(
+                log,
+                types::DAEMON_RESUME,
+                &own::resume_body(sender.as_ref()),
+            );
+        }
         if self.usr1.swap(false, Ordering::Relaxed) {
             // auditd rotates first: DAEMON_ROTATE opens the new file.
             let sender = self.sender();
@@ -263,17 +285,6 @@ impl Side {
                 log,
                 types::DAEMON_ROTATE,
                 &own::rotate_body(sender.as_ref()),
-            );
-        }
-        if self.usr2.swap(false, Ordering::Relaxed) {
-            // auditd resumes first: DAEMON_RESUME is the first record
-            // written again (its DAEMON_ERR follows once it is).
-            let sender = self.sender();
-            log.resume();
-            self.write_own(
-                log,
-                types::DAEMON_RESUME,
-                &own::resume_body(sender.as_ref()),
             );
         }
         if self
@@ -288,7 +299,7 @@ impl Side {
 
     fn write_kernel(&mut self, log: &mut Writer, r: &Record) {
         let (_, l) = self.kernel_line(log, r);
-        log.write_event(&l, Source::Kernel);
+        self.log_event(log, &l, None, Source::Kernel);
     }
 
     /// A kernel record's stamp and line.
@@ -358,7 +369,7 @@ impl Side {
             rx.overruns,
             rx.errors,
             log.lost(),
-        );
+        ) + &self.plugin_status();
         std::fs::create_dir_all(RUN_DIR)?;
         let tmp = self.status_file.with_extension("tmp");
         std::fs::write(&tmp, text)?;
@@ -399,10 +410,11 @@ impl Side {
         if let Some(k) = self.kernel.as_mut() {
             k.drain(|r| rest.push(r));
         }
-        for r in rest
-            .into_iter()
-            .filter(|r| r.ty != fastaudit_netlink::proto::AUDIT_EOE)
-        {
+        for r in rest {
+            if r.ty == fastaudit_netlink::proto::AUDIT_EOE {
+                self.kernel_eoe(&r);
+                continue;
+            }
             for o in self.joiner.kernel(r, Instant::now()) {
                 self.write_out(log, o);
             }
@@ -438,7 +450,9 @@ impl Side {
             );
             self.write_own(log, types::DAEMON_ERR, &body);
         }
+        self.report_plugin_drops(log);
         self.write_own(log, types::DAEMON_END, &own::end_body(sender.as_ref()));
+        self.stop_plugins();
         let _ = std::fs::remove_file(&self.status_file);
         if let Some(Err(e)) = stopped {
             return Err(e).context("putting the kernel audit back as it was found");
@@ -483,7 +497,6 @@ mod tests {
             format: Format::Raw,
             term: Arc::default(),
             usr1: Arc::default(),
-            usr2: Arc::default(),
             settings: KernelSettings::default(),
             apply_irreversible: false,
             overlap_reported: false,
@@ -491,6 +504,8 @@ mod tests {
             status_written: None,
             joiner: Joiner::default(),
             companions_discarded: 0,
+            plugins: Dispatcher::none(),
+            usr2: Arc::default(),
             notes: Vec::new(),
         }
     }

@@ -16,10 +16,14 @@ use crate::rule::{arch_allows, compile_rule, unsupported, RulePaths};
 pub use crate::rule::{CompileError, CompiledRule, Test, Watch, FIELD_NEVER};
 use fastaudit_rules::abi::{arch, field, list, op};
 use fastaudit_rules::{Origin, RuleSet};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Syscall numbers a rule bitmap can name (the kernel's AUDIT_BITMASK_SIZE
 /// words); its last 16 bits are taken by the syscall-class bits.
+/// A rule's permission filters and the ABIs its arch allows: what decides
+/// which syscalls a rule of every syscall can hold for.
+type FilterKind = (Vec<u32>, [(bool, bool); 2]);
+
 const MAX_SYSCALL: u32 = fastaudit_rules::abi::BITMASK_WORDS as u32 * 32 - 16;
 
 /// The compiled form of a rule set.
@@ -95,6 +99,7 @@ pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
         ..Plan::default()
     };
     let mut paths = RulePaths::default();
+    let mut every_syscall: HashMap<FilterKind, Vec<u32>> = HashMap::new();
     for loaded in set.rules() {
         let r = &loaded.rule;
         match r.list {
@@ -150,7 +155,29 @@ pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
                     .any(|&(compat, allowed)| allowed && crate::perm::possible(nr, compat, m))
             })
         };
-        for nr in (0..MAX_SYSCALL).filter(|&n| r.has_syscall(n) && perm_possible(n)) {
+        // A rule of every syscall (a watch) is worked out once per kind of
+        // permission filter and arch, not once per rule: many watches
+        // would otherwise test every syscall each.
+        let everything = r.all_syscalls();
+        let selected = match every_syscall.get(&(perms.clone(), abis)) {
+            Some(nrs) if everything => nrs.clone(),
+            _ => {
+                // The set bits of the mask only: most rules name a few syscalls.
+                let named = r.mask.iter().enumerate().flat_map(|(word, &bits)| {
+                    (0..32)
+                        .filter(move |b| bits & (1 << b) != 0)
+                        .map(move |b| word as u32 * 32 + b)
+                });
+                let nrs: Vec<u32> = named
+                    .filter(|&n| n < MAX_SYSCALL && perm_possible(n))
+                    .collect();
+                if everything {
+                    every_syscall.insert((perms.clone(), abis), nrs.clone());
+                }
+                nrs
+            }
+        };
+        for nr in selected {
             plan.by_syscall.entry(nr).or_default().push(idx);
         }
         plan.exit_rules.push(compiled);

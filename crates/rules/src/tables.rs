@@ -220,7 +220,9 @@ impl NameTable {
 }
 
 fn syscalls(m: Machine) -> &'static NameTable {
-    static TABLES: OnceLock<HashMap<&'static str, NameTable>> = OnceLock::new();
+    // Found by the data's address (a string key would hash the whole
+    // table text on every lookup: a third of listing 100,000 rules).
+    static TABLES: OnceLock<Vec<(&'static str, NameTable)>> = OnceLock::new();
     let all = TABLES.get_or_init(|| {
         [
             Machine::X86,
@@ -235,7 +237,18 @@ fn syscalls(m: Machine) -> &'static NameTable {
         .map(|m| (m.syscall_data(), NameTable::parse(m.syscall_data())))
         .collect()
     });
-    &all[m.syscall_data()]
+    let data = m.syscall_data();
+    all.iter()
+        .find(|(d, _)| std::ptr::eq(*d, data))
+        .or_else(|| all.iter().find(|(d, _)| *d == data))
+        .map(|(_, t)| t)
+        .unwrap_or_else(|| empty_table())
+}
+
+/// A table that names nothing (a machine without syscall data).
+fn empty_table() -> &'static NameTable {
+    static EMPTY: OnceLock<NameTable> = OnceLock::new();
+    EMPTY.get_or_init(NameTable::default)
 }
 
 /// Errno names (`EPERM` ...), upper case in the table.

@@ -19,7 +19,9 @@
 #include "watches.bpf.h"     /* what a syscall touched, gathered */
 #include "rules.bpf.h"       /* rule evaluation */
 #include "event.bpf.h"       /* the event sent to user space */
+#include "aux.bpf.h"         /* its auxiliary records, sent before it */
 #include "companion.bpf.h"   /* syscalls that make a kernel record (LOGIN) */
+#include "handover.bpf.h"    /* live rule changes: which object judges */
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -27,6 +29,9 @@ char LICENSE[] SEC("license") = "GPL";
  * these, from the one definition in fastaudit.h. */
 struct fa_enums fa_enums_layout = {};
 struct fa_event fa_event_layout = {};
+struct fa_handover fa_handover_layout = {};
+struct fa_decision fa_decision_layout = {};
+struct fa_aux_head fa_aux_layout = {};
 
 /* Save an exec's arguments at entry: its registers are gone at exit. */
 static __always_inline void save_entry_args(struct pt_regs *regs, __u32 compat)
@@ -45,7 +50,8 @@ static __always_inline int take_entry_args(__u32 tid, struct fa_args *out)
 	if (!a)
 		return 0;
 	*out = *a;
-	bpf_map_delete_elem(&entry_args, &tid);
+	if (entry_args_consumable())
+		bpf_map_delete_elem(&entry_args, &tid);
 	return 1;
 }
 
@@ -61,18 +67,47 @@ static __always_inline int names_needed(struct fa_span *span, struct subject *s)
 }
 
 /* Send the event for the syscall of s, carrying rule key_rule's key
- * (FA_NO_RULE: none), with the FA_EV_* flags in `flags`. */
+ * (FA_NO_RULE: none), with the FA_EV_* flags in `flags`. The record is
+ * the event followed by the executable's path, so it takes only the
+ * path's length (a dynptr reservation, whose size need not be constant). */
 static __always_inline void emit(struct subject *s, __u32 key_rule, __u32 flags)
 {
-	struct fa_event *ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	struct fa_msg m = {
+		.kind = FA_MSG_AUX,
+		.tid = (__u32)bpf_get_current_pid_tgid(),
+		.stamp = bpf_ktime_get_ns(),
+	};
+	__u32 aux_lost = emit_aux(s, &m);
+	__u32 zero = 0;
+	struct fa_exe_buf *xb = bpf_map_lookup_elem(&exe_scratch, &zero);
+	if (!xb)
+		return;
+	__u32 at = FA_EXE_MAX;
+	__u32 exe_flags = read_exe_path(task_exe(s->task), xb->buf, &at);
+	__u32 len = (FA_EXE_MAX - at) & (FA_EXE_MAX - 1);
+	at &= FA_EXE_MAX - 1;
+	struct bpf_dynptr rec;
+	if (bpf_ringbuf_reserve_dynptr(&events, sizeof(struct fa_event) + len, 0, &rec)) {
+		bpf_ringbuf_discard_dynptr(&rec, 0);
+		count(FA_STAT_LOST);
+		return;
+	}
+	struct fa_event *ev = bpf_dynptr_data(&rec, 0, sizeof(*ev));
 	if (!ev) {
+		bpf_ringbuf_discard_dynptr(&rec, 0);
 		count(FA_STAT_LOST);
 		return;
 	}
 	fill_event(ev, s, key_rule);
-	ev->flags |= flags;
+	ev->msg = m;
+	ev->msg.kind = FA_MSG_EVENT;
+	ev->flags |= flags | aux_lost | exe_flags;
+	ev->exe_len = len;
+	if (len && bpf_dynptr_write(&rec, sizeof(*ev), &xb->buf[at], len, 0))
+		ev->flags |= FA_EV_EXE_TOO_LONG;
+	ev->generation = generation;
 	count(FA_STAT_EMITTED);
-	bpf_ringbuf_submit(ev, BPF_RB_NO_WAKEUP);
+	bpf_ringbuf_submit_dynptr(&rec, BPF_RB_NO_WAKEUP);
 }
 
 /* The end of syscall `nr` of the current task: at its exit, or for
@@ -103,6 +138,9 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 	/* A new task's first return (0 from fork/clone) ends no syscall it
 	 * entered; the kernel audits only the parent's side. */
 	if (returned && ret == 0 && is_fork(nr, compat))
+		return 0;
+	/* During a rule change, one of the two rule sets judges this end. */
+	if (!judged_here(tid, nr))
 		return 0;
 
 	struct subject s = {
@@ -161,7 +199,7 @@ static __always_inline int task_new_body(__u64 *ctx)
 	struct task_struct *task = (struct task_struct *)ctx[0];
 	__u32 key = FA_TASK_SPAN;
 	struct fa_span *span = bpf_map_lookup_elem(&spans, &key);
-	if (!span || !span->count)
+	if (!span || !span->count || !generation_active())
 		return 0;
 	struct subject s = { .task = task, .tgid = BPF_CORE_READ(task, tgid) };
 	__s64 verdict = judge(&s, span);

@@ -17,6 +17,7 @@ enum fa_limit {
 	FA_RINGBUF_BYTES = 16 << 20,
 	FA_PROCTITLE_LEN = 128,     /* MAX_PROCTITLE_AUDIT_LEN */
 	FA_PATH_DEPTH = 16,         /* path components kept of a dentry walk */
+	FA_EXE_MAX = 4096,          /* bytes of the executable's path (PATH_MAX) */
 	FA_NAME_LEN = 64,           /* bytes kept of each component */
 	FA_MAX_WATCHED = 65536,     /* watched inodes (files, dirs, mount roots) */
 	FA_MAX_HITS = 8,            /* watched objects one syscall can touch */
@@ -66,13 +67,46 @@ enum fa_event_flag {
 	 * event's rule is FA_NO_RULE (key (null)) unless a rule also
 	 * selected the syscall. */
 	FA_EV_COMPANION = 4,
+	/* An auxiliary record of this event found no room in the ring
+	 * buffer: the event's records are incomplete (counted in
+	 * FA_STAT_AUX_LOST). */
+	FA_EV_AUX_LOST = 8,
+	/* The executable's path does not fit in FA_EXE_MAX bytes (or could
+	 * not be read whole): exe= is the kernel's own marker for a path
+	 * d_path cannot give, "<too_long>", never a shorter path. */
+	FA_EV_EXE_TOO_LONG = 16,
+};
+
+/* What a ring-buffer sample is (fa_msg.kind). */
+enum fa_msg_kind {
+	FA_MSG_EVENT = 1,   /* struct fa_event: one audited syscall */
+	FA_MSG_AUX = 2,     /* struct fa_aux_head + payload: one of its records */
+};
+
+/* The head of every ring-buffer sample. An event's auxiliary samples
+ * (PATH, CWD, EXECVE, ... data) are submitted before the event by the
+ * same program run, with the event's tid and stamp: user space holds
+ * them by tid until the event with that stamp arrives. */
+struct fa_msg {
+	__u32 kind;    /* enum fa_msg_kind */
+	__u32 tid;
+	__u64 stamp;   /* CLOCK_MONOTONIC ns at the syscall's end; the event's time */
+};
+
+/* An auxiliary sample: `len` bytes of a payload whose layout
+ * `rec_type` names (an AUDIT_* record type, or a FA_AUX_* kind) follow the head. */
+struct fa_aux_head {
+	struct fa_msg msg;
+	__u32 rec_type;
+	__u32 len;
 };
 
 /* Counters in the stats map (per CPU; user space sums them). */
 enum fa_stat {
 	FA_STAT_EMITTED = 0,   /* events put into the ring buffer */
 	FA_STAT_LOST = 1,      /* events the ring buffer had no room for */
-	FA_NR_STATS = 2,
+	FA_STAT_AUX_LOST = 2,  /* auxiliary samples the ring buffer had no room for */
+	FA_NR_STATS = 3,
 };
 
 struct fa_test {
@@ -168,6 +202,7 @@ struct fa_enums {
 	enum fa_perm_kind perm_kind;
 	enum fa_perm_class perm_class;
 	enum fa_event_flag event_flag;
+	enum fa_msg_kind msg_kind;
 };
 
 /* An executable's identity, for exe= tests. */
@@ -183,8 +218,22 @@ struct fa_args {
 	__u64 a[4];
 };
 
+/* Live rule changes (handover.bpf.h): the generation whose judgment
+ * counts, and whether two generations are attached. */
+struct fa_handover {
+	__u32 active;
+	__u32 overlap;
+};
+
+/* The first object's decision for a thread's syscall end, for the other. */
+struct fa_decision {
+	__u32 nr;
+	__u32 writer;   /* the generation that decided */
+	__u32 winner;   /* the generation that judges it */
+};
+
 struct fa_event {
-	__u64 time_ns;   /* CLOCK_MONOTONIC at syscall exit */
+	struct fa_msg msg;   /* FA_MSG_EVENT; stamp: the syscall's end */
 	__s64 ret;
 	__u64 args[4];
 	__u32 arch;      /* AUDIT_ARCH_* */
@@ -196,15 +245,22 @@ struct fa_event {
 	__u32 ses;
 	__u32 pers;
 	__u32 flags;     /* FA_EV_* */
+	__u32 generation; /* the rule set (object) that judged it */
 	__u32 ids[8];    /* uid gid euid suid fsuid egid sgid fsgid */
 	__u32 proctitle_len;
-	__u32 exe_depth;     /* components in exe_names; more if truncated */
+	__u32 exe_len;       /* bytes of the executable's path after the event */
 	char comm[16];
 	char tty[64];
 	char proctitle[FA_PROCTITLE_LEN];
-	/* The executable's path, last component first (a dentry walk across
-	 * mounts, as d_path would give it). */
-	char exe_names[FA_PATH_DEPTH][FA_NAME_LEN];
+	/* The ring buffer record goes on with the executable's path, exe_len
+	 * bytes (no NUL), as d_path gives it (without " (deleted)"). */
+};
+
+/* Scratch space the executable's path is built in, from its end at
+ * FA_EXE_MAX backwards; twice as large so that every write the verifier
+ * sees (an offset below FA_EXE_MAX, a name of at most 255 bytes) fits. */
+struct fa_exe_buf {
+	char buf[2 * FA_EXE_MAX];
 };
 
 #endif

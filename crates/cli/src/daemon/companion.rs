@@ -311,12 +311,13 @@ impl Side {
                     msec: ev.msec,
                     serial: self.serial(),
                 };
-                log.write_event(&event_lines(&ev, stamp, self.format), Source::Event);
+                let lines = event_lines(&ev, stamp, self.format);
+                self.log_event(log, &lines, Some(stamp), Source::Event);
             }
             Out::Joined(r, ev) => {
                 let (stamp, mut lines) = self.kernel_line(log, &r);
                 lines.extend(event_lines(&ev, stamp, self.format));
-                log.write_event(&lines, Source::Joined);
+                self.log_event(log, &lines, Some(stamp), Source::Joined);
             }
         }
     }
@@ -348,6 +349,8 @@ mod tests {
             },
             cmdline: b"sh".to_vec(),
             companion: true,
+            aux: Vec::new(),
+            aux_lost: false,
         }
     }
 
