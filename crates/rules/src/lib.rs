@@ -8,6 +8,7 @@
 
 pub mod abi;
 pub mod cnum;
+pub mod data;
 pub mod getopt;
 pub mod host;
 pub mod lexer;
