@@ -78,6 +78,11 @@ pub struct RunArgs {
     /// reboot) and `-f 2` (panic on audit failure) reach the kernel.
     #[arg(long)]
     pub apply_irreversible: bool,
+    /// Also audit the io_uring ops the kernel never audits (read, write,
+    /// send, recv, statx, socket, nop, ...: its audit_skip ops) when an
+    /// io_uring rule names them; each then costs a URINGOP check.
+    #[arg(long)]
+    pub audit_skipped_uring_ops: bool,
 }
 
 fn parse_kind(s: &str) -> Result<Kind, String> {

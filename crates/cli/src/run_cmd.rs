@@ -4,9 +4,12 @@ use crate::cli::{LogFormat, RunArgs};
 use crate::daemon::companion::event_lines;
 use crate::daemon::{BpfCounts, Side};
 use anyhow::{bail, Context, Result};
+use fastaudit_engine::AuditEvent;
 use fastaudit_engine::{compile, run as run_engine, Environment, Options};
 use fastaudit_log::{Config, SizeAction, Writer};
-use fastaudit_records::{Format, Stamp};
+use fastaudit_records::enrich::SystemNames;
+use fastaudit_records::line::line;
+use fastaudit_records::{types, Format, Stamp};
 use fastaudit_rules::{lexer, Origin, RuleSet, SystemHost};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -31,11 +34,12 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     };
     // Probing loads BPF programs and reads tracefs: root only (`--explain`
     // works without, with the facts assumed).
-    let env = if nix::unistd::geteuid().is_root() {
+    let mut env = if nix::unistd::geteuid().is_root() {
         Environment::probe(&args.hook_kinds)
     } else {
         Environment::assumed(&args.hook_kinds)
     };
+    env.audit_skipped_uring_ops = args.audit_skipped_uring_ops;
     let plan = compile(&set, env).map_err(|e| anyhow::anyhow!("{e}"))?;
     if args.explain {
         print!("{}", plan.explain());
@@ -117,7 +121,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
                 msec: ev.msec,
                 serial: side.borrow_mut().serial(),
             };
-            match log.write_event(&event_lines(&ev, stamp, format)) {
+            match log.write_event(&uring_event_lines(&ev, stamp, format)) {
                 Ok(true) => bpf_logged.set(bpf_logged.get() + 1),
                 Ok(false) => {}
                 Err(e) => {
@@ -170,6 +174,26 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     );
     eprintln!("fastaudit: kernel records logged: {kernel_logged}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// An event's lines: its URINGOP records first, then (unless it has
+/// none) SYSCALL and what follows it.
+fn uring_event_lines(ev: &AuditEvent, stamp: Stamp, format: Format) -> Vec<u8> {
+    let mut lines = Vec::new();
+    for op in &ev.uringops {
+        lines.extend(line(
+            None,
+            types::URINGOP,
+            stamp,
+            &op.body(),
+            format,
+            &SystemNames,
+        ));
+    }
+    if !ev.no_syscall {
+        lines.extend(event_lines(ev, stamp, format));
+    }
+    lines
 }
 
 fn load_rules(paths: &[PathBuf], host: &SystemHost) -> Result<RuleSet, Vec<String>> {

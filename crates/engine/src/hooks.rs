@@ -11,8 +11,10 @@ use fastaudit_rules::abi::arch;
 use fastaudit_rules::tables::Machine;
 use std::collections::BTreeSet;
 use std::fmt;
+use uring::{uring_enter_attachments, URING_OPS};
 
 mod companion;
+mod uring;
 
 /// A kernel hook the plan needs.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -37,6 +39,11 @@ pub enum Hook {
     TaskLifecycle,
     /// Inode change tracepoints (`timestamp:*ctime*`), for path= and dir= watches.
     InodeChanges,
+    /// The io_uring tracepoints an op's issue attempts are rebuilt from.
+    UringOps,
+    /// `syscalls:sys_enter_io_uring_enter` (and its exit, when no other
+    /// hook sees it): ops issued inline are judged in its context.
+    UringEnter,
 }
 
 impl Hook {
@@ -44,7 +51,10 @@ impl Hook {
     pub fn needs_raw_kind(&self) -> bool {
         !matches!(
             self,
-            Hook::SyscallExit { .. } | Hook::SyscallEnter { .. } | Hook::CompanionExit { .. }
+            Hook::SyscallExit { .. }
+                | Hook::SyscallEnter { .. }
+                | Hook::CompanionExit { .. }
+                | Hook::UringEnter
         )
     }
 }
@@ -187,6 +197,11 @@ pub fn attachments(hooks: &[Hook], raw_kind: Option<Kind>) -> Option<Vec<Attachm
             Hook::RawSyscallEnter => std::slice::from_ref(&RAW_ENTER),
             Hook::TaskLifecycle => &TASK,
             Hook::InodeChanges => &INODE,
+            Hook::UringOps => &URING_OPS,
+            Hook::UringEnter => {
+                exits.extend(uring_enter_attachments(hooks, &mut enters));
+                continue;
+            }
             Hook::SyscallExit { nr, syscall } => {
                 exits.push(Attachment {
                     program: "fa_syscall_exit",
@@ -278,6 +293,12 @@ pub(crate) fn choose(plan: &Plan, tracepoints: Option<&BTreeSet<String>>) -> Vec
     }
     if !hooks.is_empty() && !plan.watches.is_empty() {
         hooks.push(Hook::InodeChanges);
+    }
+    if plan.uring.active() {
+        hooks.push(Hook::UringOps);
+        if plan.kinds.tracepoint.usable() {
+            hooks.push(Hook::UringEnter);
+        }
     }
     hooks
 }
@@ -506,8 +527,13 @@ mod tests {
         );
         assert_eq!(
             plan("-a always,exit -F arch=b64 -S all\n").unwrap().hooks,
-            vec![Hook::RawSyscallExit, Hook::RawSyscallEnter],
-            "all syscalls include execve, whose arguments are saved at entry"
+            vec![
+                Hook::RawSyscallExit,
+                Hook::RawSyscallEnter,
+                Hook::UringOps,
+                Hook::UringEnter
+            ],
+            "all syscalls include execve, whose arguments are saved at entry, and io_uring_enter, whose inline io_uring ops are then recorded too"
         );
         assert_eq!(
             plan("-a always,exit -F arch=b64 -S execve,chmod\n")

@@ -16,6 +16,7 @@ pub mod resolve;
 pub mod rule;
 pub mod runtime;
 pub mod syscalls;
+pub mod uring;
 pub mod watches;
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use crate::resolve::Resolved;
 use crate::watches;
 use fastaudit_bpf::types::{fa_event, fa_event_flag, fa_limit, fa_stat};
 use fastaudit_bpf::FastauditSkelBuilder;
-use fastaudit_records::Syscall;
+use fastaudit_records::{Syscall, UringOp};
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
 use libbpf_rs::{Link, MapCore, MapFlags, RingBufferBuilder, TracepointCategory};
 use std::cell::RefCell;
@@ -66,6 +66,11 @@ pub struct AuditEvent {
     /// LOGIN, whose `pid=` is this event's pid). Its key is `None` unless
     /// a rule selected the syscall too.
     pub companion: bool,
+    /// URINGOP records that come first under the event's stamp (io_uring
+    /// ops issued inside this io_uring_enter, or one op of its own).
+    pub uringops: Vec<UringOp>,
+    /// Only `uringops`: no SYSCALL and PROCTITLE records.
+    pub no_syscall: bool,
 }
 
 /// Counters of a run: generated = delivered + lost.
@@ -156,6 +161,8 @@ pub fn run(
         ro.have_always_task = u32::from(r.have_always_task);
         ro.have_perm = u32::from(r.have_perm);
         ro.companion_with_context = u32::from(options.companion_with_context);
+        ro.have_uring = u32::from(r.have_uring);
+        ro.uring_enter_rules = u32::from(r.uring_enter_rules);
     }
     open.maps
         .events
@@ -219,12 +226,15 @@ pub fn run(
     ready(&attached);
 
     let mut stats = Stats::default();
+    let mut uring_groups = crate::uring::Groups::default();
     // Returns whether there was anything to deliver.
     let mut deliver = |stats: &mut Stats| {
         let before = stats.delivered;
         for ev in pending.borrow_mut().drain(..) {
             stats.delivered += 1;
-            on_event(assemble(plan, &ev, &clock));
+            if let Some(out) = uring_groups.take(plan, &ev, |e| assemble(plan, e, &clock)) {
+                on_event(out);
+            }
         }
         // Idle too: the caller may have queued output of its own.
         on_batch();
@@ -288,6 +298,9 @@ fn write_maps(skel: &fastaudit_bpf::FastauditSkel, images: &MapImages) -> Result
     for (k, span) in &images.spans {
         put(&m.spans, k, span, "filling the syscall index")?;
     }
+    for (k, span) in &images.uring_spans {
+        put(&m.uring_spans, k, span, "filling the io_uring op index")?;
+    }
     for (k, v) in &images.watched {
         put(&m.watched, k, v, "filling the watch table")?;
     }
@@ -336,7 +349,7 @@ fn read_stats(skel: &fastaudit_bpf::FastauditSkel) -> Result<(u64, u64), EngineE
 }
 
 /// Converts the kernel's monotonic clock to wall-clock time.
-struct Clock {
+pub(crate) struct Clock {
     offset_ns: i128,
 }
 
@@ -366,7 +379,7 @@ fn cstr(b: &[u8]) -> Vec<u8> {
     b.iter().take_while(|&&c| c != 0).copied().collect()
 }
 
-fn assemble(plan: &Plan, ev: &fa_event, clock: &Clock) -> AuditEvent {
+pub(crate) fn assemble(plan: &Plan, ev: &fa_event, clock: &Clock) -> AuditEvent {
     let (sec, msec) = clock.wall(ev.time_ns);
     let bytes = |v: &[std::ffi::c_char]| cstr(&v.iter().map(|&c| c as u8).collect::<Vec<u8>>());
     let exe = (ev.exe_depth > 0).then(|| {
@@ -388,12 +401,7 @@ fn assemble(plan: &Plan, ev: &fa_event, clock: &Clock) -> AuditEvent {
         .collect();
     let tty = bytes(&ev.tty);
     // FA_NO_RULE (a companion no rule selected) is past every rule: no key.
-    let key = plan
-        .exit_rules
-        .iter()
-        .chain(&plan.task_rules)
-        .nth(ev.rule as usize)
-        .and_then(|r| r.key.clone());
+    let key = plan.rule_key(ev.rule);
     AuditEvent {
         sec,
         msec,
@@ -417,5 +425,7 @@ fn assemble(plan: &Plan, ev: &fa_event, clock: &Clock) -> AuditEvent {
         },
         cmdline,
         companion: ev.flags & fa_event_flag::FA_EV_COMPANION.0 != 0,
+        uringops: Vec::new(),
+        no_syscall: false,
     }
 }

@@ -20,6 +20,7 @@
 #include "rules.bpf.h"       /* rule evaluation */
 #include "event.bpf.h"       /* the event sent to user space */
 #include "companion.bpf.h"   /* syscalls that make a kernel record (LOGIN) */
+#include "uring.bpf.h"       /* io_uring ops (URINGOP) */
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -88,6 +89,10 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 	__u32 compat = task_compat(task);
 	__u32 key = span_index(nr, compat);
 	struct fa_span *span = bpf_map_lookup_elem(&spans, &key);
+	/* io_uring_enter whose inline ops made URINGOP records. */
+	if (have_uring && !compat && nr == FA_NR64_io_uring_enter &&
+	    uring_enter_end(task, tgid, tid, ret, span))
+		return 0;
 	/* A task an always,task rule selected: every syscall is recorded and
 	 * no exit rule is consulted (the kernel gives such a context the
 	 * highest priority, which no rule's can beat). */
@@ -219,6 +224,21 @@ TWICE(task_newtask, task_new)
 TWICE(sched_process_exit, task_exit)
 TWICE(sys_enter, raw_enter)
 TWICE(sys_exit, raw_exit)
+TWICE(io_uring_submit_req, uring_submit)
+TWICE(io_uring_queue_async_work, uring_queue)
+TWICE(io_uring_poll_arm, uring_poll)
+TWICE(io_uring_complete, uring_complete)
+
+/* io_uring_enter's entry: ops issued inline until its exit are judged in
+ * its context (uring.bpf.h). */
+SEC("tracepoint")
+int fa_uring_enter(struct syscall_trace_enter *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct uring_enter fresh = { .state = VERDICT_NONE };
+	bpf_map_update_elem(&uring_enter, &tid, &fresh, BPF_ANY);
+	return 0;
+}
 
 /* Probes: which hook kinds this kernel loads and attaches (fexit is the
  * zero-cost kind: a trampoline on the audited functions only). */

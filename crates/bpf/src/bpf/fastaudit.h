@@ -28,6 +28,7 @@ enum fa_limit {
 	 * (ia32) syscalls; FA_TASK_SPAN holds the task-list rules. */
 	FA_NR_SPANS = 2 * FA_NR_SYSCALLS,
 	FA_TASK_SPAN = FA_NR_SPANS,
+	FA_URING_OPS = 64,          /* io_uring op numbers (IORING_OP_LAST is below) */
 };
 
 /* A test whose field can never hold (an LSM field without an LSM). Rule
@@ -66,6 +67,17 @@ enum fa_event_flag {
 	 * event's rule is FA_NO_RULE (key (null)) unless a rule also
 	 * selected the syscall. */
 	FA_EV_COMPANION = 4,
+	/* A URINGOP record: `syscall` is the io_uring op, `ret` the issue
+	 * attempt's return, `rule` the key's rule, `args[0]` its items=;
+	 * only these, the ids, pid, ppid and tid are filled. */
+	FA_EV_URINGOP = 8,
+	/* ... made inside io_uring_enter: its records wait for that
+	 * syscall's end (FA_EV_URING_END from the same tid) and share its stamp. */
+	FA_EV_URING_INLINE = 16,
+	/* The end of an io_uring_enter that made URINGOP records: its
+	 * SYSCALL, or with FA_EV_NO_RECORD none (only pid and tid filled). */
+	FA_EV_URING_END = 32,
+	FA_EV_NO_RECORD = 64,
 };
 
 /* Counters in the stats map (per CPU; user space sums them). */
@@ -90,6 +102,7 @@ struct fa_rule {
 /* fa_span.flags. */
 enum fa_span_flag {
 	FA_SPAN_PATH_RULES = 1,       /* a candidate rule tests path= or dir= */
+	FA_SPAN_URING_OP = 2,         /* uring_spans: the op is audited at all */
 };
 
 /* Where one syscall's candidate rule ids sit in the candidates array
@@ -205,6 +218,8 @@ struct fa_event {
 	/* The executable's path, last component first (a dentry walk across
 	 * mounts, as d_path would give it). */
 	char exe_names[FA_PATH_DEPTH][FA_NAME_LEN];
+	__u32 tid;       /* the thread (io_uring events: grouping by syscall) */
+	__u32 pad_tid;
 };
 
 #endif

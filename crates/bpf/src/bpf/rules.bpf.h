@@ -38,7 +38,7 @@ static __always_inline int compare(__u32 l, __u32 op, __u32 r)
 static __always_inline __u32 value_of(struct subject *s, __u32 field)
 {
 	struct task_struct *t = s->task;
-	const struct cred *c = BPF_CORE_READ(t, cred);
+	const struct cred *c = s->cred ? s->cred : BPF_CORE_READ(t, cred);
 	switch (field) {
 	case AUDIT_PID: return s->tgid;
 	case AUDIT_UID: return BPF_CORE_READ(c, uid.val);
@@ -51,7 +51,7 @@ static __always_inline __u32 value_of(struct subject *s, __u32 field)
 	case AUDIT_FSGID: return BPF_CORE_READ(c, fsgid.val);
 	case AUDIT_LOGINUID: return BPF_CORE_READ(t, loginuid.val);
 	case AUDIT_PERS: return BPF_CORE_READ(t, personality);
-	case AUDIT_ARCH: return abi_arch(s->compat);
+	case AUDIT_ARCH: return s->no_arch ? 0 : abi_arch(s->compat);
 	case AUDIT_PPID: return BPF_CORE_READ(t, real_parent, tgid);
 	case AUDIT_LOGINUID_SET: return BPF_CORE_READ(t, loginuid.val) != (__u32)-1;
 	case AUDIT_SESSIONID: return BPF_CORE_READ(t, sessionid);
