@@ -45,6 +45,8 @@ pub struct MapImages {
     pub spans: Vec<(u32, fa_span)>,
     /// `uring_spans`: io_uring op → span (of io_uring rules).
     pub uring_spans: Vec<(u32, fa_span)>,
+    /// `rule_prio`: rule id → its rank in the kernel's priority.
+    pub rule_prio: Vec<(u32, u32)>,
     /// `exes`: index of an `exe=` path → its identity.
     pub exes: Vec<fa_exe>,
     /// `path_args`: native syscall nr → where its paths are.
@@ -167,6 +169,7 @@ impl Plan {
             let first = (self.exit_rules.len() + self.task_rules.len()) as u32;
             let (spans, ids) = self.uring.spans(images.candidates.len() as u32, first);
             images.uring_spans = spans;
+            images.rule_prio = self.rule_prio();
             images.candidates.extend(ids);
         }
         if !self.watches.is_empty() {

@@ -301,6 +301,9 @@ fn write_maps(skel: &fastaudit_bpf::FastauditSkel, images: &MapImages) -> Result
     for (k, span) in &images.uring_spans {
         put(&m.uring_spans, k, span, "filling the io_uring op index")?;
     }
+    for (id, prio) in &images.rule_prio {
+        put(&m.rule_prio, id, prio, "filling the rule priorities")?;
+    }
     for (k, v) in &images.watched {
         put(&m.watched, k, v, "filling the watch table")?;
     }

@@ -157,6 +157,35 @@ impl UringPlan {
 }
 
 impl Plan {
+    /// `rule_prio`: each exit and io_uring rule's rank in the kernel's
+    /// priority (rules added earlier rank higher; added = written, in file
+    /// and line order), for the io_uring ops judged inside io_uring_enter.
+    pub fn rule_prio(&self) -> Vec<(u32, u32)> {
+        if !self.uring.active() {
+            return Vec::new();
+        }
+        let first_uring = (self.exit_rules.len() + self.task_rules.len()) as u32;
+        let mut all: Vec<(u32, &fastaudit_rules::Origin)> = self
+            .exit_rules
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (i as u32, &r.origin))
+            .chain(
+                self.uring
+                    .rules
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| (first_uring + i as u32, &r.origin)),
+            )
+            .collect();
+        all.sort_by(|a, b| (&a.1.file, a.1.line).cmp(&(&b.1.file, b.1.line)));
+        let n = all.len() as u32;
+        all.iter()
+            .enumerate()
+            .map(|(pos, &(id, _))| (id, n - pos as u32))
+            .collect()
+    }
+
     /// The key of rule `id` (exit rules, task rules, io_uring rules, in
     /// that order; `FA_NO_RULE` and beyond: none).
     pub fn rule_key(&self, id: u32) -> Option<Vec<u8>> {

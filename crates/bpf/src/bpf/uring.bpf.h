@@ -54,8 +54,18 @@ struct uring_enter {
 	__u32 key_rule;   /* the last matching rule (the record's key) */
 	__u32 recorded;   /* URINGOP records sent during the syscall */
 	__u32 names;      /* file names the syscall's context holds (items=) */
-	__u32 pad;
+	__u32 prio;       /* rule_prio of the last match (ctx->prio): 0 none */
 };
+
+/* Record a match of rule `rid` in the syscall context `in`. */
+static __always_inline void uring_enter_matched(struct uring_enter *in, __s64 v, __u32 rid)
+{
+	in->state = v;
+	if (v >= 0)
+		in->key_rule = (__u32)v;
+	__u32 *prio = bpf_map_lookup_elem(&rule_prio, &rid);
+	in->prio = prio ? *prio : 0;
+}
 
 /* File names an op's prep takes with getname() in the submitting task:
  * they count in that syscall's context (items=). */
@@ -195,21 +205,19 @@ static __always_inline void uring_attempt(struct io_kiocb *req, long ret, long r
 	 * the syscall's state, which a later op without a match keeps. */
 	s.regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	__s64 v = VERDICT_NONE;
+	__u32 rid = 0;
 	if (uring_enter_rules) {
 		__u32 key = FA_NR64_io_uring_enter;
 		struct fa_span *es = bpf_map_lookup_elem(&spans, &key);
 		if (es && es->count)
-			v = judge(&s, es);
+			v = judge_above(&s, es, in->prio, &rid);
+		if (v != VERDICT_NONE)
+			uring_enter_matched(in, v, rid);
 	}
 	if (v < 0 && span->count) {
-		__s64 u = judge(&s, span);
+		__s64 u = judge_above(&s, span, in->prio, &rid);
 		if (u != VERDICT_NONE)
-			v = u;
-	}
-	if (v != VERDICT_NONE) {
-		in->state = v;
-		if (v >= 0)
-			in->key_rule = (__u32)v;
+			uring_enter_matched(in, u, rid);
 	}
 	if (in->state >= 0) {
 		in->recorded += 1;
@@ -240,7 +248,8 @@ static __always_inline int uring_enter_end(struct task_struct *task, __u32 tgid,
 		.tgid = tgid,
 		.nr = FA_NR64_io_uring_enter,
 	};
-	__s64 v = span && span->count ? judge(&s, span) : VERDICT_NONE;
+	__u32 rid = 0;
+	__s64 v = span && span->count ? judge_above(&s, span, st.prio, &rid) : VERDICT_NONE;
 	if (v != VERDICT_NONE)
 		st.state = v;
 	if (v >= 0)
@@ -317,8 +326,9 @@ static __always_inline int uring_poll_body(__u64 *ctx)
 }
 
 /* The request completed: its last attempt returned 0. One that tried a
- * poll it found ready at once (REQ_F_POLLED, no poll_arm) was retried
- * from task work: its inline attempt returned -EAGAIN first. */
+ * poll it found ready at once (REQ_F_POLLED, no poll_arm) was retried at
+ * once (from task work after an inline attempt, blocking in io-wq): the
+ * attempt before returned -EAGAIN. */
 static __always_inline int uring_complete_body(__u64 *ctx)
 {
 	struct io_kiocb *req = (struct io_kiocb *)ctx[1];
@@ -329,7 +339,7 @@ static __always_inline int uring_complete_body(__u64 *ctx)
 		return 0;
 	__u32 next = *pending;
 	bpf_map_delete_elem(&uring_reqs, &key);
-	if (next == URING_NEXT_INLINE && (BPF_CORE_READ(req, flags) & REQ_F_POLLED))
+	if (next != URING_NEXT_POLLED && (BPF_CORE_READ(req, flags) & REQ_F_POLLED))
 		uring_attempt(req, -EAGAIN, 0);
 	uring_attempt(req, 0, BPF_CORE_READ(cqe, res));
 	return 0;
