@@ -84,9 +84,10 @@ pub fn setup(mode: Mode, rules: &Prepared, exe: &Path, dir: &Path) -> Result<Act
             auditctl(&["-D"])?;
             auditctl(&["-b", &kernel::BACKLOG.to_string()])?;
             active.auditd = Some(Auditd::start(dir)?);
-            if rules.rules > 0 {
-                auditctl(&["-R", path_str(&rules.file)?])?;
+            if rules.rules > rules.uring_rules.len() {
+                auditctl(&["-R", path_str(&rules.kernel_file)?])?;
             }
+            kernel::add_rules_over_netlink(&rules.uring_rules)?;
             active.lost_before = Status::read()?.lost;
             auditctl(&["-e", "1"])?;
         }

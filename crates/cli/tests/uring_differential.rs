@@ -96,3 +96,50 @@ fn credentials_of_an_unprivileged_submitter() {
     });
     assert_agrees(&diffs);
 }
+
+#[test]
+fn skipped_ops_are_audited_only_when_asked_and_ausearch_reads_them() {
+    // nop, statx and read are audit_skip ops: the kernel never writes a
+    // URINGOP for them, whatever the rules; fastaudit neither, unless run
+    // with --audit-skipped-uring-ops.
+    let rules = "-a always,io_uring -S nop,statx,read,openat -k skip\n";
+    let steps = [
+        "nop",
+        "statx /etc",
+        "read /etc/passwd",
+        "openat /etc/passwd",
+    ];
+    let (log, pid) = harness::fastaudit_only(rules, &steps, &[]);
+    assert_eq!(harness::uring_ops(&log, &pid), ["18"], "{log}");
+    let (log, pid) = harness::fastaudit_only(rules, &steps, &["--audit-skipped-uring-ops"]);
+    assert_eq!(
+        harness::uring_ops(&log, &pid),
+        ["0", "21", "22", "18"],
+        "{log}"
+    );
+    let file = common::tempdir().join("log");
+    std::fs::write(&file, &log).unwrap();
+    // ausearch 3.0.9 finds a URINGOP of its own (an io-wq attempt: statx)
+    // by type only, not by -k or -p, for the kernel's records as well.
+    let ausearch = |args: &[&str]| {
+        let out = std::process::Command::new("ausearch")
+            .args(["--input", file.to_str().unwrap(), "--format", "raw"])
+            .args(args)
+            .output()
+            .expect("ausearch");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let ours = format!(" pid={pid} ");
+    let found = ausearch(&["-m", "URINGOP"]);
+    let n = found
+        .lines()
+        .filter(|l| l.starts_with("type=URINGOP") && l.contains(&ours))
+        .count();
+    assert_eq!(n, 4, "{found}");
+    let found = ausearch(&["-k", "skip", "-p", &pid]);
+    assert_eq!(
+        found.matches("type=URINGOP").count(),
+        3,
+        "the inline ones by key and pid, with their SYSCALL: {found}"
+    );
+}

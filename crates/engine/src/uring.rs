@@ -247,3 +247,57 @@ impl Groups {
         (!out.no_syscall || !out.uringops.is_empty()).then_some(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::hooks::Hook;
+    use crate::test_rules::plan;
+
+    #[test]
+    fn explain_and_hooks_of_io_uring_rules() {
+        let p =
+            plan("-a always,io_uring -S openat,statx -k o\n-a always,exit -F arch=b64 -S chmod\n")
+                .unwrap();
+        let e = p.explain();
+        assert!(e.contains("io_uring rules: 1 (1 always, 0 never)"), "{e}");
+        assert!(e.contains("  openat: 1 rule(s)\n"), "{e}");
+        assert!(
+            e.contains("  statx: 1 rule(s) (never audited: the kernel skips it)"),
+            "{e}"
+        );
+        assert!(
+            e.contains("tp_btf/io_uring:io_uring_complete by fa_uring_complete"),
+            "{e}"
+        );
+        assert!(p.hooks.contains(&Hook::UringOps) && p.hooks.contains(&Hook::UringEnter));
+        let shown: Vec<String> = p.attachments.iter().map(|a| a.to_string()).collect();
+        assert!(shown.contains(
+            &"tracepoint/syscalls:sys_exit_io_uring_enter by fa_syscall_exit".to_string()
+        ));
+        assert!(shown.contains(
+            &"tracepoint/syscalls:sys_enter_io_uring_enter by fa_uring_enter".to_string()
+        ));
+        // A rule on io_uring_enter's exit sees it already: no second exit program.
+        let p =
+            plan("-a always,io_uring -S openat\n-a always,exit -F arch=b64 -S io_uring_enter\n")
+                .unwrap();
+        let exits = p
+            .attachments
+            .iter()
+            .filter(|a| a.to_string().contains("sys_exit_io_uring_enter"))
+            .count();
+        assert_eq!(exits, 1);
+        assert!(p.uring.enter_rules);
+    }
+
+    #[test]
+    fn io_uring_rules_rank_by_where_they_were_written() {
+        let p = plan("-a always,io_uring -S openat -k first\n-a always,exit -F arch=b64 -S chmod\n-a always,io_uring -S openat -k last\n")
+            .unwrap();
+        // Ids: exit rule 0, io_uring rules 1 and 2 (no task rules).
+        let mut prio = p.rule_prio();
+        prio.sort();
+        assert_eq!(prio, vec![(0, 2), (1, 3), (2, 1)]);
+        assert_eq!(p.rule_key(2), Some(b"last".to_vec()));
+    }
+}

@@ -224,10 +224,18 @@ TWICE(task_newtask, task_new)
 TWICE(sched_process_exit, task_exit)
 TWICE(sys_enter, raw_enter)
 TWICE(sys_exit, raw_exit)
-TWICE(io_uring_submit_req, uring_submit)
-TWICE(io_uring_queue_async_work, uring_queue)
-TWICE(io_uring_poll_arm, uring_poll)
-TWICE(io_uring_complete, uring_complete)
+
+/* io_uring ops: as TWICE, but the tp_btf variant reads the request's
+ * fields directly (typed arguments), the raw_tp one with probe reads. */
+#define URING_TWICE(tp, name)                                            \
+	SEC("tp_btf/" #tp) int fa_##name(__u64 *ctx)                     \
+	{ return name##_body(ctx, 1); }                                  \
+	SEC("raw_tp/" #tp) int fa_rtp_##name(__u64 *ctx)                 \
+	{ return name##_body(ctx, 0); }
+URING_TWICE(io_uring_submit_req, uring_submit)
+URING_TWICE(io_uring_queue_async_work, uring_queue)
+URING_TWICE(io_uring_poll_arm, uring_poll)
+URING_TWICE(io_uring_complete, uring_complete)
 
 /* io_uring_enter's entry: ops issued inline until its exit are judged in
  * its context (uring.bpf.h). */

@@ -275,18 +275,31 @@ static __always_inline int uring_enter_end(struct task_struct *task, __u32 tgid,
 	return 1;
 }
 
-/* Tracepoint bodies (TWICE: tp_btf and raw_tp). */
-static __always_inline int uring_submit_body(__u64 *ctx)
+/* The request's op and flags: `typed` (tp_btf: the verifier knows the
+ * argument's type) loads them directly, else (raw_tp) with probe reads.
+ * Every io_uring request pays this on submission and completion. */
+static __always_inline __u32 req_op(struct io_kiocb *req, int typed)
+{
+	return typed ? req->opcode : BPF_CORE_READ(req, opcode);
+}
+
+static __always_inline __u64 req_flags(struct io_kiocb *req, int typed)
+{
+	return typed ? req->flags : BPF_CORE_READ(req, flags);
+}
+
+/* Tracepoint bodies (tp_btf with typed = 1, raw_tp with 0). */
+static __always_inline int uring_submit_body(__u64 *ctx, int typed)
 {
 	struct io_kiocb *req = (struct io_kiocb *)ctx[0];
-	__u32 op = BPF_CORE_READ(req, opcode);
+	__u32 op = req_op(req, typed);
 	struct fa_span *span = uring_span(op);
 	/* Every audited op: inside io_uring_enter one with no rule of its
 	 * own is recorded once an earlier op made the syscall's state RECORD. */
 	if (!span)
 		return 0;
 	__u64 key = (__u64)req;
-	__u32 next = BPF_CORE_READ(req, flags) & REQ_F_FORCE_ASYNC ? URING_NEXT_WORKER : URING_NEXT_INLINE;
+	__u32 next = req_flags(req, typed) & REQ_F_FORCE_ASYNC ? URING_NEXT_WORKER : URING_NEXT_INLINE;
 	bpf_map_update_elem(&uring_reqs, &key, &next, BPF_ANY);
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct uring_enter *in = bpf_map_lookup_elem(&uring_enter, &tid);
@@ -297,7 +310,7 @@ static __always_inline int uring_submit_body(__u64 *ctx)
 
 /* Queued for io-wq: after an inline attempt that returned -EAGAIN, or
  * forced async (no attempt yet). */
-static __always_inline int uring_queue_body(__u64 *ctx)
+static __always_inline int uring_queue_body(__u64 *ctx, int typed)
 {
 	struct io_kiocb *req = (struct io_kiocb *)ctx[0];
 	__u64 key = (__u64)req;
@@ -312,7 +325,7 @@ static __always_inline int uring_queue_body(__u64 *ctx)
 
 /* Waiting for readiness: the attempt before returned -EAGAIN; the next
  * runs from task work in the submitter once the file is ready. */
-static __always_inline int uring_poll_body(__u64 *ctx)
+static __always_inline int uring_poll_body(__u64 *ctx, int typed)
 {
 	struct io_kiocb *req = (struct io_kiocb *)ctx[0];
 	__u64 key = (__u64)req;
@@ -329,17 +342,23 @@ static __always_inline int uring_poll_body(__u64 *ctx)
  * poll it found ready at once (REQ_F_POLLED, no poll_arm) was retried at
  * once (from task work after an inline attempt, blocking in io-wq): the
  * attempt before returned -EAGAIN. */
-static __always_inline int uring_complete_body(__u64 *ctx)
+static __always_inline int uring_complete_body(__u64 *ctx, int typed)
 {
-	struct io_kiocb *req = (struct io_kiocb *)ctx[1];
+	/* The tracepoint passes the request as void *: typed loads need the
+	 * BTF cast (bpf_rdonly_cast). */
+	struct io_kiocb *req = typed ? bpf_core_cast((void *)ctx[1], struct io_kiocb)
+				     : (struct io_kiocb *)ctx[1];
 	struct io_uring_cqe *cqe = (struct io_uring_cqe *)ctx[2];
+	/* Untracked ops (nop, reads, ...) stop at the array lookup. */
+	if (!uring_span(req_op(req, typed)))
+		return 0;
 	__u64 key = (__u64)req;
 	__u32 *pending = bpf_map_lookup_elem(&uring_reqs, &key);
 	if (!pending)
 		return 0;
 	__u32 next = *pending;
 	bpf_map_delete_elem(&uring_reqs, &key);
-	if (next != URING_NEXT_POLLED && (BPF_CORE_READ(req, flags) & REQ_F_POLLED))
+	if (next != URING_NEXT_POLLED && (req_flags(req, typed) & REQ_F_POLLED))
 		uring_attempt(req, -EAGAIN, 0);
 	uring_attempt(req, 0, BPF_CORE_READ(cqe, res));
 	return 0;

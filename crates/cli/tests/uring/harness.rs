@@ -181,3 +181,39 @@ pub fn run(s: &Scenario) -> (Vec<String>, Vec<i64>) {
     let _ = std::fs::remove_dir_all(&dir);
     (diffs, results)
 }
+
+/// `fastaudit run --bpf-only` alone with `rules` and `fa_args` while the
+/// workload runs `steps`: its log and the workload's pid.
+pub fn fastaudit_only(rules: &str, steps: &[&str], fa_args: &[&str]) -> (String, String) {
+    let _ka = KernelAudit::acquire();
+    let dir = tempdir();
+    let rules_file = dir.join("rules");
+    std::fs::write(&rules_file, rules).unwrap();
+    let fa_log = dir.join("fastaudit.log");
+    let mut args = vec!["--bpf-only"];
+    args.extend_from_slice(fa_args);
+    let fa = FastauditRun::start(&rules_file, &fa_log, &args);
+    let s = Scenario {
+        name: "fastaudit-only",
+        rules,
+        steps,
+        sqpoll: false,
+        as_user: None,
+        not_compared: &[],
+    };
+    let (pid, _) = run_workload(&dir, &s);
+    std::thread::sleep(Duration::from_millis(300));
+    fa.stop();
+    let log = String::from_utf8_lossy(&std::fs::read(&fa_log).unwrap_or_default()).into_owned();
+    let _ = std::fs::remove_dir_all(&dir);
+    (log, pid)
+}
+
+/// The `uring_op=` values of the URINGOP records of process `pid`.
+pub fn uring_ops(log: &str, pid: &str) -> Vec<String> {
+    log.lines()
+        .filter(|l| l.starts_with("type=URINGOP ") && l.contains(&format!(" pid={pid} ")))
+        .filter_map(|l| l.split(' ').find_map(|w| w.strip_prefix("uring_op=")))
+        .map(str::to_string)
+        .collect()
+}
