@@ -93,7 +93,7 @@ pub fn setup(mode: Mode, rules: &Prepared, exe: &Path, dir: &Path) -> Result<Act
         }
         Mode::Fastaudit => {
             kernel::clean()?;
-            active.fastaudit = Some(FastauditRun::start(exe, &rules.file, dir)?);
+            active.fastaudit = Some(FastauditRun::start(exe, rules, dir)?);
         }
     }
     Ok(active)
@@ -172,19 +172,23 @@ struct FastauditRun {
 }
 
 impl FastauditRun {
-    fn start(exe: &Path, rules: &Path, dir: &Path) -> Result<FastauditRun, BenchError> {
+    fn start(exe: &Path, rules: &Prepared, dir: &Path) -> Result<FastauditRun, BenchError> {
         let log = dir.join("fastaudit.log");
-        let mut child = kernel::own_group(Command::new(exe).args([
-            "run",
-            "--rules",
-            path_str(rules)?,
-            "--log",
-            path_str(&log)?,
-            // Like the kernel mode's auditd: one log that is never rotated,
-            // so every record can be counted.
-            "--max-log-file",
-            "0",
-        ]))
+        let mut child = kernel::own_group(
+            Command::new(exe)
+                .args([
+                    "run",
+                    "--rules",
+                    path_str(&rules.file)?,
+                    "--log",
+                    path_str(&log)?,
+                    // Like the kernel mode's auditd: one log that is never
+                    // rotated, so every record can be counted.
+                    "--max-log-file",
+                    "0",
+                ])
+                .args(&rules.fastaudit_args),
+        )
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

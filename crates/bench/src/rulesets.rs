@@ -22,6 +22,11 @@ pub const CIS_RULES: &str = include_str!("../../../rules/bench/cis.rules");
 /// process has (no record is written; every op is judged).
 pub const URING_RULES: &str = "-a always,io_uring -S openat,openat2,close,connect,accept,renameat,unlinkat,mkdirat -F auid=1000000 -k fa-bench-uring\n";
 
+/// The `uring-skipped` set: [`URING_RULES`] and the same test on the ops
+/// the kernel never audits that a ring does most (nop, reads, writes,
+/// sends, receives, statx).
+pub const URING_SKIPPED_RULES: &str = "-a always,io_uring -S nop,read,write,readv,writev,read_fixed,write_fixed,send,recv,statx -F auid=1000000 -k fa-bench-uring-skipped\n";
+
 /// The rule the `audited` scenario appends: every fchmodat is recorded.
 pub const AUDITED_KEY: &str = "fa-bench-audited";
 
@@ -41,6 +46,10 @@ pub enum Spec {
     /// io_uring rules on the ops the kernel audits that no process
     /// matches ([`URING_RULES`]): the cost of judging every op.
     Uring,
+    /// The same rules on the ops the kernel skips too (nop, read, ...),
+    /// fastaudit run with `--audit-skipped-uring-ops` (the kernel takes
+    /// the rules and never audits those ops).
+    UringSkipped,
     /// A rules file or directory.
     File {
         /// Its path.
@@ -63,6 +72,9 @@ impl Spec {
         if name == "uring" {
             return Ok(Spec::Uring);
         }
+        if name == "uring-skipped" {
+            return Ok(Spec::UringSkipped);
+        }
         if let Some((_, rel)) = CORPUS_SETS.iter().find(|(n, _)| *n == name) {
             let corpus = corpus.ok_or_else(|| {
                 BenchError::Refused(format!(
@@ -78,7 +90,7 @@ impl Spec {
             return Ok(Spec::File { path });
         }
         Err(BenchError::Refused(format!(
-            "rule set {name:?}: not none, a number, cis, uring, {}, or an existing file",
+            "rule set {name:?}: not none, a number, cis, uring, uring-skipped, {}, or an existing file",
             CORPUS_SETS
                 .iter()
                 .map(|(n, _)| *n)
@@ -109,6 +121,8 @@ pub struct Prepared {
     /// (`audit_rule_data`), in order.
     #[serde(skip)]
     pub uring_rules: Vec<Vec<u8>>,
+    /// Arguments the fastaudit mode's `fastaudit run` gets beside the rules.
+    pub fastaudit_args: Vec<String>,
 }
 
 /// Prepare `spec` under `dir`, with `extra` rules appended.
@@ -130,6 +144,10 @@ pub fn prepare(name: &str, spec: &Spec, extra: &str, dir: &Path) -> Result<Prepa
         }
         Spec::Cis => text.push_str(CIS_RULES),
         Spec::Uring => text.push_str(URING_RULES),
+        Spec::UringSkipped => {
+            text.push_str(URING_RULES);
+            text.push_str(URING_SKIPPED_RULES);
+        }
         Spec::File { path } => {
             let lines = ruleset::source_lines(path)
                 .map_err(|e| BenchError::Refused(format!("rule set {name}: {}", e.message)))?;
@@ -168,6 +186,11 @@ pub fn prepare(name: &str, spec: &Spec, extra: &str, dir: &Path) -> Result<Prepa
         .filter(|l| l.rule.list == fastaudit_rules::abi::list::URING_EXIT)
         .map(|l| l.rule.to_data())
         .collect();
+    let mut fastaudit_args = Vec::new();
+    if *spec == Spec::UringSkipped {
+        // The kernel takes the same rules and never audits those ops.
+        fastaudit_args.push("--audit-skipped-uring-ops".to_string());
+    }
     Ok(Prepared {
         name: name.to_string(),
         spec: spec.clone(),
@@ -176,6 +199,7 @@ pub fn prepare(name: &str, spec: &Spec, extra: &str, dir: &Path) -> Result<Prepa
         file,
         kernel_file,
         uring_rules,
+        fastaudit_args,
     })
 }
 
@@ -292,7 +316,10 @@ mod tests {
         .unwrap();
         assert_eq!((p.rules, p.uring_rules.len()), (2, 1));
         let all = std::fs::read_to_string(&p.file).unwrap();
-        assert!(all.contains("-a always,io_uring -S openat,"), "{all}");
+        assert!(
+            all.contains("-a always,io_uring -S accept,connect,openat,"),
+            "{all}"
+        );
         let kernel = std::fs::read_to_string(&p.kernel_file).unwrap();
         assert_eq!(kernel, "-a always,exit -F arch=b64 -S fchmodat -F key=y\n");
         let _ = std::fs::remove_dir_all(&dir);

@@ -41,8 +41,7 @@ pub enum Hook {
     InodeChanges,
     /// The io_uring tracepoints an op's issue attempts are rebuilt from.
     UringOps,
-    /// `syscalls:sys_enter_io_uring_enter` (and its exit, when no other
-    /// hook sees it): ops issued inline are judged in its context.
+    /// io_uring_enter's entry (and exit) tracepoints: inline ops' context.
     UringEnter,
 }
 
@@ -51,11 +50,8 @@ impl Hook {
     pub fn needs_raw_kind(&self) -> bool {
         !matches!(
             self,
-            Hook::SyscallExit { .. }
-                | Hook::SyscallEnter { .. }
-                | Hook::CompanionExit { .. }
-                | Hook::UringEnter
-        )
+            Hook::SyscallExit { .. } | Hook::SyscallEnter { .. } | Hook::CompanionExit { .. }
+        ) && *self != Hook::UringEnter
     }
 }
 
@@ -294,12 +290,7 @@ pub(crate) fn choose(plan: &Plan, tracepoints: Option<&BTreeSet<String>>) -> Vec
     if !hooks.is_empty() && !plan.watches.is_empty() {
         hooks.push(Hook::InodeChanges);
     }
-    if plan.uring.active() {
-        hooks.push(Hook::UringOps);
-        if plan.kinds.tracepoint.usable() {
-            hooks.push(Hook::UringEnter);
-        }
-    }
+    hooks.extend(uring::uring_hooks(plan));
     hooks
 }
 
@@ -526,14 +517,9 @@ mod tests {
             vec![Hook::RawSyscallExit]
         );
         assert_eq!(
-            plan("-a always,exit -F arch=b64 -S all\n").unwrap().hooks,
-            vec![
-                Hook::RawSyscallExit,
-                Hook::RawSyscallEnter,
-                Hook::UringOps,
-                Hook::UringEnter
-            ],
-            "all syscalls include execve, whose arguments are saved at entry, and io_uring_enter, whose inline io_uring ops are then recorded too"
+            plan("-a always,exit -F arch=b64 -S all\n").unwrap().hooks[..2],
+            [Hook::RawSyscallExit, Hook::RawSyscallEnter],
+            "all syscalls include execve, whose arguments are saved at entry (and io_uring_enter: uring.rs)"
         );
         assert_eq!(
             plan("-a always,exit -F arch=b64 -S execve,chmod\n")

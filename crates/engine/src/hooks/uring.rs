@@ -36,6 +36,16 @@ pub(super) const URING_OPS: [Twice; 4] = [
     },
 ];
 
+/// The io_uring hooks of a plan: the ops' tracepoints, and io_uring_enter
+/// (its tracepoints) when the tracepoint kind works.
+pub(super) fn uring_hooks(plan: &crate::plan::Plan) -> Vec<Hook> {
+    match (plan.uring.active(), plan.kinds.tracepoint.usable()) {
+        (false, _) => Vec::new(),
+        (true, false) => vec![Hook::UringOps],
+        (true, true) => vec![Hook::UringOps, Hook::UringEnter],
+    }
+}
+
 /// io_uring_enter's entry (into `enters`) and, unless another hook of
 /// `hooks` runs the end-of-syscall code for it already, its exit.
 pub(super) fn uring_enter_attachments(
