@@ -115,13 +115,15 @@ pub struct Prepared {
     /// The file fastaudit loads (every rule).
     pub file: PathBuf,
     /// The file auditctl loads for the kernel: every rule but the io_uring
-    /// list's, which auditctl 3.0.9 cannot send.
+    /// list's, which auditctl 3.0.9 cannot send (absent from older runs' JSON).
+    #[serde(default)]
     pub kernel_file: PathBuf,
     /// The io_uring list's rules as the kernel takes them over netlink
     /// (`audit_rule_data`), in order.
     #[serde(skip)]
     pub uring_rules: Vec<Vec<u8>>,
     /// Arguments the fastaudit mode's `fastaudit run` gets beside the rules.
+    #[serde(default)]
     pub fastaudit_args: Vec<String>,
 }
 
