@@ -173,6 +173,12 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         log.dropped()
     );
     eprintln!("fastaudit: kernel records logged: {kernel_logged}");
+    if stats.aux_lost > 0 {
+        eprintln!(
+            "fastaudit: records after SYSCALL lost in the ring buffer: {} (their events are incomplete)",
+            stats.aux_lost
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 

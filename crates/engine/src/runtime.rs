@@ -8,6 +8,7 @@ use crate::hooks::AttachPoint;
 use crate::image::{ImageError, MapImages};
 use crate::plan::Plan;
 use crate::resolve::Resolved;
+use crate::samples::{Aux, Samples};
 use crate::watches;
 use fastaudit_bpf::types::{fa_event, fa_event_flag, fa_limit, fa_stat};
 use fastaudit_bpf::FastauditSkelBuilder;
@@ -66,6 +67,11 @@ pub struct AuditEvent {
     /// LOGIN, whose `pid=` is this event's pid). Its key is `None` unless
     /// a rule selected the syscall too.
     pub companion: bool,
+    /// The data of the records the kernel writes after SYSCALL (PATH,
+    /// CWD, EXECVE, ...), in the order the BPF side sent them.
+    pub aux: Vec<Aux>,
+    /// Some of those records found no room in the ring buffer.
+    pub aux_lost: bool,
     /// URINGOP records that come first under the event's stamp (io_uring
     /// ops issued inside this io_uring_enter, or one op of its own).
     pub uringops: Vec<UringOp>,
@@ -82,6 +88,9 @@ pub struct Stats {
     pub lost: u64,
     /// Events handed to the caller.
     pub delivered: u64,
+    /// Auxiliary records the kernel side could not queue (their events
+    /// are marked `aux_lost`).
+    pub aux_lost: u64,
 }
 
 /// What was attached, for the caller and tests.
@@ -210,15 +219,10 @@ pub fn run(
         .map_err(bpf("opening the watch table"))?;
 
     let clock = Clock::now();
-    let pending: RefCell<Vec<fa_event>> = RefCell::new(Vec::new());
+    let pending: RefCell<Samples> = RefCell::new(Samples::default());
     let mut rbb = RingBufferBuilder::new();
     rbb.add(&skel.maps.events, |data: &[u8]| {
-        if data.len() >= std::mem::size_of::<fa_event>() {
-            // SAFETY: the kernel side writes exactly one fa_event (a plain
-            // repr(C) struct of integers and byte arrays) per record.
-            let ev = unsafe { std::ptr::read_unaligned(data.as_ptr().cast::<fa_event>()) };
-            pending.borrow_mut().push(ev);
-        }
+        pending.borrow_mut().push(data);
         0
     })
     .map_err(bpf("setting up the ring buffer"))?;
@@ -230,9 +234,10 @@ pub fn run(
     // Returns whether there was anything to deliver.
     let mut deliver = |stats: &mut Stats| {
         let before = stats.delivered;
-        for ev in pending.borrow_mut().drain(..) {
+        let ready = pending.borrow_mut().take();
+        for (ev, aux) in ready {
             stats.delivered += 1;
-            if let Some(out) = uring_groups.take(plan, &ev, |e| assemble(plan, e, &clock)) {
+            if let Some(out) = uring_groups.take(plan, &ev, |e| assemble(plan, e, aux, &clock)) {
                 on_event(out);
             }
         }
@@ -264,9 +269,10 @@ pub fn run(
     drop(links);
     rb.consume().map_err(bpf("draining the ring buffer"))?;
     deliver(&mut stats);
-    let (emitted, lost) = read_stats(&skel)?;
+    let (emitted, lost, aux_lost) = read_stats(&skel)?;
     stats.emitted = emitted;
     stats.lost = lost;
+    stats.aux_lost = aux_lost;
     Ok(stats)
 }
 
@@ -328,7 +334,7 @@ fn write_maps(skel: &fastaudit_bpf::FastauditSkel, images: &MapImages) -> Result
     Ok(())
 }
 
-fn read_stats(skel: &fastaudit_bpf::FastauditSkel) -> Result<(u64, u64), EngineError> {
+fn read_stats(skel: &fastaudit_bpf::FastauditSkel) -> Result<(u64, u64, u64), EngineError> {
     let sum = |idx: u32| -> Result<u64, EngineError> {
         let per_cpu = skel
             .maps
@@ -348,6 +354,7 @@ fn read_stats(skel: &fastaudit_bpf::FastauditSkel) -> Result<(u64, u64), EngineE
     Ok((
         sum(fa_stat::FA_STAT_EMITTED.0)?,
         sum(fa_stat::FA_STAT_LOST.0)?,
+        sum(fa_stat::FA_STAT_AUX_LOST.0)?,
     ))
 }
 
@@ -382,8 +389,8 @@ fn cstr(b: &[u8]) -> Vec<u8> {
     b.iter().take_while(|&&c| c != 0).copied().collect()
 }
 
-pub(crate) fn assemble(plan: &Plan, ev: &fa_event, clock: &Clock) -> AuditEvent {
-    let (sec, msec) = clock.wall(ev.time_ns);
+pub(crate) fn assemble(plan: &Plan, ev: &fa_event, aux: Vec<Aux>, clock: &Clock) -> AuditEvent {
+    let (sec, msec) = clock.wall(ev.msg.stamp);
     let bytes = |v: &[std::ffi::c_char]| cstr(&v.iter().map(|&c| c as u8).collect::<Vec<u8>>());
     let exe = (ev.exe_depth > 0).then(|| {
         let mut path = Vec::new();
@@ -428,6 +435,8 @@ pub(crate) fn assemble(plan: &Plan, ev: &fa_event, clock: &Clock) -> AuditEvent 
         },
         cmdline,
         companion: ev.flags & fa_event_flag::FA_EV_COMPANION.0 != 0,
+        aux,
+        aux_lost: ev.flags & fa_event_flag::FA_EV_AUX_LOST.0 != 0,
         uringops: Vec::new(),
         no_syscall: false,
     }

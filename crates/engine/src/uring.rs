@@ -214,7 +214,7 @@ impl Groups {
         &mut self,
         plan: &Plan,
         ev: &fa_event,
-        assemble: impl Fn(&fa_event) -> AuditEvent,
+        assemble: impl FnOnce(&fa_event) -> AuditEvent,
     ) -> Option<AuditEvent> {
         let flag = |f: fa_event_flag| ev.flags & f.0 != 0;
         if flag(fa_event_flag::FA_EV_URINGOP) {
@@ -229,7 +229,7 @@ impl Groups {
                 key: plan.rule_key(ev.rule),
             };
             if flag(fa_event_flag::FA_EV_URING_INLINE) {
-                self.held.entry(ev.tid).or_default().push(op);
+                self.held.entry(ev.msg.tid).or_default().push(op);
                 return None;
             }
             let mut out = assemble(ev);
@@ -240,7 +240,7 @@ impl Groups {
         if !flag(fa_event_flag::FA_EV_URING_END) {
             return Some(assemble(ev));
         }
-        let ops = self.held.remove(&ev.tid).unwrap_or_default();
+        let ops = self.held.remove(&ev.msg.tid).unwrap_or_default();
         let mut out = assemble(ev);
         out.no_syscall = flag(fa_event_flag::FA_EV_NO_RECORD);
         out.uringops = ops;

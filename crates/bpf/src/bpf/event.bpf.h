@@ -61,12 +61,12 @@ static __always_inline __u32 read_exe_path(struct file *f, struct fa_event *ev)
 	return dentry_deleted(start.d) ? FA_EV_EXE_DELETED : 0;
 }
 
-/* Fill an event for the syscall of s, whose record carries rule key_rule. */
+/* Fill an event for the syscall of s, whose record carries rule key_rule
+ * (all but its head, fa_msg, which emit() writes). */
 static __always_inline void fill_event(struct fa_event *ev, struct subject *s, __u32 key_rule)
 {
 	struct task_struct *task = s->task;
 	const struct cred *c = BPF_CORE_READ(task, cred);
-	ev->time_ns = bpf_ktime_get_ns();
 	ev->ret = s->ret;
 	for (int i = 0; i < 4; i++)
 		ev->args[i] = arg(s, i);

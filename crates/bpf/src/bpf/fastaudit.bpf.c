@@ -19,6 +19,7 @@
 #include "watches.bpf.h"     /* what a syscall touched, gathered */
 #include "rules.bpf.h"       /* rule evaluation */
 #include "event.bpf.h"       /* the event sent to user space */
+#include "aux.bpf.h"         /* its auxiliary records, sent before it */
 #include "companion.bpf.h"   /* syscalls that make a kernel record (LOGIN) */
 #include "uring.bpf.h"       /* io_uring ops (URINGOP) */
 
@@ -28,6 +29,7 @@ char LICENSE[] SEC("license") = "GPL";
  * these, from the one definition in fastaudit.h. */
 struct fa_enums fa_enums_layout = {};
 struct fa_event fa_event_layout = {};
+struct fa_aux_head fa_aux_layout = {};
 
 /* Save an exec's arguments at entry: its registers are gone at exit. */
 static __always_inline void save_entry_args(struct pt_regs *regs, __u32 compat)
@@ -65,15 +67,46 @@ static __always_inline int names_needed(struct fa_span *span, struct subject *s)
  * (FA_NO_RULE: none), with the FA_EV_* flags in `flags`. */
 static __always_inline void emit(struct subject *s, __u32 key_rule, __u32 flags)
 {
+	struct fa_msg m = {
+		.kind = FA_MSG_AUX,
+		.tid = (__u32)bpf_get_current_pid_tgid(),
+		.stamp = bpf_ktime_get_ns(),
+	};
+	__u32 aux_lost = emit_aux(s, &m);
 	struct fa_event *ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
 	if (!ev) {
 		count(FA_STAT_LOST);
 		return;
 	}
 	fill_event(ev, s, key_rule);
-	ev->flags |= flags;
+	ev->msg = m;
+	ev->msg.kind = FA_MSG_EVENT;
+	ev->flags |= flags | aux_lost;
 	count(FA_STAT_EMITTED);
 	bpf_ringbuf_submit(ev, BPF_RB_NO_WAKEUP);
+}
+
+/* io_uring_enter's end for a thread whose inline io_uring ops made URINGOP
+ * records (uring.bpf.h): its SYSCALL after them, or a marker that closes
+ * them. Returns 1 when that was the case. */
+static __always_inline int uring_enter_exit(struct task_struct *task, __u32 tgid, __u32 tid, long ret,
+					    struct fa_span *span)
+{
+	struct subject s = {
+		.task = task,
+		.regs = (struct pt_regs *)bpf_task_pt_regs(task),
+		.ret = ret,
+		.returned = 1,
+		.tgid = tgid,
+		.nr = FA_NR64_io_uring_enter,
+	};
+	__u32 key_rule = FA_NO_RULE;
+	enum uring_end end = uring_enter_end(&s, span, tid, &key_rule);
+	if (end == URING_END_RECORD)
+		emit(&s, key_rule, FA_EV_URING_END);
+	else if (end == URING_END_NONE)
+		uring_emit_end_marker(tgid, tid);
+	return end != URING_END_OTHER;
 }
 
 /* The end of syscall `nr` of the current task: at its exit, or for
@@ -89,10 +122,6 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 	__u32 compat = task_compat(task);
 	__u32 key = span_index(nr, compat);
 	struct fa_span *span = bpf_map_lookup_elem(&spans, &key);
-	/* io_uring_enter whose inline ops made URINGOP records. */
-	if (have_uring && !compat && nr == FA_NR64_io_uring_enter &&
-	    uring_enter_end(task, tgid, tid, ret, span))
-		return 0;
 	/* A task an always,task rule selected: every syscall is recorded and
 	 * no exit rule is consulted (the kernel gives such a context the
 	 * highest priority, which no rule's can beat). */
@@ -100,6 +129,9 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 	/* A syscall whose kernel record stock audit follows with SYSCALL and
 	 * PROCTITLE (LOGIN) is sent whatever the rules select. */
 	__u32 companion = wants_companion(task, nr, compat, ret, returned) ? FA_EV_COMPANION : 0;
+	if (have_uring && !compat && nr == FA_NR64_io_uring_enter &&
+	    uring_enter_exit(task, tgid, tid, ret, span))
+		return 0;
 	if ((!span || !span->count) && !task_rule && !companion)
 		return 0;
 	struct fa_span *rules_span = task_rule ? 0 : span;

@@ -67,24 +67,53 @@ enum fa_event_flag {
 	 * event's rule is FA_NO_RULE (key (null)) unless a rule also
 	 * selected the syscall. */
 	FA_EV_COMPANION = 4,
+	/* An auxiliary record of this event found no room in the ring
+	 * buffer: the event's records are incomplete (counted in
+	 * FA_STAT_AUX_LOST). */
+	FA_EV_AUX_LOST = 8,
 	/* A URINGOP record: `syscall` is the io_uring op, `ret` the issue
 	 * attempt's return, `rule` the key's rule, `args[0]` its items=;
-	 * only these, the ids, pid, ppid and tid are filled. */
-	FA_EV_URINGOP = 8,
+	 * only these, the ids, pid, ppid and msg are filled. */
+	FA_EV_URINGOP = 16,
 	/* ... made inside io_uring_enter: its records wait for that
-	 * syscall's end (FA_EV_URING_END from the same tid) and share its stamp. */
-	FA_EV_URING_INLINE = 16,
+	 * syscall's end (FA_EV_URING_END from the same msg.tid) and share its stamp. */
+	FA_EV_URING_INLINE = 32,
 	/* The end of an io_uring_enter that made URINGOP records: its
-	 * SYSCALL, or with FA_EV_NO_RECORD none (only pid and tid filled). */
-	FA_EV_URING_END = 32,
-	FA_EV_NO_RECORD = 64,
+	 * SYSCALL, or with FA_EV_NO_RECORD none (only pid and msg filled). */
+	FA_EV_URING_END = 64,
+	FA_EV_NO_RECORD = 128,
+};
+
+/* What a ring-buffer sample is (fa_msg.kind). */
+enum fa_msg_kind {
+	FA_MSG_EVENT = 1,   /* struct fa_event: one audited syscall */
+	FA_MSG_AUX = 2,     /* struct fa_aux_head + payload: one of its records */
+};
+
+/* The head of every ring-buffer sample. An event's auxiliary samples
+ * (PATH, CWD, EXECVE, ... data) are submitted before the event by the
+ * same program run, with the event's tid and stamp: user space holds
+ * them by tid until the event with that stamp arrives. */
+struct fa_msg {
+	__u32 kind;    /* enum fa_msg_kind */
+	__u32 tid;
+	__u64 stamp;   /* CLOCK_MONOTONIC ns at the syscall's end; the event's time */
+};
+
+/* An auxiliary sample: `len` bytes of a payload whose layout
+ * `rec_type` names (an AUDIT_* record type, or a FA_AUX_* kind) follow the head. */
+struct fa_aux_head {
+	struct fa_msg msg;
+	__u32 rec_type;
+	__u32 len;
 };
 
 /* Counters in the stats map (per CPU; user space sums them). */
 enum fa_stat {
 	FA_STAT_EMITTED = 0,   /* events put into the ring buffer */
 	FA_STAT_LOST = 1,      /* events the ring buffer had no room for */
-	FA_NR_STATS = 2,
+	FA_STAT_AUX_LOST = 2,  /* auxiliary samples the ring buffer had no room for */
+	FA_NR_STATS = 3,
 };
 
 struct fa_test {
@@ -181,6 +210,7 @@ struct fa_enums {
 	enum fa_perm_kind perm_kind;
 	enum fa_perm_class perm_class;
 	enum fa_event_flag event_flag;
+	enum fa_msg_kind msg_kind;
 };
 
 /* An executable's identity, for exe= tests. */
@@ -197,7 +227,7 @@ struct fa_args {
 };
 
 struct fa_event {
-	__u64 time_ns;   /* CLOCK_MONOTONIC at syscall exit */
+	struct fa_msg msg;   /* FA_MSG_EVENT; stamp: the syscall's end */
 	__s64 ret;
 	__u64 args[4];
 	__u32 arch;      /* AUDIT_ARCH_* */
@@ -218,8 +248,6 @@ struct fa_event {
 	/* The executable's path, last component first (a dentry walk across
 	 * mounts, as d_path would give it). */
 	char exe_names[FA_PATH_DEPTH][FA_NAME_LEN];
-	__u32 tid;       /* the thread (io_uring events: grouping by syscall) */
-	__u32 pad_tid;
 };
 
 #endif

@@ -142,12 +142,13 @@ static __always_inline void uring_emit_op(struct subject *s, __u32 key_rule, __u
 	}
 	const struct cred *c = s->cred;
 	struct task_struct *task = s->task;
-	ev->time_ns = bpf_ktime_get_ns();
+	ev->msg.kind = FA_MSG_EVENT;
+	ev->msg.tid = tid;
+	ev->msg.stamp = bpf_ktime_get_ns();
 	ev->ret = s->ret;
 	ev->syscall = s->nr;
 	ev->rule = key_rule;
 	ev->pid = s->tgid;
-	ev->tid = tid;
 	ev->ppid = BPF_CORE_READ(task, real_parent, tgid);
 	ev->flags = FA_EV_URINGOP | flags;
 	ev->arch = 0;
@@ -225,54 +226,56 @@ static __always_inline void uring_attempt(struct io_kiocb *req, long ret, long r
 	}
 }
 
-/* The end of io_uring_enter for a thread whose inline ops made URINGOP
- * records: the kernel writes the syscall's SYSCALL (and PROCTITLE) under
+/* How io_uring_enter ends for a thread (uring_enter_end). */
+enum uring_end {
+	URING_END_OTHER = 0,    /* no URINGOP made inside: judged as any syscall */
+	URING_END_RECORD = 1,   /* its SYSCALL follows the URINGOP records */
+	URING_END_NONE = 2,     /* the URINGOP records stand alone */
+};
+
+/* The end of io_uring_enter: for a thread whose inline ops made URINGOP
+ * records, the kernel writes the syscall's SYSCALL (and PROCTITLE) under
  * their stamp if its state is still RECORD after the exit list has
- * judged the syscall itself. Returns 1 when it sent the event (or the
- * marker that closes the records without one). */
-static __always_inline int uring_enter_end(struct task_struct *task, __u32 tgid, __u32 tid, long ret,
-					   struct fa_span *span)
+ * judged the syscall itself (with the priority floor of the ops' last
+ * match). s is the syscall's subject; *key_rule gets the record's key. */
+static __always_inline enum uring_end uring_enter_end(struct subject *s, struct fa_span *span,
+						      __u32 tid, __u32 *key_rule)
 {
 	struct uring_enter *in = bpf_map_lookup_elem(&uring_enter, &tid);
 	if (!in)
-		return 0;
+		return URING_END_OTHER;
 	struct uring_enter st = *in;
 	bpf_map_delete_elem(&uring_enter, &tid);
 	if (!st.recorded)
-		return 0;
-	struct subject s = {
-		.task = task,
-		.regs = (struct pt_regs *)bpf_task_pt_regs(task),
-		.ret = ret,
-		.returned = 1,
-		.tgid = tgid,
-		.nr = FA_NR64_io_uring_enter,
-	};
+		return URING_END_OTHER;
 	__u32 rid = 0;
-	__s64 v = span && span->count ? judge_above(&s, span, st.prio, &rid) : VERDICT_NONE;
+	__s64 v = span && span->count ? judge_above(s, span, st.prio, &rid) : VERDICT_NONE;
 	if (v != VERDICT_NONE)
 		st.state = v;
 	if (v >= 0)
 		st.key_rule = (__u32)v;
+	*key_rule = st.key_rule;
+	return st.state >= 0 ? URING_END_RECORD : URING_END_NONE;
+}
+
+/* Close the URINGOP records of thread tid's io_uring_enter without a
+ * SYSCALL record. */
+static __always_inline void uring_emit_end_marker(__u32 tgid, __u32 tid)
+{
 	struct fa_event *ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
 	if (!ev) {
 		count(FA_STAT_LOST);
-		return 1;
+		return;
 	}
-	if (st.state >= 0) {
-		fill_event(ev, &s, st.key_rule);
-		ev->flags |= FA_EV_URING_END;
-	} else {
-		ev->flags = FA_EV_URING_END | FA_EV_NO_RECORD;
-		ev->time_ns = bpf_ktime_get_ns();
-		ev->pid = tgid;
-		ev->exe_depth = 0;
-		ev->proctitle_len = 0;
-	}
-	ev->tid = tid;
+	ev->msg.kind = FA_MSG_EVENT;
+	ev->msg.tid = tid;
+	ev->msg.stamp = bpf_ktime_get_ns();
+	ev->flags = FA_EV_URING_END | FA_EV_NO_RECORD;
+	ev->pid = tgid;
+	ev->exe_depth = 0;
+	ev->proctitle_len = 0;
 	count(FA_STAT_EMITTED);
 	bpf_ringbuf_submit(ev, BPF_RB_NO_WAKEUP);
-	return 1;
 }
 
 /* The request's op and flags: `typed` (tp_btf: the verifier knows the

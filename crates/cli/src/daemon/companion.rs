@@ -351,6 +351,8 @@ mod tests {
             companion: true,
             uringops: Vec::new(),
             no_syscall: false,
+            aux: Vec::new(),
+            aux_lost: false,
         }
     }
 
