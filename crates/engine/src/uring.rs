@@ -291,6 +291,56 @@ mod tests {
     }
 
     #[test]
+    fn inline_uringops_wait_for_their_io_uring_enter() {
+        use super::Groups;
+        use crate::runtime::AuditEvent;
+        use fastaudit_bpf::types::{fa_event, fa_event_flag as f};
+        let p = plan("-a always,io_uring -S openat -k o\n").unwrap();
+        let ev = |tid: u32, flags: u32, op: u32| {
+            let mut e = fa_event::default();
+            e.msg.tid = tid;
+            e.flags = flags;
+            e.syscall = op;
+            e.rule = 0;
+            e
+        };
+        // Stands for assemble: only what the grouping sets is looked at.
+        let plain = |e: &fa_event| AuditEvent {
+            sec: 0,
+            msec: 0,
+            syscall: fastaudit_records::Syscall {
+                syscall: e.syscall,
+                ..Default::default()
+            },
+            cmdline: Vec::new(),
+            companion: false,
+            aux: Vec::new(),
+            aux_lost: false,
+            uringops: Vec::new(),
+            no_syscall: false,
+        };
+        let mut g = Groups::default();
+        let inline = f::FA_EV_URINGOP.0 | f::FA_EV_URING_INLINE.0;
+        assert!(g.take(&p, &ev(7, inline, 18), plain).is_none());
+        assert!(g.take(&p, &ev(8, inline, 18), plain).is_none());
+        // Another thread's io_uring op of its own comes at once.
+        let alone = g.take(&p, &ev(9, f::FA_EV_URINGOP.0, 37), plain).unwrap();
+        assert!(alone.no_syscall && alone.uringops[0].op == 37);
+        assert_eq!(alone.uringops[0].key, Some(b"o".to_vec()));
+        let end = g
+            .take(&p, &ev(7, f::FA_EV_URING_END.0, 426), plain)
+            .unwrap();
+        assert!(!end.no_syscall && end.uringops.len() == 1 && end.syscall.syscall == 426);
+        let none = f::FA_EV_URING_END.0 | f::FA_EV_NO_RECORD.0;
+        let end = g.take(&p, &ev(8, none, 0), plain).unwrap();
+        assert!(end.no_syscall && end.uringops.len() == 1);
+        assert!(
+            g.take(&p, &ev(8, none, 0), plain).is_none(),
+            "nothing held: nothing to write"
+        );
+    }
+
+    #[test]
     fn io_uring_rules_rank_by_where_they_were_written() {
         let p = plan("-a always,io_uring -S openat -k first\n-a always,exit -F arch=b64 -S chmod\n-a always,io_uring -S openat -k last\n")
             .unwrap();
