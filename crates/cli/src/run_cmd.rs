@@ -122,7 +122,9 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
                 serial: side.borrow_mut().serial(),
             };
             match log.write_event(&uring_event_lines(&ev, stamp, format)) {
-                Ok(true) => bpf_logged.set(bpf_logged.get() + 1),
+                // Each URINGOP was an event of the BPF side's own.
+                Ok(true) => bpf_logged
+                    .set(bpf_logged.get() + ev.uringops.len() as u64 + u64::from(!ev.no_syscall)),
                 Ok(false) => {}
                 Err(e) => {
                     write_error

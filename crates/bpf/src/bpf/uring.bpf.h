@@ -274,7 +274,7 @@ static __always_inline void uring_emit_end_marker(__u32 tgid, __u32 tid)
 	ev->pid = tgid;
 	ev->exe_depth = 0;
 	ev->proctitle_len = 0;
-	count(FA_STAT_EMITTED);
+	/* Not counted as emitted: it is no record (generated = logged + lost). */
 	bpf_ringbuf_submit(ev, BPF_RB_NO_WAKEUP);
 }
 
