@@ -106,6 +106,11 @@ pub struct RunArgs {
     /// auditd's plugin settings (plugin_dir, q_depth, overflow_action, max_restarts).
     #[command(flatten)]
     pub plugins: crate::plugins::PluginArgs,
+    /// Also audit the io_uring ops the kernel never audits (read, write,
+    /// send, recv, statx, socket, nop, ...: its audit_skip ops) when an
+    /// io_uring rule names them; each then costs a URINGOP check.
+    #[arg(long)]
+    pub audit_skipped_uring_ops: bool,
 }
 
 fn parse_kind(s: &str) -> Result<Kind, String> {

@@ -6,10 +6,13 @@ use crate::daemon::{BpfCounts, Side};
 use crate::plugins::{Dispatcher, Settings as PluginSettings};
 use crate::reload::Reloader;
 use anyhow::{bail, Context, Result};
+use fastaudit_engine::AuditEvent;
 use fastaudit_engine::{compile, run_live, Environment, Live, Options};
 use fastaudit_engine::{Attached, EngineError};
 use fastaudit_log::{Config, Counts, SizeAction, Source, Writer};
-use fastaudit_records::{Format, Stamp};
+use fastaudit_records::enrich::SystemNames;
+use fastaudit_records::line::line;
+use fastaudit_records::{types, Format, Stamp};
 use fastaudit_rules::{lexer, Origin, RuleSet, SystemHost};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -35,11 +38,12 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     crate::rules_cmd::print_warnings(&set);
     // Probing loads BPF programs and reads tracefs: root only (`--explain`
     // works without, with the facts assumed).
-    let env = if nix::unistd::geteuid().is_root() {
+    let mut env = if nix::unistd::geteuid().is_root() {
         Environment::probe(&args.hook_kinds)
     } else {
         Environment::assumed(&args.hook_kinds)
     };
+    env.audit_skipped_uring_ops = args.audit_skipped_uring_ops;
     let plan = compile(&set, env).map_err(|e| anyhow::anyhow!("{e}"))?;
     if args.explain {
         print!("{}", plan.explain());
@@ -132,9 +136,11 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
                 msec: ev.msec,
                 serial: side.borrow_mut().serial(),
             };
-            let lines = event_lines(&ev, stamp, format);
+            let lines = uring_event_lines(&ev, stamp, format);
+            // Each URINGOP was an event of the BPF side's own.
+            let events = ev.uringops.len() as u64 + u64::from(!ev.no_syscall);
             side.borrow_mut()
-                .log_event(&mut log, &lines, Some(stamp), Source::Event);
+                .log_events(&mut log, &lines, Some(stamp), Source::Event, events);
         },
         || {
             let mut log = log.borrow_mut();
@@ -235,6 +241,26 @@ fn kernel_counts(log: &Writer) -> Counts {
         logged: k.logged + j.logged,
         lost: k.lost + j.lost,
     }
+}
+
+/// An event's lines: its URINGOP records first, then (unless it has
+/// none) SYSCALL and what follows it.
+fn uring_event_lines(ev: &AuditEvent, stamp: Stamp, format: Format) -> Vec<u8> {
+    let mut lines = Vec::new();
+    for op in &ev.uringops {
+        lines.extend(line(
+            None,
+            types::URINGOP,
+            stamp,
+            &op.body(),
+            format,
+            &SystemNames,
+        ));
+    }
+    if !ev.no_syscall {
+        lines.extend(event_lines(ev, stamp, format));
+    }
+    lines
 }
 
 /// The plugins of the plugin settings (defaults, then the flags).

@@ -63,6 +63,8 @@ impl Generation {
             ro.have_always_task = u32::from(r.have_always_task);
             ro.have_perm = u32::from(r.have_perm);
             ro.companion_with_context = u32::from(options.companion_with_context);
+            ro.have_uring = u32::from(r.have_uring);
+            ro.uring_enter_rules = u32::from(r.uring_enter_rules);
             ro.generation = number;
         }
         match owner {

@@ -18,6 +18,7 @@ pub mod rule;
 pub mod runtime;
 mod samples;
 pub mod syscalls;
+pub mod uring;
 pub mod watches;
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use crate::image::{ImageError, MapImages};
 use crate::plan::Plan;
 use crate::samples::{Aux, Samples};
 use fastaudit_bpf::types::{fa_event, fa_event_flag, fa_limit, fa_stat};
-use fastaudit_records::Syscall;
+use fastaudit_records::{Syscall, UringOp};
 use libbpf_rs::{MapCore, MapFlags, RingBufferBuilder};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -67,6 +67,11 @@ pub struct AuditEvent {
     pub aux: Vec<Aux>,
     /// Some of those records found no room in the ring buffer.
     pub aux_lost: bool,
+    /// URINGOP records that come first under the event's stamp (io_uring
+    /// ops issued inside this io_uring_enter, or one op of its own).
+    pub uringops: Vec<UringOp>,
+    /// Only `uringops`: no SYSCALL and PROCTITLE records.
+    pub no_syscall: bool,
 }
 
 /// Counters of a run: generated = delivered + lost.
@@ -207,6 +212,7 @@ where
     ready(&owner.attached);
 
     let mut stats = Stats::default();
+    let mut uring_groups = crate::uring::Groups::default();
     // Returns whether there was anything to deliver.
     let mut deliver = |stats: &mut Stats, plans: &[Plan]| {
         let before = stats.delivered;
@@ -217,7 +223,10 @@ where
                 .get(ev.generation as usize)
                 .or_else(|| plans.last())
                 .expect("at least one plan");
-            on_event(assemble(plan, &ev, exe, aux, &clock));
+            if let Some(out) = uring_groups.take(plan, &ev, |e| assemble(plan, e, exe, aux, &clock))
+            {
+                on_event(out);
+            }
         }
         // Idle too: the caller may have queued output of its own.
         on_batch();
@@ -370,6 +379,12 @@ pub(crate) fn write_maps(
     for (k, span) in &images.spans {
         put(&m.spans, k, span, "filling the syscall index")?;
     }
+    for (k, span) in &images.uring_spans {
+        put(&m.uring_spans, k, span, "filling the io_uring op index")?;
+    }
+    for (id, prio) in &images.rule_prio {
+        put(&m.rule_prio, id, prio, "filling the rule priorities")?;
+    }
     for (k, v) in &images.watched {
         put(&m.watched, k, v, "filling the watch table")?;
     }
@@ -419,7 +434,7 @@ fn read_stats(skel: &fastaudit_bpf::FastauditSkel) -> Result<(u64, u64, u64), En
 }
 
 /// Converts the kernel's monotonic clock to wall-clock time.
-struct Clock {
+pub(crate) struct Clock {
     offset_ns: i128,
 }
 
@@ -453,7 +468,13 @@ fn cstr(b: &[u8]) -> Vec<u8> {
 /// kernel writes it: never a shorter path that could pass for another.
 pub const EXE_TOO_LONG: &[u8] = b"<too_long>";
 
-fn assemble(plan: &Plan, ev: &fa_event, exe: Vec<u8>, aux: Vec<Aux>, clock: &Clock) -> AuditEvent {
+pub(crate) fn assemble(
+    plan: &Plan,
+    ev: &fa_event,
+    exe: Vec<u8>,
+    aux: Vec<Aux>,
+    clock: &Clock,
+) -> AuditEvent {
     let (sec, msec) = clock.wall(ev.msg.stamp);
     let bytes = |v: &[std::ffi::c_char]| cstr(&v.iter().map(|&c| c as u8).collect::<Vec<u8>>());
     let exe = if ev.flags & fa_event_flag::FA_EV_EXE_TOO_LONG.0 != 0 {
@@ -475,12 +496,7 @@ fn assemble(plan: &Plan, ev: &fa_event, exe: Vec<u8>, aux: Vec<Aux>, clock: &Clo
         .collect();
     let tty = bytes(&ev.tty);
     // FA_NO_RULE (a companion no rule selected) is past every rule: no key.
-    let key = plan
-        .exit_rules
-        .iter()
-        .chain(&plan.task_rules)
-        .nth(ev.rule as usize)
-        .and_then(|r| r.key.clone());
+    let key = plan.rule_key(ev.rule);
     AuditEvent {
         sec,
         msec,
@@ -506,5 +522,7 @@ fn assemble(plan: &Plan, ev: &fa_event, exe: Vec<u8>, aux: Vec<Aux>, clock: &Clo
         companion: ev.flags & fa_event_flag::FA_EV_COMPANION.0 != 0,
         aux,
         aux_lost: ev.flags & fa_event_flag::FA_EV_AUX_LOST.0 != 0,
+        uringops: Vec::new(),
+        no_syscall: false,
     }
 }

@@ -346,3 +346,18 @@ fn settings_are_checked_together() {
     });
     assert!(e.contains("disk_error_action"), "{e}");
 }
+
+#[test]
+fn lines_of_several_events_count_as_many() {
+    let d = dir("many");
+    let mut w = Writer::open(Config {
+        max_bytes: 30,
+        size_action: SizeAction::Suspend,
+        ..cfg(&d)
+    })
+    .unwrap();
+    w.write_events(b"op-1\nop-2\nsyscall\n", Source::Event, 3);
+    w.write_events(b"op-3\nsyscall-2\n", Source::Event, 2);
+    w.commit();
+    assert_eq!(w.counts(Source::Event), Counts { logged: 3, lost: 2 });
+}

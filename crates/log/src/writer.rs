@@ -35,8 +35,9 @@ pub struct Writer {
     file: Option<File>,
     disk_size: u64,
     pending: Vec<u8>,
-    /// Where each pending event ends in `pending`, and its source.
-    ends: Vec<(usize, Source)>,
+    /// Where each pending event ends in `pending`, its source and how many
+    /// events it holds.
+    ends: Vec<(usize, Source, u64)>,
     /// A failed write left part of a line that could not be cut off.
     torn: bool,
     since_flush: u32,
@@ -112,6 +113,12 @@ impl Writer {
     /// Write one event (all of its lines), counted for `source` as logged
     /// once it reaches the file, or as lost.
     pub fn write_event(&mut self, lines: &[u8], source: Source) {
+        self.write_events(lines, source, 1);
+    }
+
+    /// Write lines that hold `events` events, written (and counted)
+    /// together.
+    pub fn write_events(&mut self, lines: &[u8], source: Source, events: u64) {
         self.since_space_check += lines.len() as u64;
         self.check_space();
         let size = self.disk_size + self.pending.len() as u64;
@@ -137,11 +144,11 @@ impl Writer {
             }
         }
         if self.suspended.is_some() || self.file.is_none() {
-            self.lose(source, 1);
+            self.lose(source, events);
             return;
         }
         self.pending.extend_from_slice(lines);
-        self.ends.push((self.pending.len(), source));
+        self.ends.push((self.pending.len(), source, events));
         self.since_flush += 1;
         if matches!(self.cfg.flush, Flush::Data | Flush::Sync) || self.pending.len() >= PENDING_MAX
         {
@@ -211,8 +218,8 @@ impl Writer {
             return;
         }
         let Some(file) = self.file.as_mut() else {
-            for (_, s) in std::mem::take(&mut self.ends) {
-                self.lose(s, 1);
+            for (_, s, n) in std::mem::take(&mut self.ends) {
+                self.lose(s, n);
             }
             self.pending.clear();
             return;
@@ -224,8 +231,8 @@ impl Writer {
         let (written, err) = write_counting(file, &self.pending);
         let done = self.ends.iter().take_while(|e| e.0 <= written).count();
         let boundary = done.checked_sub(1).map_or(0, |i| self.ends[i].0);
-        for (_, s) in self.ends.drain(..done) {
-            self.counts[s.index()].logged += 1;
+        for (_, s, n) in self.ends.drain(..done) {
+            self.counts[s.index()].logged += n;
         }
         self.disk_size += boundary as u64;
         let Some(e) = err else {
@@ -249,8 +256,8 @@ impl Writer {
             self.ends = rest_ends;
             return self.write_pending(false);
         }
-        for (_, s) in rest_ends {
-            self.lose(s, 1);
+        for (_, s, n) in rest_ends {
+            self.lose(s, n);
         }
     }
 

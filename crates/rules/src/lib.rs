@@ -10,6 +10,7 @@
 
 pub mod abi;
 pub mod cnum;
+pub mod data;
 pub mod getopt;
 pub mod host;
 pub mod lexer;

@@ -22,6 +22,7 @@
 #include "aux.bpf.h"         /* its auxiliary records, sent before it */
 #include "companion.bpf.h"   /* syscalls that make a kernel record (LOGIN) */
 #include "handover.bpf.h"    /* live rule changes: which object judges */
+#include "uring.bpf.h"       /* io_uring ops (URINGOP) */
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -110,6 +111,29 @@ static __always_inline void emit(struct subject *s, __u32 key_rule, __u32 flags)
 	bpf_ringbuf_submit_dynptr(&rec, BPF_RB_NO_WAKEUP);
 }
 
+/* io_uring_enter's end for a thread whose inline io_uring ops made URINGOP
+ * records (uring.bpf.h): its SYSCALL after them, or a marker that closes
+ * them. Returns 1 when that was the case. */
+static __always_inline int uring_enter_exit(struct task_struct *task, __u32 tgid, __u32 tid, long ret,
+					    struct fa_span *span)
+{
+	struct subject s = {
+		.task = task,
+		.regs = (struct pt_regs *)bpf_task_pt_regs(task),
+		.ret = ret,
+		.returned = 1,
+		.tgid = tgid,
+		.nr = FA_NR64_io_uring_enter,
+	};
+	__u32 key_rule = FA_NO_RULE;
+	enum uring_end end = uring_enter_end(&s, span, tid, &key_rule);
+	if (end == URING_END_RECORD)
+		emit(&s, key_rule, FA_EV_URING_END);
+	else if (end == URING_END_NONE)
+		uring_emit_end_marker(tgid, tid);
+	return end != URING_END_OTHER;
+}
+
 /* The end of syscall `nr` of the current task: at its exit, or for
  * exit/exit_group (`returned` 0) at their entry, since they never return
  * and nothing they do before do_exit changes what a rule or record sees. */
@@ -130,6 +154,9 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 	/* A syscall whose kernel record stock audit follows with SYSCALL and
 	 * PROCTITLE (LOGIN) is sent whatever the rules select. */
 	__u32 companion = wants_companion(task, nr, compat, ret, returned) ? FA_EV_COMPANION : 0;
+	if (have_uring && !compat && nr == FA_NR64_io_uring_enter &&
+	    uring_enter_exit(task, tgid, tid, ret, span))
+		return 0;
 	if ((!span || !span->count) && !task_rule && !companion)
 		return 0;
 	struct fa_span *rules_span = task_rule ? 0 : span;
@@ -257,6 +284,29 @@ TWICE(task_newtask, task_new)
 TWICE(sched_process_exit, task_exit)
 TWICE(sys_enter, raw_enter)
 TWICE(sys_exit, raw_exit)
+
+/* io_uring ops: as TWICE, but the tp_btf variant reads the request's
+ * fields directly (typed arguments), the raw_tp one with probe reads. */
+#define URING_TWICE(tp, name)                                            \
+	SEC("tp_btf/" #tp) int fa_##name(__u64 *ctx)                     \
+	{ return name##_body(ctx, 1); }                                  \
+	SEC("raw_tp/" #tp) int fa_rtp_##name(__u64 *ctx)                 \
+	{ return name##_body(ctx, 0); }
+URING_TWICE(io_uring_submit_req, uring_submit)
+URING_TWICE(io_uring_queue_async_work, uring_queue)
+URING_TWICE(io_uring_poll_arm, uring_poll)
+URING_TWICE(io_uring_complete, uring_complete)
+
+/* io_uring_enter's entry: ops issued inline until its exit are judged in
+ * its context (uring.bpf.h). */
+SEC("tracepoint")
+int fa_uring_enter(struct syscall_trace_enter *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct uring_enter fresh = { .state = VERDICT_NONE };
+	bpf_map_update_elem(&uring_enter, &tid, &fresh, BPF_ANY);
+	return 0;
+}
 
 /* Probes: which hook kinds this kernel loads and attaches (fexit is the
  * zero-cost kind: a trampoline on the audited functions only). */

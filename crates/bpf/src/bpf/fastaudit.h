@@ -29,6 +29,7 @@ enum fa_limit {
 	 * (ia32) syscalls; FA_TASK_SPAN holds the task-list rules. */
 	FA_NR_SPANS = 2 * FA_NR_SYSCALLS,
 	FA_TASK_SPAN = FA_NR_SPANS,
+	FA_URING_OPS = 64,          /* io_uring op numbers (IORING_OP_LAST is below) */
 };
 
 /* A test whose field can never hold (an LSM field without an LSM). Rule
@@ -75,6 +76,17 @@ enum fa_event_flag {
 	 * not be read whole): exe= is the kernel's own marker for a path
 	 * d_path cannot give, "<too_long>", never a shorter path. */
 	FA_EV_EXE_TOO_LONG = 16,
+	/* A URINGOP record: `syscall` is the io_uring op, `ret` the issue
+	 * attempt's return, `rule` the key's rule, `args[0]` its items=;
+	 * only these, the ids, pid, ppid and msg are filled. */
+	FA_EV_URINGOP = 32,
+	/* ... made inside io_uring_enter: its records wait for that
+	 * syscall's end (FA_EV_URING_END from the same msg.tid) and share its stamp. */
+	FA_EV_URING_INLINE = 64,
+	/* The end of an io_uring_enter that made URINGOP records: its
+	 * SYSCALL, or with FA_EV_NO_RECORD none (only pid and msg filled). */
+	FA_EV_URING_END = 128,
+	FA_EV_NO_RECORD = 256,
 };
 
 /* What a ring-buffer sample is (fa_msg.kind). */
@@ -124,6 +136,7 @@ struct fa_rule {
 /* fa_span.flags. */
 enum fa_span_flag {
 	FA_SPAN_PATH_RULES = 1,       /* a candidate rule tests path= or dir= */
+	FA_SPAN_URING_OP = 2,         /* uring_spans: the op is audited at all */
 };
 
 /* Where one syscall's candidate rule ids sit in the candidates array

@@ -349,6 +349,8 @@ mod tests {
             },
             cmdline: b"sh".to_vec(),
             companion: true,
+            uringops: Vec::new(),
+            no_syscall: false,
             aux: Vec::new(),
             aux_lost: false,
         }

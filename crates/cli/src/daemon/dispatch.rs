@@ -21,8 +21,21 @@ impl Side {
         eoe: Option<Stamp>,
         source: Source,
     ) {
+        self.log_events(log, lines, eoe, source, 1);
+    }
+
+    /// [`Side::log_event`] for lines that hold `events` events (a BPF
+    /// event's URINGOP records are events of their own).
+    pub fn log_events(
+        &mut self,
+        log: &mut Writer,
+        lines: &[u8],
+        eoe: Option<Stamp>,
+        source: Source,
+        events: u64,
+    ) {
         self.plugins.feed(lines, eoe);
-        log.write_event(lines, source);
+        log.write_events(lines, source, events);
     }
 
     /// A kernel EOE record (a task with an audit context ended a syscall

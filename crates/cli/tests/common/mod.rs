@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod auditd;
+pub mod bench_bin;
 pub mod logread;
 
 use std::fs::File;
