@@ -276,7 +276,9 @@ pub(crate) fn choose(plan: &Plan, tracepoints: Option<&BTreeSet<String>>) -> Vec
     if !hooks.is_empty() && !plan.task_rules.is_empty() {
         hooks.push(Hook::TaskLifecycle);
     }
-    if !hooks.is_empty() && !plan.watches.is_empty() {
+    // Inode changes: watches match them, and they are the objects (PATH
+    // records, object fields) of the syscalls that change no fd.
+    if !hooks.is_empty() && (!plan.watches.is_empty() || plan.names_paths()) {
         hooks.push(Hook::InodeChanges);
     }
     hooks

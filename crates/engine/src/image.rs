@@ -28,6 +28,9 @@ pub struct Rodata {
     pub have_always_task: bool,
     /// Some exit rule tests `perm=` (BPF `have_perm`).
     pub have_perm: bool,
+    /// Some rule can record a syscall that names paths: its objects are
+    /// collected for PATH records and object fields (BPF `have_objs`).
+    pub have_objs: bool,
 }
 
 /// Every map entry the plan loads, by map (the BPF side's names).
@@ -72,6 +75,12 @@ impl Plan {
             .any(|t| t.field == field::PERM)
     }
 
+    /// Whether some rule can record a native syscall that names paths
+    /// (its CWD and PATH records, its object fields).
+    pub fn names_paths(&self) -> bool {
+        path_args::numbers().any(|nr| !self.candidates(nr, false).is_empty())
+    }
+
     /// The read-only data switches for this plan.
     pub fn rodata(&self) -> Rodata {
         Rodata {
@@ -79,6 +88,7 @@ impl Plan {
             have_dirs: self.watches.iter().any(|w| w.tree),
             have_always_task: self.has_always_task_rules(),
             have_perm: self.has_perm_tests(),
+            have_objs: self.names_paths(),
         }
     }
 
@@ -150,7 +160,7 @@ impl Plan {
             images.candidates.extend(first..first + span.count);
             images.spans.push((TASK_SPAN, span));
         }
-        if !self.watches.is_empty() {
+        if !self.watches.is_empty() || self.names_paths() {
             images.path_args = path_args::image();
         }
         if self.has_perm_tests() {

@@ -9,6 +9,7 @@ pub mod explain;
 pub mod hooks;
 pub mod image;
 pub mod kinds;
+pub mod names;
 pub mod path_args;
 pub mod perm;
 pub mod plan;

@@ -164,6 +164,7 @@ pub fn run(
         // The BPF side calls the tasks an always,task rule selected `recorded`.
         ro.have_always_task = u32::from(r.have_always_task);
         ro.have_perm = u32::from(r.have_perm);
+        ro.have_objs = u32::from(r.have_objs);
         ro.companion_with_context = u32::from(options.companion_with_context);
     }
     open.maps

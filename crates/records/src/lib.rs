@@ -6,6 +6,7 @@ pub mod daemon;
 pub mod encode;
 pub mod enrich;
 pub mod line;
+pub mod path;
 pub mod syscall;
 
 pub use line::{Format, Stamp};

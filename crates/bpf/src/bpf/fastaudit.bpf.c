@@ -15,11 +15,13 @@
 #include "dentry.bpf.h"      /* inode identity, the dentry walk */
 #include "subject.bpf.h"     /* the syscall being judged */
 #include "hits.bpf.h"        /* watched objects a syscall touched */
+#include "objects.bpf.h"     /* the objects a syscall names (PATH, obj_* fields) */
 #include "pathnorm.bpf.h"    /* failed syscalls' paths, normalized */
 #include "watches.bpf.h"     /* what a syscall touched, gathered */
 #include "rules.bpf.h"       /* rule evaluation */
 #include "event.bpf.h"       /* the event sent to user space */
 #include "aux.bpf.h"         /* its auxiliary records, sent before it */
+#include "paths.bpf.h"       /* ... its CWD and PATH data */
 #include "companion.bpf.h"   /* syscalls that make a kernel record (LOGIN) */
 
 char LICENSE[] SEC("license") = "GPL";
@@ -38,6 +40,7 @@ static __always_inline void save_entry_args(struct pt_regs *regs, __u32 compat)
 	for (int i = 0; i < 4; i++)
 		a.a[i] = regs_arg(regs, compat, i);
 	bpf_map_update_elem(&entry_args, &tid, &a, BPF_ANY);
+	save_exec_name(regs, compat, (__u32)regs_syscall_nr(regs));
 }
 
 /* Take the arguments saved at entry of the thread's exec, if any. */
@@ -135,6 +138,7 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 		s.perm = perm_bits(&s);
 	if (names_needed(rules_span, &s))
 		gather_hits(&s, key, s.hits);
+	objs_gather(&s, key);
 
 	__s64 verdict = rules_span ? judge(&s, rules_span) : VERDICT_NONE;
 	/* The rule whose key the record carries: the matching exit rule's, or

@@ -34,6 +34,9 @@ enum fa_limit {
  * field codes are otherwise the kernel's (AUDIT_*, audit_abi.h). */
 enum fa_field {
 	FA_FIELD_NEVER = 0xFFFF,
+	/* -C between a task field and a file owner's (uid!=obj_uid): value
+	 * is task field << 16 | AUDIT_OBJ_UID or AUDIT_OBJ_GID. */
+	FA_FIELD_OBJ_COMPARE = 0xFFFE,
 };
 
 /* How the kernel's audit_match_perm judges a syscall (the sysclass map):
@@ -187,6 +190,78 @@ struct fa_hits {
 	__u64 moved[FA_MAX_MOVED];
 };
 
+
+/* ---- PATH and CWD records (paths.bpf.h, engine names.rs) ---- */
+
+/* Sizes of the objects a syscall names (the kernel's audit_names). */
+enum fa_names_limit {
+	FA_MAX_OBJS = 8,            /* objects kept per syscall */
+	FA_NAME_MAX = 4096,         /* PATH_MAX: bytes of a path argument or cwd */
+	FA_EXEC_NAMES = 1024,       /* execs in flight whose file name is kept */
+};
+
+/* Auxiliary sample kinds of the path records (fa_aux_head.rec_type): not
+ * record types, user space builds CWD and PATH records from them. */
+enum fa_aux_kind {
+	FA_AUX_OBJS = 0x10001,      /* struct fa_objs: the objects */
+	FA_AUX_NAME = 0x10002,      /* struct fa_aux_name: a path argument */
+	FA_AUX_CWD = 0x10003,       /* struct fa_aux_name: the working directory */
+};
+
+/* fa_obj.flags. */
+enum fa_obj_flag {
+	FA_OBJ_ALIAS = 1,     /* name/parent: the inode's dentry when seen */
+	FA_OBJ_OPENED = 2,    /* the file an open returned */
+	FA_OBJ_CREATED = 4,   /* ... which the open created (FMODE_CREATED) */
+	FA_OBJ_PARENT = 8,    /* the directory holding the opened file */
+	FA_OBJ_EXEC = 16,     /* the executable an exec left */
+	FA_OBJ_LOADER = 32,   /* the ELF interpreter an exec mapped */
+	FA_OBJ_CHANGED = 64,  /* its ctime changed during the syscall */
+};
+
+/* One inode a syscall touched, with the attributes the kernel's PATH
+ * record prints, as first seen (before later changes in the syscall). */
+struct fa_obj {
+	__u64 ino;
+	__u64 parent_ino;   /* FA_OBJ_ALIAS: the dentry's parent directory */
+	__u32 dev;          /* kernel dev_t: major << 20 | minor */
+	__u32 mode;
+	__u32 uid;
+	__u32 gid;
+	__u32 rdev;
+	__u32 flags;        /* FA_OBJ_* */
+	__u32 parent_dev;
+	__u32 name_len;     /* bytes of the dentry's name (may exceed name[]) */
+	char name[FA_NAME_LEN];
+};
+
+/* The objects of a thread's current syscall (key: its span index, so
+ * objects never leak into a later syscall). */
+struct fa_objs {
+	__u32 key;
+	__u32 count;
+	__u32 unknown;      /* path arguments whose lookup named no inode */
+	__u32 owner;        /* the span index of the syscall whose list this is, once gathered */
+	struct fa_obj o[FA_MAX_OBJS];
+	/* The inodes seen without a dentry (new ones, not yet linked), read
+	 * again at exit: their mode is final only then (ACL, umask). */
+	__u64 fresh[FA_MAX_OBJS];
+};
+
+/* A path argument (index: its position among the syscall's path
+ * arguments) or the cwd, as a string. */
+struct fa_aux_name {
+	__u32 index;
+	__u32 len;          /* bytes in name, NUL excluded */
+	char name[FA_NAME_MAX];
+};
+
+/* A path as the kernel read it at entry (an exec's file name: the old
+ * program's memory is gone at exit). */
+struct fa_exec_name {
+	char name[FA_NAME_MAX];
+};
+
 /* The enums reach the skeleton's BTF (and so Rust) through this struct. */
 struct fa_enums {
 	enum fa_limit limit;
@@ -198,6 +273,9 @@ struct fa_enums {
 	enum fa_perm_class perm_class;
 	enum fa_event_flag event_flag;
 	enum fa_msg_kind msg_kind;
+	enum fa_names_limit names_limit;
+	enum fa_aux_kind aux_kind;
+	enum fa_obj_flag obj_flag;
 };
 
 /* An executable's identity, for exe= tests. */

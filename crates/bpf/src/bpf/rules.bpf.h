@@ -19,21 +19,6 @@ struct eval {
 	__s64 matched;   /* enum verdict, or the matching always rule */
 };
 
-static __always_inline int compare(__u32 l, __u32 op, __u32 r)
-{
-	switch (op) {
-	case AUDIT_EQUAL: return l == r;
-	case AUDIT_NOT_EQUAL: return l != r;
-	case AUDIT_LESS_THAN: return l < r;
-	case AUDIT_LESS_THAN_OR_EQUAL: return l <= r;
-	case AUDIT_GREATER_THAN: return l > r;
-	case AUDIT_GREATER_THAN_OR_EQUAL: return l >= r;
-	case AUDIT_BIT_MASK: return (l & r) != 0;
-	case AUDIT_BIT_TEST: return (l & r) == r;
-	}
-	return 0;
-}
-
 /* The value of a field for the current syscall. */
 static __always_inline __u32 value_of(struct subject *s, __u32 field)
 {
@@ -65,8 +50,8 @@ static __always_inline __u32 value_of(struct subject *s, __u32 field)
 	return 0;
 }
 
-/* A -C test: the AUDIT_COMPARE_* id names the two fields compared. The
- * object comparisons are refused by the engine, never loaded. */
+/* A -C test: the AUDIT_COMPARE_* id names the two fields compared (those
+ * with a file's owner come as FA_FIELD_OBJ_COMPARE, objects.bpf.h). */
 static __always_inline int compare_fields(struct subject *s, __u32 which, __u32 op)
 {
 	__u32 a, b;
@@ -148,6 +133,11 @@ static long test_one(__u32 i, struct eval *e)
 		ok = exe_is(e->s, t->value) == (t->op == AUDIT_EQUAL);
 	else if (t->field == AUDIT_WATCH || t->field == AUDIT_DIR)
 		ok = e->s->hits && has_hit(e->s->hits, t->value);   /* the kernel ignores the operator */
+	else if (t->field == FA_FIELD_OBJ_COMPARE || is_obj_field(t->field)) {
+		__u32 cmp = t->field == FA_FIELD_OBJ_COMPARE;
+		ok = objs_test(e->s, cmp ? t->value & 0xffff : t->field, t->op,
+			       cmp ? value_of(e->s, t->value >> 16) : t->value, cmp);
+	}
 	else if (t->field == AUDIT_PERM)
 		ok = (t->value & e->s->perm) != 0;
 	else if ((t->field == AUDIT_EXIT || t->field == AUDIT_SUCCESS) && !e->s->returned)

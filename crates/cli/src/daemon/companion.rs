@@ -23,13 +23,15 @@
 
 use super::Side;
 use anyhow::Result;
+use fastaudit_engine::names::path_records;
 use fastaudit_engine::AuditEvent;
 use fastaudit_log::Writer;
 use fastaudit_netlink::Record;
 use fastaudit_records::enrich::SystemNames;
 use fastaudit_records::line::line;
+use fastaudit_records::path::cwd_body;
 use fastaudit_records::syscall::proctitle_body;
-use fastaudit_records::{types, Format, Stamp};
+use fastaudit_records::{types, Format, Stamp, Syscall};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
@@ -236,14 +238,21 @@ pub const NETLINK_KERNEL_SADDR: &[u8] = b"saddr=100000000000000000000000";
 /// A BPF event's SYSCALL and PROCTITLE lines under `stamp`, with a config
 /// send's SOCKADDR between them.
 pub fn event_lines(ev: &AuditEvent, stamp: Stamp, format: Format) -> Vec<u8> {
-    let mut lines = line(
-        None,
-        types::SYSCALL,
-        stamp,
-        &ev.syscall.body(),
-        format,
-        &SystemNames,
+    let paths = path_records(
+        ev.syscall.arch,
+        ev.syscall.syscall,
+        ev.syscall.exit,
+        &ev.aux,
     );
+    let body = match &paths {
+        Some(p) => Syscall {
+            items: p.items.len() as u32,
+            ..ev.syscall.clone()
+        }
+        .body(),
+        None => ev.syscall.body(),
+    };
+    let mut lines = line(None, types::SYSCALL, stamp, &body, format, &SystemNames);
     if is_config(ev) {
         lines.extend(line(
             None,
@@ -253,6 +262,28 @@ pub fn event_lines(ev: &AuditEvent, stamp: Stamp, format: Format) -> Vec<u8> {
             format,
             &SystemNames,
         ));
+    }
+    if let Some(p) = &paths {
+        if let Some(cwd) = &p.cwd {
+            lines.extend(line(
+                None,
+                types::CWD,
+                stamp,
+                &cwd_body(cwd),
+                format,
+                &SystemNames,
+            ));
+        }
+        for (i, item) in p.items.iter().enumerate() {
+            lines.extend(line(
+                None,
+                types::PATH,
+                stamp,
+                &item.body(i),
+                format,
+                &SystemNames,
+            ));
+        }
     }
     lines.extend(line(
         None,
