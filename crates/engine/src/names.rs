@@ -39,7 +39,8 @@ impl Obj {
 #[derive(Debug, Default)]
 struct Sent {
     cwd: Option<Vec<u8>>,
-    names: [Option<Vec<u8>>; 2],
+    /// Path arguments 0 and 1; 2: a symlink's target.
+    names: [Option<Vec<u8>>; 3],
     objs: Vec<Obj>,
 }
 
@@ -189,7 +190,7 @@ pub fn path_records(
         items: Vec::new(),
     };
     let failed = exit.is_some_and(|e| (-4095..0).contains(&e));
-    let nargs = sent.names.iter().filter(|n| n.is_some()).count();
+    let nargs = sent.names[..2].iter().filter(|n| n.is_some()).count();
     if failed {
         // No lookup result is visible to BPF for a failed syscall.
         for i in 0..nargs {
@@ -222,6 +223,10 @@ pub fn path_records(
             let new = b.obj(|o| !o.has(F::FA_OBJ_ALIAS)).cloned();
             let dir = b.obj(|o| o.is_dir() && o.has(F::FA_OBJ_ALIAS)).cloned();
             b.push(b.parent_name(0), dir.as_ref(), NameType::Parent);
+            if name.starts_with("symlink") {
+                // The target is a name the kernel never looks up.
+                b.push(b.name(2), None, NameType::Unknown);
+            }
             b.push(b.name(0), new.as_ref(), NameType::Create);
         }
         "unlink" | "unlinkat" | "rmdir" => {

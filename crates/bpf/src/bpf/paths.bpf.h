@@ -59,13 +59,58 @@ static long cwd_step(__u32 i, struct cwd_ref *r)
 	return 0;
 }
 
+/* An auxiliary name sample being built: head and payload, sent with
+ * only the bytes the name uses (a path is mostly far below PATH_MAX, and
+ * a reservation would take all of it from the ring). */
+struct name_out {
+	struct fa_aux_head head;
+	struct fa_aux_name body;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct name_out);
+} name_scratch SEC(".maps");
+
+static __always_inline struct name_out *name_out_get(void)
+{
+	__u32 zero = 0;
+	return bpf_map_lookup_elem(&name_scratch, &zero);
+}
+
+/* Send o (rec_type `type`, its body's name o->body.len bytes long) under
+ * the event head m; as aux_reserve, a full ring counts and marks the
+ * event. */
+static __always_inline void name_output(const struct fa_msg *m, __u32 *lost, __u32 type,
+					struct name_out *o)
+{
+	__u32 len = o->body.len;
+	if (len > FA_NAME_MAX)
+		len = FA_NAME_MAX;
+	__u32 payload = offsetof(struct fa_aux_name, name) + len;
+	o->head.msg = *m;
+	o->head.msg.kind = FA_MSG_AUX;
+	o->head.rec_type = type;
+	o->head.len = payload;
+	__u64 size = sizeof(o->head) + payload;
+	if (size > sizeof(*o))
+		size = sizeof(*o);
+	if (bpf_ringbuf_output(&events, o, size, BPF_RB_NO_WAKEUP)) {
+		count(FA_STAT_AUX_LOST);
+		*lost = FA_EV_AUX_LOST;
+	}
+}
+
 /* Send the working directory (as d_path spells it; index 1 when it was
  * removed, for " (deleted)"). */
 static __always_inline void send_cwd(struct subject *s, const struct fa_msg *m, __u32 *lost)
 {
 	__u32 zero = 0;
 	struct cwd_build *c = bpf_map_lookup_elem(&cwd_scratch, &zero);
-	if (!c)
+	struct name_out *o = name_out_get();
+	if (!c || !o)
 		return;
 	struct task_struct *task = s->task;
 	struct dentry *pwd = BPF_CORE_READ(task, fs, pwd.dentry);
@@ -77,52 +122,57 @@ static __always_inline void send_cwd(struct subject *s, const struct fa_msg *m, 
 	bpf_loop(FA_NAME_MAX / 2, cwd_step, &r, 0);
 	if (!c->ok)
 		return;
-	struct fa_aux_name *p = aux_reserve(m, lost, FA_AUX_CWD, sizeof(*p));
-	if (!p)
-		return;
 	__u32 at = c->at;
 	__u32 len = FA_NAME_MAX - at;
-	p->index = dentry_deleted(pwd);
-	p->len = len;
+	o->body.index = dentry_deleted(pwd);
+	o->body.len = len;
 	if (len == 0) {
-		p->len = 1;
-		p->name[0] = '/';
+		o->body.len = 1;
+		o->body.name[0] = '/';
 	} else {
 		barrier_var(at);
-		bpf_probe_read_kernel(p->name, len & (FA_NAME_MAX - 1), &c->buf[at & (FA_NAME_MAX - 1)]);
+		bpf_probe_read_kernel(o->body.name, len & (FA_NAME_MAX - 1), &c->buf[at & (FA_NAME_MAX - 1)]);
 	}
-	aux_submit(p);
+	name_output(m, lost, FA_AUX_CWD, o);
+}
+
+/* Send a name as `index`: from user memory, or (an exec's) from the
+ * copy taken at entry. */
+static __always_inline void send_name_from(const struct fa_msg *m, __u32 *lost, __u32 index,
+					   const void *user, const void *kernel)
+{
+	struct name_out *o = name_out_get();
+	if (!o)
+		return;
+	long len = kernel ? bpf_probe_read_kernel_str(o->body.name, sizeof(o->body.name), kernel)
+			  : bpf_probe_read_user_str(o->body.name, sizeof(o->body.name), user);
+	if (len <= 0)
+		return;
+	o->body.index = index;
+	o->body.len = len - 1;
+	name_output(m, lost, FA_AUX_NAME, o);
 }
 
 /* Send path argument i (an exec's file name from entry). */
 static __always_inline void send_name(struct subject *s, const struct fa_msg *m, __u32 *lost,
 				      struct fa_path_args *pa, __u32 i)
 {
-	struct fa_aux_name *p = aux_reserve(m, lost, FA_AUX_NAME, sizeof(*p));
-	if (!p)
-		return;
-	long len;
 	if (is_exec(s->nr, s->compat)) {
 		__u32 tid = (__u32)bpf_get_current_pid_tgid();
 		struct fa_exec_name *en = bpf_map_lookup_elem(&exec_names, &tid);
-		len = en ? bpf_probe_read_kernel_str(p->name, sizeof(p->name), en->name) : -1;
-		if (en)
+		if (en) {
+			send_name_from(m, lost, i, 0, en->name);
 			bpf_map_delete_elem(&exec_names, &tid);
-	} else {
-		__u8 ai = pa->path[i & 1];
-		len = bpf_probe_read_user_str(p->name, sizeof(p->name), (const void *)arg(s, ai & 3));
-	}
-	if (len <= 0) {
-		aux_discard(p);
+		}
 		return;
 	}
-	p->index = i;
-	p->len = len - 1;
-	aux_submit(p);
+	__u8 ai = pa->path[i & 1];
+	send_name_from(m, lost, i, (const void *)arg(s, ai & 3), 0);
 }
 
 /* The PATH and CWD data of the syscall of s: the working directory, its
- * path arguments, its objects. */
+ * path arguments (and a symlink's target, which the kernel names too,
+ * as index 2), its objects. */
 static __always_inline void emit_paths(struct subject *s, const struct fa_msg *m, __u32 *lost)
 {
 	if (!have_objs)
@@ -135,6 +185,8 @@ static __always_inline void emit_paths(struct subject *s, const struct fa_msg *m
 	send_name(s, m, lost, pa, 0);
 	if (pa->n > 1)
 		send_name(s, m, lost, pa, 1);
+	if (!s->compat && (s->nr == FA_NR64_symlink || s->nr == FA_NR64_symlinkat))
+		send_name_from(m, lost, 2, (const void *)arg(s, 0), 0);
 	struct fa_objs *h = objs_current(s);
 	if (!h)
 		return;
@@ -152,14 +204,13 @@ static __always_inline void save_exec_name(struct pt_regs *regs, __u32 compat, _
 	if (!have_objs)
 		return;
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u32 zero = 0;
 	/* Any value of the right size starts the entry: the name is written over. */
 	struct fa_exec_name *en = bpf_map_lookup_elem(&exec_names, &tid);
 	if (!en) {
-		struct cwd_build *c = bpf_map_lookup_elem(&cwd_scratch, &zero);
-		if (!c)
+		struct name_out *o = name_out_get();
+		if (!o)
 			return;
-		bpf_map_update_elem(&exec_names, &tid, c->buf, BPF_ANY);
+		bpf_map_update_elem(&exec_names, &tid, o->body.name, BPF_ANY);
 		en = bpf_map_lookup_elem(&exec_names, &tid);
 		if (!en)
 			return;
