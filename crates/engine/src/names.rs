@@ -6,6 +6,7 @@
 //! `audit_inode_child` as fs/namei.c calls them), matched to the inodes
 //! by their flags and dentry names.
 
+use crate::exec_files;
 use crate::samples::Aux;
 use fastaudit_bpf::types::{fa_aux_kind, fa_obj_flag, fa_objs};
 use fastaudit_records::path::{parent_len, Inode, NameType, PathItem};
@@ -178,6 +179,7 @@ pub fn path_records(
     arch: u32,
     syscall: u32,
     exit: Option<i64>,
+    exe_path: Option<&[u8]>,
     aux: &[Aux],
 ) -> Option<PathRecords> {
     let sent = decode(aux)?;
@@ -216,7 +218,24 @@ pub fn path_records(
         }
         "execve" | "execveat" => {
             let exe = b.obj(|o| o.has(F::FA_OBJ_EXEC)).cloned();
-            b.push(b.name(0), exe.as_ref(), NameType::Normal);
+            let script = b.name(0).and_then(|n| {
+                exec_files::script(sent.cwd.as_deref(), &n, exe.as_ref().map(|e| &e.inode))
+            });
+            match script {
+                Some((inode, interp)) => {
+                    b.items.push(PathItem {
+                        name: b.name(0),
+                        inode: Some(inode),
+                        nametype: NameType::Normal,
+                    });
+                    b.push(Some(interp), exe.as_ref(), NameType::Normal);
+                }
+                None => b.push(b.name(0), exe.as_ref(), NameType::Normal),
+            }
+            if let Some(loader) = b.obj(|o| o.has(F::FA_OBJ_LOADER)).cloned() {
+                let name = exe_path.and_then(exec_files::elf_interp);
+                b.push(name, Some(&loader), NameType::Normal);
+            }
         }
         "mkdir" | "mkdirat" | "mknod" | "mknodat" | "symlink" | "symlinkat" => {
             // The new inode had no dentry yet when its times were set.

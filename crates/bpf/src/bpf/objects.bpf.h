@@ -156,6 +156,56 @@ static __always_inline struct fa_path_args *path_syscall(struct subject *s, __u3
 	return bpf_map_lookup_elem(&path_args, &key);
 }
 
+#define FA_AT_BASE 7          /* auxv: where the ELF interpreter is mapped */
+#define FA_AUXV_WORDS 56       /* mm_struct.saved_auxv */
+
+/* The new program's auxiliary vector, copied to look for AT_BASE. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, unsigned long[FA_AUXV_WORDS]);
+} auxv_scratch SEC(".maps");
+
+struct vma_file {
+	struct file *file;
+};
+
+static long vma_file_of(struct task_struct *task, struct vm_area_struct *vma, struct vma_file *c)
+{
+	c->file = BPF_CORE_READ(vma, vm_file);
+	return 0;
+}
+
+/* The ELF interpreter an exec mapped (the kernel names it after the
+ * executable): the file of the mapping at the new program's AT_BASE. */
+static __always_inline void objs_add_loader(struct fa_objs *h, struct task_struct *task)
+{
+	__u32 zero = 0;
+	unsigned long *auxv = bpf_map_lookup_elem(&auxv_scratch, &zero);
+	struct mm_struct *mm = BPF_CORE_READ(task, mm);
+	if (!auxv || !mm)
+		return;
+	if (bpf_probe_read_kernel(auxv, FA_AUXV_WORDS * sizeof(unsigned long), &mm->saved_auxv))
+		return;
+	unsigned long base = 0;
+	for (int i = 0; i + 1 < FA_AUXV_WORDS; i += 2) {
+		if (auxv[i] == 0)
+			break;
+		if (auxv[i] == FA_AT_BASE) {
+			base = auxv[i + 1];
+			break;
+		}
+	}
+	if (!base)
+		return;   /* a static program: no interpreter */
+	struct vma_file c = {};
+	if (bpf_find_vma(task, base, vma_file_of, &c, 0) || !c.file)
+		return;
+	struct file *f = c.file;
+	objs_add(h, BPF_CORE_READ(f, f_inode), BPF_CORE_READ(f, f_path.dentry), FA_OBJ_LOADER);
+}
+
 struct gather_ctx {
 	struct subject *s;
 	__u32 key;
@@ -190,6 +240,8 @@ static long gather_step(__u32 i, struct gather_ctx *c)
 			flags |= FA_OBJ_CREATED;
 		}
 		objs_add(h, inode, d, flags);
+		if (flags == FA_OBJ_EXEC)
+			objs_add_loader(h, task);
 	}
 	/* New inodes: their attributes as the syscall left them. */
 	for (int j = 0; j < FA_MAX_OBJS; j++) {
