@@ -15,20 +15,32 @@ use std::path::PathBuf;
 const BINPRM_BUF_SIZE: usize = 256;
 
 /// The kernel dev_t (major << 20 | minor) of a user-space st_dev.
-fn kernel_dev(d: u64) -> u32 {
+pub(crate) fn kernel_dev(d: u64) -> u32 {
     let major = ((d >> 8) & 0xfff) | ((d >> 32) & !0xfff);
     let minor = (d & 0xff) | ((d >> 12) & !0xff);
     ((major as u32) << 20) | (minor as u32 & 0xfffff)
 }
 
 /// `name` as the exec's task would resolve it (relative: under `cwd`).
-fn resolve(cwd: Option<&[u8]>, name: &[u8]) -> PathBuf {
+pub(crate) fn resolve(cwd: Option<&[u8]>, name: &[u8]) -> PathBuf {
     let name = std::ffi::OsStr::from_bytes(name);
     match cwd {
         Some(c) if !name.as_bytes().starts_with(b"/") => {
             PathBuf::from(std::ffi::OsStr::from_bytes(c)).join(name)
         }
         _ => PathBuf::from(name),
+    }
+}
+
+/// A PATH record's attributes from a file's metadata.
+pub(crate) fn inode_of(md: &std::fs::Metadata) -> Inode {
+    Inode {
+        ino: md.ino(),
+        dev: kernel_dev(md.dev()),
+        mode: md.mode(),
+        uid: md.uid(),
+        gid: md.gid(),
+        rdev: kernel_dev(md.rdev()),
     }
 }
 
@@ -50,15 +62,7 @@ fn shebang(buf: &[u8]) -> Option<Vec<u8>> {
 /// executable's, `exe`): its attributes and the interpreter it names.
 pub fn script(cwd: Option<&[u8]>, name: &[u8], exe: Option<&Inode>) -> Option<(Inode, Vec<u8>)> {
     let path = resolve(cwd, name);
-    let md = std::fs::metadata(&path).ok()?;
-    let inode = Inode {
-        ino: md.ino(),
-        dev: kernel_dev(md.dev()),
-        mode: md.mode(),
-        uid: md.uid(),
-        gid: md.gid(),
-        rdev: kernel_dev(md.rdev()),
-    };
+    let inode = inode_of(&std::fs::metadata(&path).ok()?);
     if exe.is_some_and(|e| e.ino == inode.ino && e.dev == inode.dev) {
         return None;
     }

@@ -10,6 +10,7 @@ pub mod explain;
 pub mod hooks;
 pub mod image;
 pub mod kinds;
+mod lookup;
 pub mod names;
 pub mod path_args;
 pub mod perm;

@@ -7,9 +7,11 @@
 //! by their flags and dentry names.
 
 use crate::exec_files;
+use crate::lookup;
 use crate::samples::Aux;
 use fastaudit_bpf::types::{fa_aux_kind, fa_obj_flag, fa_objs};
 use fastaudit_records::path::{parent_len, Inode, NameType, PathItem};
+use fastaudit_records::Syscall;
 use fastaudit_rules::tables::Machine;
 
 /// `AUDIT_ARCH_X86_64`: the path table covers native syscalls.
@@ -175,18 +177,21 @@ impl Build<'_> {
 
 /// The CWD and PATH records of ev's syscall (`None` when it names no
 /// path, or on another ABI than the native one).
-pub fn path_records(
-    arch: u32,
-    syscall: u32,
-    exit: Option<i64>,
-    exe_path: Option<&[u8]>,
-    aux: &[Aux],
-) -> Option<PathRecords> {
+pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
     let sent = decode(aux)?;
-    if arch != ARCH_X86_64 {
+    if sc.arch != ARCH_X86_64 {
         return None;
     }
-    let name = Machine::X86_64.syscall_name(syscall)?;
+    let name = Machine::X86_64.syscall_name(sc.syscall)?;
+    let exe_path = sc.exe.as_deref();
+    let exit = sc.exit;
+    let call = lookup::Call {
+        name,
+        args: sc.args,
+        pid: sc.pid,
+        cwd: sent.cwd.as_deref(),
+        names: &sent.names,
+    };
     let mut b = Build {
         sent: &sent,
         items: Vec::new(),
@@ -195,12 +200,9 @@ pub fn path_records(
     let nargs = sent.names[..2].iter().filter(|n| n.is_some()).count();
     if failed {
         // No lookup result is visible to BPF for a failed syscall.
-        for i in 0..nargs {
-            b.push(b.name(i), None, NameType::Unknown);
-        }
         return Some(PathRecords {
             cwd: sent.cwd.clone(),
-            items: b.items,
+            items: lookup::items(&call, nargs),
         });
     }
     use fa_obj_flag as F;
@@ -285,8 +287,10 @@ pub fn path_records(
                     .cloned()
                     .or_else(|| old_dir.clone()),
             };
-            b.push(b.parent_name(0), old_dir.as_ref(), NameType::Parent);
+            // getname(new) ran before getname(old): the new name's
+            // directory is item 0.
             b.push(b.parent_name(1), new_dir.as_ref(), NameType::Parent);
+            b.push(b.parent_name(0), old_dir.as_ref(), NameType::Parent);
             b.push(b.name(0), moved.as_ref(), NameType::Delete);
             if victim.is_some() {
                 b.push(b.name(1), victim.as_ref(), NameType::Delete);
@@ -296,10 +300,11 @@ pub fn path_records(
         _ => {
             // One object looked up and (for the attribute and write
             // classes) changed: chmod, chown, truncate, setxattr, ...
-            let changed = b.obj(|o| o.has(F::FA_OBJ_CHANGED)).cloned();
-            for i in 0..nargs {
-                let o = if i == 0 { changed.as_ref() } else { None };
-                b.push(b.name(i), o, NameType::Normal);
+            // Syscalls that change nothing (readlink, getxattr, ...): the
+            // object as it is now.
+            match b.obj(|o| o.has(F::FA_OBJ_CHANGED)).cloned() {
+                Some(o) => b.push(b.name(0), Some(&o), NameType::Normal),
+                None => b.items = lookup::items(&call, nargs),
             }
         }
     }

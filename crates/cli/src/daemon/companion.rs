@@ -238,8 +238,7 @@ pub const NETLINK_KERNEL_SADDR: &[u8] = b"saddr=100000000000000000000000";
 /// A BPF event's SYSCALL and PROCTITLE lines under `stamp`, with a config
 /// send's SOCKADDR, then CWD and PATH, between them.
 pub fn event_lines(ev: &AuditEvent, stamp: Stamp, format: Format) -> Vec<u8> {
-    let sc = &ev.syscall;
-    let paths = path_records(sc.arch, sc.syscall, sc.exit, sc.exe.as_deref(), &ev.aux);
+    let paths = path_records(&ev.syscall, &ev.aux);
     let body = match &paths {
         Some(p) => Syscall {
             items: p.items.len() as u32,
