@@ -18,6 +18,7 @@
 #include "pathnorm.bpf.h"    /* failed syscalls' paths, normalized */
 #include "watches.bpf.h"     /* what a syscall touched, gathered */
 #include "rules.bpf.h"       /* rule evaluation */
+#include "proctitle.bpf.h"   /* PROCTITLE's command line, cached per task */
 #include "event.bpf.h"       /* the event sent to user space */
 #include "aux.bpf.h"         /* its auxiliary records, sent before it */
 #include "companion.bpf.h"   /* syscalls that make a kernel record (LOGIN) */
