@@ -5,6 +5,7 @@
 //! fills, attaches, reads the ring buffer and assembles audit events
 //! (`runtime`).
 
+pub mod exit_records;
 pub mod explain;
 pub mod hooks;
 pub mod image;

@@ -30,6 +30,7 @@ char LICENSE[] SEC("license") = "GPL";
 struct fa_enums fa_enums_layout = {};
 struct fa_event fa_event_layout = {};
 struct fa_aux_head fa_aux_layout = {};
+struct fa_aux_layouts fa_aux_layouts = {};
 
 /* Save an exec's arguments at entry: its registers are gone at exit. */
 static __always_inline void save_entry_args(struct pt_regs *regs, __u32 compat)
@@ -39,6 +40,7 @@ static __always_inline void save_entry_args(struct pt_regs *regs, __u32 compat)
 	for (int i = 0; i < 4; i++)
 		a.a[i] = regs_arg(regs, compat, i);
 	bpf_map_update_elem(&entry_args, &tid, &a, BPF_ANY);
+	save_exec_entry();
 }
 
 /* Take the arguments saved at entry of the thread's exec, if any. */

@@ -54,7 +54,7 @@ pub const EXIT_RECORDS: &[&str] = &[
 pub const NOT_YET: &[&str] = &[
     "PATH",
     "CWD",
-    "BPRM_FCAPS",
+    "OBJ_PID",
     "SOCKETCALL",
     "IPC",
     "IPC_SET_PERM",
@@ -62,15 +62,15 @@ pub const NOT_YET: &[&str] = &[
     "MQ_SENDRECV",
     "MQ_NOTIFY",
     "MQ_GETSETATTR",
-    "CAPSET",
-    "MMAP",
-    "OPENAT2",
-    "EXECVE",
     "KERN_MODULE",
-    "FD_PAIR",
-    "SOCKADDR",
-    "OBJ_PID",
+    "TIME_ADJNTPVAL",
+    "TIME_INJOFFSET",
 ];
+
+/// PATH and CWD (and SYSCALL's `items=`, their count), made by the
+/// records-path work of issue 12: the records-aux scenarios compare every
+/// other record until those land.
+pub const PATH_RECORDS: &[&str] = &["PATH", "CWD"];
 
 /// Fields never compared, as (record type, field): values that differ
 /// between the two logs of one run for the same syscall. Both daemons
