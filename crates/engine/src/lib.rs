@@ -6,6 +6,7 @@
 //! (`runtime`).
 
 mod exec_files;
+pub mod exit_records;
 pub mod explain;
 pub mod hooks;
 pub mod image;

@@ -19,6 +19,7 @@
 #include "pathnorm.bpf.h"    /* failed syscalls' paths, normalized */
 #include "watches.bpf.h"     /* what a syscall touched, gathered */
 #include "rules.bpf.h"       /* rule evaluation */
+#include "proctitle.bpf.h"   /* PROCTITLE's command line, cached per task */
 #include "event.bpf.h"       /* the event sent to user space */
 #include "aux.bpf.h"         /* its auxiliary records, sent before it */
 #include "paths.bpf.h"       /* ... its CWD and PATH data */
@@ -31,6 +32,7 @@ char LICENSE[] SEC("license") = "GPL";
 struct fa_enums fa_enums_layout = {};
 struct fa_event fa_event_layout = {};
 struct fa_aux_head fa_aux_layout = {};
+struct fa_aux_layouts fa_aux_layouts = {};
 
 /* Save an exec's arguments at entry: its registers are gone at exit. */
 static __always_inline void save_entry_args(struct pt_regs *regs, __u32 compat)
@@ -40,6 +42,7 @@ static __always_inline void save_entry_args(struct pt_regs *regs, __u32 compat)
 	for (int i = 0; i < 4; i++)
 		a.a[i] = regs_arg(regs, compat, i);
 	bpf_map_update_elem(&entry_args, &tid, &a, BPF_ANY);
+	save_exec_entry();
 	save_exec_name(regs, compat, (__u32)regs_syscall_nr(regs));
 }
 

@@ -99,6 +99,115 @@ struct fa_aux_head {
 	__u32 len;
 };
 
+/* Payloads of the auxiliary records other than PATH and CWD (issue 12):
+ * what the kernel's audit_log_exit prints, read by the BPF side at the
+ * syscall's exit (execve's old credentials at its entry). */
+enum fa_aux_limit {
+	FA_ARGS_CHUNK = 4096,    /* bytes of an exec's argument area per sample */
+	FA_ARGS_CHUNKS = 64,     /* samples at most: 256 KiB of arguments */
+	FA_SOCKADDR_MAX = 128,   /* sizeof(struct sockaddr_storage) */
+};
+
+/* fa_execve.flags. */
+enum fa_execve_flag {
+	FA_EXECVE_LAST = 1,      /* the argument area's last chunk */
+	FA_EXECVE_CUT = 2,       /* ... and the area went on past FA_ARGS_CHUNKS */
+};
+
+/* EXECVE: one chunk of the new program's argument area (argv strings,
+ * NUL-terminated, as the kernel's audit_log_execve_info reads them from
+ * mm->arg_start), chunks in order. */
+struct fa_execve {
+	__u32 argc;      /* argc at the new stack's top (bprm->argc) */
+	__u32 index;     /* chunk number */
+	__u32 len;       /* bytes of data used */
+	__u32 flags;     /* FA_EXECVE_* */
+	char data[FA_ARGS_CHUNK];
+};
+
+/* SOCKADDR: the address a socket syscall passed or returned. */
+struct fa_sockaddr {
+	__u32 len;       /* the kernel's length (may exceed what was read) */
+	__u32 read;      /* bytes in addr */
+	__u8 addr[FA_SOCKADDR_MAX];
+};
+
+/* FD_PAIR: the two descriptors of pipe, pipe2, socketpair. */
+struct fa_fd_pair {
+	__s32 fd[2];
+};
+
+/* MMAP: the descriptor and flags of a file mapping. */
+struct fa_mmap {
+	__s32 fd;
+	__u32 flags;
+};
+
+/* OPENAT2: struct open_how as the caller passed it. */
+struct fa_openat2 {
+	__u64 flags;
+	__u64 mode;
+	__u64 resolve;
+};
+
+/* A process's capability sets (kernel_cap_t values). */
+struct fa_caps {
+	__u64 permitted;
+	__u64 inheritable;
+	__u64 effective;
+	__u64 ambient;
+};
+
+/* CAPSET: the caller's new sets (the kernel prints effective as cap_pi). */
+struct fa_capset {
+	__u32 pid;
+	__u32 pad;
+	struct fa_caps caps;
+};
+
+/* BPRM_FCAPS: an exec that raised capabilities (nonroot_raised_pE): the
+ * file's capabilities and the sets before and after. */
+struct fa_bprm_fcaps {
+	__u64 fp;
+	__u64 fi;
+	__u32 fver;
+	__u32 fe;
+	__u32 frootid;
+	__u32 pad;
+	struct fa_caps old;
+	struct fa_caps new;
+};
+
+/* OBJ_PID: a task the syscall signalled (or ptraced). */
+struct fa_obj_pid {
+	__u32 pid;       /* tgid */
+	__u32 auid;
+	__u32 uid;
+	__u32 ses;
+	char comm[16];
+};
+
+/* The capability sets and euid an exec started with (saved at entry). */
+struct fa_exec_entry {
+	struct fa_caps caps;
+	__u32 euid;
+	__u32 pad;
+};
+
+/* The aux payloads reach the Rust skeleton's BTF through this struct. */
+struct fa_aux_layouts {
+	enum fa_aux_limit limit;
+	enum fa_execve_flag execve_flag;
+	struct fa_execve execve;
+	struct fa_sockaddr sockaddr;
+	struct fa_fd_pair fd_pair;
+	struct fa_mmap mmap;
+	struct fa_openat2 openat2;
+	struct fa_capset capset;
+	struct fa_bprm_fcaps bprm_fcaps;
+	struct fa_obj_pid obj_pid;
+};
+
 /* Counters in the stats map (per CPU; user space sums them). */
 enum fa_stat {
 	FA_STAT_EMITTED = 0,   /* events put into the ring buffer */

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The small records audit_log_exit writes for particular syscalls,
+ * read at the syscall's exit: FD_PAIR (pipe, pipe2, socketpair: the
+ * descriptors stored in the caller's array), MMAP (a file mapping's fd
+ * and flags), OPENAT2 (the caller's struct open_how), CAPSET (the
+ * caller's new capability sets). */
+#ifndef FA_SPECIAL_BPF_H
+#define FA_SPECIAL_BPF_H
+
+#define FA_MAP_ANONYMOUS 0x20
+
+/* FD_PAIR: the two descriptors, from the array the kernel filled (set
+ * after it stored them, so only on success). */
+static __always_inline void send_fd_pair(struct subject *s, const struct fa_msg *m, __u32 *lost)
+{
+	__u32 nr = s->nr;
+	int at = -1;
+	if (s->compat) {
+		if (nr == FA_NR32_pipe || nr == FA_NR32_pipe2)
+			at = 0;
+		else if (nr == FA_NR32_socketpair)
+			at = 3;
+	} else {
+		if (nr == FA_NR64_pipe || nr == FA_NR64_pipe2)
+			at = 0;
+		else if (nr == FA_NR64_socketpair)
+			at = 3;
+	}
+	if (at < 0 || !s->returned || s->ret != 0)
+		return;
+	__s32 fd[2];
+	if (bpf_probe_read_user(fd, sizeof(fd), (void *)arg(s, at)))
+		return;
+	struct fa_fd_pair *r = aux_reserve(m, lost, AUDIT_FD_PAIR, sizeof(*r));
+	if (!r)
+		return;
+	r->fd[0] = fd[0];
+	r->fd[1] = fd[1];
+	aux_submit(r);
+}
+
+/* MMAP: the kernel notes fd and flags of every mapping that is not
+ * anonymous, before it looks the descriptor up (so failures too). */
+static __always_inline void send_mmap(struct subject *s, const struct fa_msg *m, __u32 *lost)
+{
+	if (s->compat ? s->nr != FA_NR32_mmap2 : s->nr != FA_NR64_mmap)
+		return;
+	__u32 flags = (__u32)arg(s, 3);
+	if (flags & FA_MAP_ANONYMOUS)
+		return;
+	struct pt_regs *regs = s->regs;
+	__s32 fd = (__s32)(s->compat ? BPF_CORE_READ(regs, di) : BPF_CORE_READ(regs, r8));
+	struct fa_mmap *r = aux_reserve(m, lost, AUDIT_MMAP, sizeof(*r));
+	if (!r)
+		return;
+	r->fd = fd;
+	r->flags = flags;
+	aux_submit(r);
+}
+
+/* OPENAT2: struct open_how, noted once copied in (any later failure
+ * keeps it). */
+static __always_inline void send_openat2(struct subject *s, const struct fa_msg *m, __u32 *lost)
+{
+	if (s->compat ? s->nr != FA_NR32_openat2 : s->nr != FA_NR64_openat2)
+		return;
+	long ret = s->ret;
+	__u64 size = arg(s, 3);
+	if (ret == -EFAULT || ret == -E2BIG || size < 24)
+		return;
+	__u64 how[3];
+	if (bpf_probe_read_user(how, sizeof(how), (void *)arg(s, 2)))
+		return;
+	struct fa_openat2 *r = aux_reserve(m, lost, AUDIT_OPENAT2, sizeof(*r));
+	if (!r)
+		return;
+	r->flags = how[0];
+	r->mode = how[1];
+	r->resolve = how[2];
+	aux_submit(r);
+}
+
+/* CAPSET: the new sets, noted just before they are committed (so only
+ * on success), read from the credentials now in place. */
+static __always_inline void send_capset(struct subject *s, const struct fa_msg *m, __u32 *lost)
+{
+	if (s->compat ? s->nr != FA_NR32_capset : s->nr != FA_NR64_capset)
+		return;
+	if (!s->returned || s->ret != 0)
+		return;
+	struct fa_capset *r = aux_reserve(m, lost, AUDIT_CAPSET, sizeof(*r));
+	if (!r)
+		return;
+	struct task_struct *task = s->task;
+	const struct cred *c = BPF_CORE_READ(task, cred);
+	r->pid = s->tgid;
+	r->pad = 0;
+	read_caps(c, &r->caps);
+	aux_submit(r);
+}
+
+#endif
