@@ -11,8 +11,12 @@ use thiserror::Error;
 /// machine without an LSM that supports audit rules, as in the kernel).
 pub const FIELD_NEVER: u32 = fastaudit_bpf::types::fa_field::FA_FIELD_NEVER.0;
 
-/// Field code for a `-C` comparison of a task field with a file owner's
-/// (`uid!=obj_uid`): value is `task_field << 16 | obj_field`.
+/// Field code of a test of the syscall's objects: `FIELD_OBJ | field`
+/// (inode, devmajor, devminor, obj_uid, obj_gid, filetype).
+pub const FIELD_OBJ: u32 = fastaudit_bpf::types::fa_field::FA_FIELD_OBJ.0;
+
+/// Field code of a `-C` comparison of a task field with a file owner's
+/// (`uid!=obj_uid`): `FIELD_OBJ_COMPARE | task_field << 8 | owner_field`.
 pub const FIELD_OBJ_COMPARE: u32 = fastaudit_bpf::types::fa_field::FA_FIELD_OBJ_COMPARE.0;
 
 /// One field test as the BPF side evaluates it.
@@ -107,7 +111,7 @@ pub(crate) fn compile_rule(
             | field::DEVMINOR
             | field::FILETYPE
             | field::OBJ_UID
-            | field::OBJ_GID => {}
+            | field::OBJ_GID => t.field = FIELD_OBJ | f.field,
             field::FIELD_COMPARE => {
                 let Some(&(task, other, _)) =
                     tables::COMPARISONS.iter().find(|(_, _, c)| *c == f.value)
@@ -116,9 +120,9 @@ pub(crate) fn compile_rule(
                 };
                 if matches!(other, field::OBJ_UID | field::OBJ_GID) {
                     t = Test {
-                        field: FIELD_OBJ_COMPARE,
+                        field: FIELD_OBJ_COMPARE | (task << 8) | other,
                         op: f.op,
-                        value: (task << 16) | other,
+                        value: 0,
                     };
                 }
             }

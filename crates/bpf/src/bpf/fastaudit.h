@@ -34,9 +34,13 @@ enum fa_limit {
  * field codes are otherwise the kernel's (AUDIT_*, audit_abi.h). */
 enum fa_field {
 	FA_FIELD_NEVER = 0xFFFF,
-	/* -C between a task field and a file owner's (uid!=obj_uid): value
-	 * is task field << 16 | AUDIT_OBJ_UID or AUDIT_OBJ_GID. */
-	FA_FIELD_OBJ_COMPARE = 0xFFFE,
+	/* A test of the syscall's objects (names): FA_FIELD_OBJ | the
+	 * kernel's field (AUDIT_INODE, _DEVMAJOR, _DEVMINOR, _OBJ_UID,
+	 * _OBJ_GID, _FILETYPE), value the rule's. */
+	FA_FIELD_OBJ = 0x10000,
+	/* -C between a task field and a file owner's (uid!=obj_uid):
+	 * FA_FIELD_OBJ_COMPARE | task field << 8 | AUDIT_OBJ_UID/_OBJ_GID. */
+	FA_FIELD_OBJ_COMPARE = 0x20000,
 };
 
 /* How the kernel's audit_match_perm judges a syscall (the sysclass map):

@@ -65,42 +65,6 @@ static __always_inline void obj_fill(struct fa_obj *o, struct inode *inode, stru
 	o->flags |= FA_OBJ_ALIAS;
 }
 
-/* Add inode to h with `flags`, once: an inode seen again keeps its first
- * attributes (those before the syscall changed it further) and gains
- * the flags and, if it had none, the dentry. */
-static __always_inline void objs_add(struct fa_objs *h, struct inode *inode, struct dentry *d,
-				     __u32 flags)
-{
-	if (!inode)
-		return;
-	__u64 ino = BPF_CORE_READ(inode, i_ino);
-	__u32 dev = BPF_CORE_READ(inode, i_sb, s_dev);
-	for (int j = 0; j < FA_MAX_OBJS; j++) {
-		if (j >= h->count)
-			break;
-		struct fa_obj *o = &h->o[j];
-		if (o->ino == ino && o->dev == dev) {
-			o->flags |= flags;
-			if (d && !(o->flags & FA_OBJ_ALIAS))
-				obj_fill(o, inode, d);
-			return;
-		}
-	}
-	__u32 n = h->count;
-	if (n >= FA_MAX_OBJS)
-		return;
-	barrier_var(n);   /* keep the mask: it is the verifier's bound */
-	n &= FA_MAX_OBJS - 1;
-	struct fa_obj *o = &h->o[n];
-	o->flags = flags;
-	o->parent_ino = 0;
-	o->parent_dev = 0;
-	o->name_len = 0;
-	o->name[0] = 0;
-	obj_fill(o, inode, d);
-	h->fresh[n] = d ? 0 : (__u64)inode;
-	h->count = n + 1;
-}
 
 /* The thread's entry, started afresh for span index key if it held
  * another syscall's objects. */
@@ -126,35 +90,6 @@ static __always_inline struct fa_objs *objs_for(__u32 tid, __u32 key)
 	return h;
 }
 
-/* An inode's ctime changes inside the current syscall (chmod, chown,
- * link, unlink, rename, create, truncate, setxattr): note it, with its
- * attributes now, if the syscall has candidate rules. */
-static __always_inline void objs_note_changed(struct task_struct *task, struct inode *inode)
-{
-	if (!have_objs)
-		return;
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	long nr = regs_syscall_nr(regs);
-	if (nr < 0 || nr >= FA_NR_SYSCALLS)
-		return;
-	__u32 key = span_index(nr, task_compat(task));
-	struct fa_span *span = bpf_map_lookup_elem(&spans, &key);
-	if (!span || !span->count)
-		return;
-	struct fa_objs *h = objs_for((__u32)bpf_get_current_pid_tgid(), key);
-	if (!h)
-		return;
-	struct hlist_node *alias = BPF_CORE_READ(inode, i_dentry.first);
-	struct dentry *d = alias ? container_of(alias, struct dentry, d_u.d_alias) : 0;
-	objs_add(h, inode, d, FA_OBJ_CHANGED);
-}
-
-/* Whether the syscall names paths: an open, an exec, or one with path
- * arguments (the path_args table). */
-static __always_inline struct fa_path_args *path_syscall(struct subject *s, __u32 key)
-{
-	return bpf_map_lookup_elem(&path_args, &key);
-}
 
 #define FA_AT_BASE 7          /* auxv: where the ELF interpreter is mapped */
 #define FA_AUXV_WORDS 56       /* mm_struct.saved_auxv */
@@ -177,17 +112,87 @@ static long vma_file_of(struct task_struct *task, struct vm_area_struct *vma, st
 	return 0;
 }
 
-/* The ELF interpreter an exec mapped (the kernel names it after the
- * executable): the file of the mapping at the new program's AT_BASE. */
-static __always_inline void objs_add_loader(struct fa_objs *h, struct task_struct *task)
+
+/* Add the inode at address `inode` (its dentry at `dentry`, or 0) with
+ * `flags` to the current thread's objects of span index key, once: an
+ * inode seen again keeps its first attributes (those before the syscall
+ * changed it further) and gains the flags and, if it had none, the
+ * dentry. Global functions of scalars (here and below): the verifier
+ * checks each once, alone, not in every state of their callers. */
+__noinline int fa_objs_add(__u32 key, __u64 inode_addr, __u64 dentry_addr, __u32 flags)
 {
+	struct inode *inode = (struct inode *)inode_addr;
+	struct dentry *d = (struct dentry *)dentry_addr;
+	struct fa_objs *h = objs_for((__u32)bpf_get_current_pid_tgid(), key);
+	if (!h || !inode)
+		return 0;
+	__u64 ino = BPF_CORE_READ(inode, i_ino);
+	__u32 dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	for (int j = 0; j < FA_MAX_OBJS; j++) {
+		if (j >= h->count)
+			break;
+		struct fa_obj *o = &h->o[j];
+		if (o->ino == ino && o->dev == dev) {
+			o->flags |= flags;
+			if (d && !(o->flags & FA_OBJ_ALIAS))
+				obj_fill(o, inode, d);
+			return 0;
+		}
+	}
+	__u32 n = h->count;
+	if (n >= FA_MAX_OBJS)
+		return 0;
+	barrier_var(n);   /* keep the mask: it is the verifier's bound */
+	n &= FA_MAX_OBJS - 1;
+	struct fa_obj *o = &h->o[n];
+	o->flags = flags;
+	o->parent_ino = 0;
+	o->parent_dev = 0;
+	o->name_len = 0;
+	o->name[0] = 0;
+	obj_fill(o, inode, d);
+	h->fresh[n] = d ? 0 : inode_addr;
+	h->count = n + 1;
+	return 0;
+}
+
+/* An inode's ctime changes inside the current syscall (chmod, chown,
+ * link, unlink, rename, create, truncate, setxattr): note it, with its
+ * attributes now, if the syscall has candidate rules. */
+static __always_inline void objs_note_changed(struct task_struct *task, struct inode *inode)
+{
+	if (!have_objs)
+		return;
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	long nr = regs_syscall_nr(regs);
+	if (nr < 0 || nr >= FA_NR_SYSCALLS)
+		return;
+	__u32 key = span_index(nr, task_compat(task));
+	struct fa_span *span = bpf_map_lookup_elem(&spans, &key);
+	if (!span || !span->count)
+		return;
+	struct hlist_node *alias = BPF_CORE_READ(inode, i_dentry.first);
+	struct dentry *d = alias ? container_of(alias, struct dentry, d_u.d_alias) : 0;
+	/* The tracepoint's inode is a typed pointer; fa_objs_add takes
+	 * addresses as plain numbers (read through the stack). */
+	__u64 ia = 0;
+	bpf_probe_read_kernel(&ia, sizeof(ia), &inode);
+	fa_objs_add(key, ia, (__u64)d, FA_OBJ_CHANGED);
+}
+
+/* The ELF interpreter the current task's exec mapped (the kernel names
+ * it after the executable): the file of the mapping at the new
+ * program's AT_BASE. */
+__noinline int fa_objs_add_loader(__u32 key)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 zero = 0;
 	unsigned long *auxv = bpf_map_lookup_elem(&auxv_scratch, &zero);
 	struct mm_struct *mm = BPF_CORE_READ(task, mm);
 	if (!auxv || !mm)
-		return;
+		return 0;
 	if (bpf_probe_read_kernel(auxv, FA_AUXV_WORDS * sizeof(unsigned long), &mm->saved_auxv))
-		return;
+		return 0;
 	unsigned long base = 0;
 	for (int i = 0; i + 1 < FA_AUXV_WORDS; i += 2) {
 		if (auxv[i] == 0)
@@ -198,52 +203,24 @@ static __always_inline void objs_add_loader(struct fa_objs *h, struct task_struc
 		}
 	}
 	if (!base)
-		return;   /* a static program: no interpreter */
+		return 0;   /* a static program: no interpreter */
 	struct vma_file c = {};
 	if (bpf_find_vma(task, base, vma_file_of, &c, 0) || !c.file)
-		return;
+		return 0;
 	struct file *f = c.file;
-	objs_add(h, BPF_CORE_READ(f, f_inode), BPF_CORE_READ(f, f_path.dentry), FA_OBJ_LOADER);
+	return fa_objs_add(key, (__u64)BPF_CORE_READ(f, f_inode),
+			   (__u64)BPF_CORE_READ(f, f_path.dentry), FA_OBJ_LOADER);
 }
 
-struct gather_ctx {
-	struct subject *s;
-	__u32 key;
-};
-
-static long gather_step(__u32 i, struct gather_ctx *c)
+/* Close the current thread's list for span index key: new inodes read
+ * again (their attributes as the syscall left them), `unknown` names
+ * without an inode, and the list marked as the syscall's. */
+__noinline int fa_objs_close(__u32 key, __u32 unknown)
 {
-	struct subject *s = c->s;
-	__u32 key = c->key;
-	struct fa_path_args *pa = path_syscall(s, key);
-	if (!pa || !pa->n)
-		return 1;
-	struct fa_objs *h = objs_for((__u32)bpf_get_current_pid_tgid(), key);
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct fa_objs *h = bpf_map_lookup_elem(&objs, &tid);
 	if (!h)
-		return 1;
-	struct task_struct *task = s->task;
-	struct file *f = 0;
-	__u32 flags = 0;
-	if (is_open(s->nr, s->compat) && s->ret >= 0) {
-		f = fd_file(task, s->ret);
-		flags = FA_OBJ_OPENED;
-	} else if (is_exec(s->nr, s->compat) && s->ret == 0) {
-		f = task_exe(task);
-		flags = FA_OBJ_EXEC;
-	}
-	if (f) {
-		struct dentry *d = BPF_CORE_READ(f, f_path.dentry);
-		struct inode *inode = BPF_CORE_READ(f, f_inode);
-		if (flags == FA_OBJ_OPENED && (BPF_CORE_READ(f, f_mode) & FA_FMODE_CREATED)) {
-			struct dentry *pd = BPF_CORE_READ(d, d_parent);
-			objs_add(h, BPF_CORE_READ(pd, d_inode), pd, FA_OBJ_PARENT);
-			flags |= FA_OBJ_CREATED;
-		}
-		objs_add(h, inode, d, flags);
-		if (flags == FA_OBJ_EXEC)
-			objs_add_loader(h, task);
-	}
-	/* New inodes: their attributes as the syscall left them. */
+		return 0;
 	for (int j = 0; j < FA_MAX_OBJS; j++) {
 		if (j >= h->count)
 			break;
@@ -256,31 +233,56 @@ static long gather_step(__u32 i, struct gather_ctx *c)
 			h->fresh[j] = 0;
 		}
 	}
-	h->unknown = failed(s->ret) ? pa->n : 0;
+	h->unknown = unknown;
 	h->owner = key;
 	h->key = ~0u;   /* consumed: a later syscall starts afresh */
-	return 1;
+	return 0;
 }
 
-/* The objects of the syscall ending, with what its result leaves to see:
- * the opened file (and its directory when created), the executable. In
- * a callback of its own, as gather_hits: its paths then do not multiply
- * the states the rules are verified in. */
+/* The objects of the current syscall (span index key, result ret),
+ * with what its result leaves to see: the opened file (and its
+ * directory when created), the executable and its ELF interpreter. */
+__noinline int fa_objs_gather(__u32 key, __u64 ret)
+{
+	struct fa_path_args *pa = bpf_map_lookup_elem(&path_args, &key);
+	if (!pa || !pa->n)
+		return 0;
+	/* Start the list afresh if it holds another syscall's objects. */
+	if (!objs_for((__u32)bpf_get_current_pid_tgid(), key))
+		return 0;
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 compat = key >= FA_NR_SYSCALLS;
+	__u32 nr = compat ? key - FA_NR_SYSCALLS : key;
+	long r = (long)ret;
+	struct file *f = 0;
+	__u32 flags = 0;
+	if (is_open(nr, compat) && r >= 0) {
+		f = fd_file(task, r);
+		flags = FA_OBJ_OPENED;
+	} else if (is_exec(nr, compat) && r == 0) {
+		f = task_exe(task);
+		flags = FA_OBJ_EXEC;
+	}
+	if (f) {
+		struct dentry *d = BPF_CORE_READ(f, f_path.dentry);
+		struct inode *inode = BPF_CORE_READ(f, f_inode);
+		if (flags == FA_OBJ_OPENED && (BPF_CORE_READ(f, f_mode) & FA_FMODE_CREATED)) {
+			struct dentry *pd = BPF_CORE_READ(d, d_parent);
+			fa_objs_add(key, (__u64)BPF_CORE_READ(pd, d_inode), (__u64)pd, FA_OBJ_PARENT);
+			flags |= FA_OBJ_CREATED;
+		}
+		fa_objs_add(key, (__u64)inode, (__u64)d, flags);
+		if (flags == FA_OBJ_EXEC)
+			fa_objs_add_loader(key);
+	}
+	return fa_objs_close(key, failed(r) ? pa->n : 0);
+}
+
+/* objs_gather for the syscall of s. */
 static __always_inline void objs_gather(struct subject *s, __u32 key)
 {
-	if (!have_objs)
-		return;
-	struct gather_ctx c = { .s = s, .key = key };
-	bpf_loop(1, gather_step, &c, 0);
-}
-
-/* The objects objs_gather left for the syscall of s; 0 when it names
- * none (a list left by an earlier syscall of another number is not its). */
-static __always_inline struct fa_objs *objs_current(struct subject *s)
-{
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct fa_objs *h = bpf_map_lookup_elem(&objs, &tid);
-	return h && h->owner == span_index(s->nr, s->compat) ? h : 0;
+	if (have_objs)
+		fa_objs_gather(key, (__u64)s->ret);
 }
 
 /* An object field's value for object o. */
@@ -354,37 +356,57 @@ static long obj_test_step(__u32 j, struct obj_test_ref *r)
 	return 0;
 }
 
-/* Whether a rule field is about the syscall's objects (names). */
-static __always_inline int is_obj_field(__u32 field)
+/* The current task's value of a field an object comparison names. */
+static __always_inline __u32 task_field(__u32 field)
 {
-	return field == AUDIT_INODE || field == AUDIT_DEVMAJOR || field == AUDIT_DEVMINOR ||
-	       field == AUDIT_OBJ_UID || field == AUDIT_OBJ_GID || field == AUDIT_FILETYPE;
+	struct task_struct *t = bpf_get_current_task_btf();
+	const struct cred *c = BPF_CORE_READ(t, cred);
+	switch (field) {
+	case AUDIT_UID: return BPF_CORE_READ(c, uid.val);
+	case AUDIT_EUID: return BPF_CORE_READ(c, euid.val);
+	case AUDIT_SUID: return BPF_CORE_READ(c, suid.val);
+	case AUDIT_FSUID: return BPF_CORE_READ(c, fsuid.val);
+	case AUDIT_GID: return BPF_CORE_READ(c, gid.val);
+	case AUDIT_EGID: return BPF_CORE_READ(c, egid.val);
+	case AUDIT_SGID: return BPF_CORE_READ(c, sgid.val);
+	case AUDIT_FSGID: return BPF_CORE_READ(c, fsgid.val);
+	case AUDIT_LOGINUID: return BPF_CORE_READ(t, loginuid.val);
+	}
+	return 0;
 }
 
-/* An object test as audit_filter_rules runs it over ctx->names_list: it
- * holds when it holds for some name. A field test is `obj OP value`; a
- * -C comparison (`task_left`) `value OP obj`, value the task's field.
- * Names whose lookup named no inode count with the kernel's unset inode
- * (-1) and zero ids; filetype= skips them, and the kernel applies its !=
- * by negating, whatever the operator. */
-static __always_inline int objs_test(struct subject *s, __u32 field, __u32 op, __u32 value,
-				     __u32 task_left)
+/* An object test (`code`: FA_FIELD_OBJ | field, or FA_FIELD_OBJ_COMPARE
+ * | task field << 8 | owner field) as audit_filter_rules runs it over
+ * ctx->names_list: it holds when it holds for some name. A field test
+ * is `obj OP value`; a -C comparison `task-field OP obj-owner`. Names
+ * whose lookup named no inode count with the kernel's unset inode (-1)
+ * and zero ids; filetype= skips them, and the kernel applies its != by
+ * negating, whatever the operator. `key` is the syscall's span index.
+ * A global function of scalars: the verifier checks it once, alone, not
+ * in every state of the rule callbacks that call it. */
+__noinline int fa_objs_test(__u32 key, __u32 code, __u32 op, __u32 value)
 {
 	__u32 zero = 0;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct obj_test *t = bpf_map_lookup_elem(&obj_test_scratch, &zero);
-	struct fa_objs *h = objs_current(s);
+	struct fa_objs *h = bpf_map_lookup_elem(&objs, &tid);
 	if (!t)
 		return 0;
+	__u32 field = code & 0xff;
+	t->task_left = 0;
+	if (code & FA_FIELD_OBJ_COMPARE) {
+		value = task_field((code >> 8) & 0xff);
+		t->task_left = 1;
+	}
 	t->field = field;
 	t->op = op;
 	t->value = value;
-	t->task_left = task_left;
 	t->any = 0;
-	if (h) {
+	if (h && h->owner == key) {
 		struct obj_test_ref r = { .t = t, .h = h };
 		bpf_loop(FA_MAX_OBJS + 1, obj_test_step, &r, 0);
 	}
-	if (t->field == AUDIT_FILETYPE && t->op == AUDIT_NOT_EQUAL)
+	if (field == AUDIT_FILETYPE && op == AUDIT_NOT_EQUAL)
 		return !t->any;
 	return t->any;
 }

@@ -105,14 +105,13 @@ static __always_inline void name_output(const struct fa_msg *m, __u32 *lost, __u
 
 /* Send the working directory (as d_path spells it; index 1 when it was
  * removed, for " (deleted)"). */
-static __always_inline void send_cwd(struct subject *s, const struct fa_msg *m, __u32 *lost)
+static __always_inline void send_cwd(struct task_struct *task, const struct fa_msg *m, __u32 *lost)
 {
 	__u32 zero = 0;
 	struct cwd_build *c = bpf_map_lookup_elem(&cwd_scratch, &zero);
 	struct name_out *o = name_out_get();
 	if (!c || !o)
 		return;
-	struct task_struct *task = s->task;
 	struct dentry *pwd = BPF_CORE_READ(task, fs, pwd.dentry);
 	c->pos.d = pwd;
 	c->pos.vm = BPF_CORE_READ(task, fs, pwd.mnt);
@@ -153,11 +152,12 @@ static __always_inline void send_name_from(const struct fa_msg *m, __u32 *lost, 
 	name_output(m, lost, FA_AUX_NAME, o);
 }
 
-/* Send path argument i (an exec's file name from entry). */
-static __always_inline void send_name(struct subject *s, const struct fa_msg *m, __u32 *lost,
-				      struct fa_path_args *pa, __u32 i)
+/* Send path argument i, at user address `addr` (an exec's file name:
+ * the copy taken at entry). */
+static __always_inline void send_name(__u32 exec, const struct fa_msg *m, __u32 *lost, __u32 i,
+				      __u64 addr)
 {
-	if (is_exec(s->nr, s->compat)) {
+	if (exec) {
 		__u32 tid = (__u32)bpf_get_current_pid_tgid();
 		struct fa_exec_name *en = bpf_map_lookup_elem(&exec_names, &tid);
 		if (en) {
@@ -166,35 +166,60 @@ static __always_inline void send_name(struct subject *s, const struct fa_msg *m,
 		}
 		return;
 	}
-	__u8 ai = pa->path[i & 1];
-	send_name_from(m, lost, i, (const void *)arg(s, ai & 3), 0);
+	send_name_from(m, lost, i, (const void *)addr, 0);
 }
 
-/* The PATH and CWD data of the syscall of s: the working directory, its
- * path arguments (and a symlink's target, which the kernel names too,
- * as index 2), its objects. */
+/* The PATH and CWD data of the current syscall (span index key; its
+ * event's stamp; the user addresses of its path arguments and of a
+ * symlink's target, which the kernel names too, as index 2): the
+ * working directory, the names, the objects. Returns FA_EV_AUX_LOST if
+ * one found no room. A global function of scalars: the verifier checks
+ * it once, alone, not in every state of its caller. */
+__noinline int fa_emit_paths(__u32 key, __u64 stamp, __u64 path0, __u64 path1, __u64 target)
+{
+	__u32 lost = 0;
+	struct fa_path_args *pa = bpf_map_lookup_elem(&path_args, &key);
+	if (!pa || !pa->n)
+		return 0;
+	struct fa_msg m = {
+		.kind = FA_MSG_AUX,
+		.tid = (__u32)bpf_get_current_pid_tgid(),
+		.stamp = stamp,
+	};
+	__u32 compat = key >= FA_NR_SYSCALLS;
+	__u32 nr = compat ? key - FA_NR_SYSCALLS : key;
+	__u32 exec = is_exec(nr, compat);
+	send_cwd(bpf_get_current_task_btf(), &m, &lost);
+	send_name(exec, &m, &lost, 0, path0);
+	if (pa->n > 1)
+		send_name(exec, &m, &lost, 1, path1);
+	if (target)
+		send_name_from(&m, &lost, 2, (const void *)target, 0);
+	__u32 tid = m.tid;
+	struct fa_objs *h = bpf_map_lookup_elem(&objs, &tid);
+	if (!h || h->owner != key)
+		return lost;
+	struct fa_objs *p = aux_reserve(&m, &lost, FA_AUX_OBJS, sizeof(*p));
+	if (!p)
+		return lost;
+	bpf_probe_read_kernel(p, sizeof(*p), h);
+	aux_submit(p);
+	return lost;
+}
+
+/* emit_aux's sender: the addresses fa_emit_paths reads names from. */
 static __always_inline void emit_paths(struct subject *s, const struct fa_msg *m, __u32 *lost)
 {
 	if (!have_objs)
 		return;
 	__u32 key = span_index(s->nr, s->compat);
-	struct fa_path_args *pa = path_syscall(s, key);
+	struct fa_path_args *pa = bpf_map_lookup_elem(&path_args, &key);
 	if (!pa || !pa->n)
 		return;
-	send_cwd(s, m, lost);
-	send_name(s, m, lost, pa, 0);
-	if (pa->n > 1)
-		send_name(s, m, lost, pa, 1);
+	__u64 p0 = arg(s, pa->path[0] & 3), p1 = arg(s, pa->path[1] & 3), target = 0;
 	if (!s->compat && (s->nr == FA_NR64_symlink || s->nr == FA_NR64_symlinkat))
-		send_name_from(m, lost, 2, (const void *)arg(s, 0), 0);
-	struct fa_objs *h = objs_current(s);
-	if (!h)
-		return;
-	struct fa_objs *p = aux_reserve(m, lost, FA_AUX_OBJS, sizeof(*p));
-	if (!p)
-		return;
-	bpf_probe_read_kernel(p, sizeof(*p), h);
-	aux_submit(p);
+		target = arg(s, 0);
+	*lost |= fa_emit_paths(key, m->stamp, p0, p1, target);
 }
 
 /* At an exec's entry: keep its file name (the old program's memory is

@@ -127,17 +127,14 @@ static long test_one(__u32 i, struct eval *e)
 	int ok;
 	if (t->field == FA_FIELD_NEVER)
 		ok = 0;
+	else if (t->field & (FA_FIELD_OBJ | FA_FIELD_OBJ_COMPARE))
+		ok = fa_objs_test(span_index(e->s->nr, e->s->compat), t->field, t->op, t->value);
 	else if (t->field == AUDIT_FIELD_COMPARE)
 		ok = compare_fields(e->s, t->value, t->op);
 	else if (t->field == AUDIT_EXE)
 		ok = exe_is(e->s, t->value) == (t->op == AUDIT_EQUAL);
 	else if (t->field == AUDIT_WATCH || t->field == AUDIT_DIR)
-		ok = e->s->hits && has_hit(e->s->hits, t->value);   /* the kernel ignores the operator */
-	else if (t->field == FA_FIELD_OBJ_COMPARE || is_obj_field(t->field)) {
-		__u32 cmp = t->field == FA_FIELD_OBJ_COMPARE;
-		ok = objs_test(e->s, cmp ? t->value & 0xffff : t->field, t->op,
-			       cmp ? value_of(e->s, t->value >> 16) : t->value, cmp);
-	}
+		ok = fa_has_hit(e->s->hits, t->value);   /* the kernel ignores the operator */
 	else if (t->field == AUDIT_PERM)
 		ok = (t->value & e->s->perm) != 0;
 	else if ((t->field == AUDIT_EXIT || t->field == AUDIT_SUCCESS) && !e->s->returned)
