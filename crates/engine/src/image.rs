@@ -218,7 +218,11 @@ mod tests {
         assert_eq!(spans[1], (chmod + NR_SYSCALLS, 2, 1));
         assert_eq!(spans[2], (TASK_SPAN, 3, 1));
         assert_eq!(i.candidates, vec![0, 1, 0, 2]);
-        assert!(i.sysclass.is_empty() && i.path_args.is_empty());
+        assert!(i.sysclass.is_empty());
+        assert!(
+            !i.path_args.is_empty(),
+            "chmod names a path: its PATH records need the path arguments"
+        );
     }
 
     #[test]
