@@ -81,26 +81,33 @@ fn u64_at(b: &[u8], at: usize) -> Option<u64> {
 }
 
 /// The ELF interpreter a 64-bit little-endian executable names
-/// (PT_INTERP), as binfmt_elf reads it.
+/// (PT_INTERP), as binfmt_elf reads it: the header, the program headers
+/// and the name are read, not the whole file.
 pub fn elf_interp(exe: &[u8]) -> Option<Vec<u8>> {
-    let data = std::fs::read(std::ffi::OsStr::from_bytes(exe)).ok()?;
-    if !data.starts_with(b"\x7fELF\x02\x01") {
+    use std::os::unix::fs::FileExt as _;
+    let f = std::fs::File::open(std::ffi::OsStr::from_bytes(exe)).ok()?;
+    let read = |at: u64, len: usize| {
+        let mut b = vec![0u8; len];
+        f.read_exact_at(&mut b, at).ok().map(|_| b)
+    };
+    let head = read(0, 64)?;
+    if !head.starts_with(b"\x7fELF\x02\x01") {
         return None;
     }
-    let phoff = u64_at(&data, 0x20)? as usize;
-    let phentsize = u16_at(&data, 0x36)? as usize;
-    let phnum = u16_at(&data, 0x38)? as usize;
-    (0..phnum).find_map(|i| {
-        let ph = phoff + i * phentsize;
-        let p_type = u32::from_le_bytes(data.get(ph..ph + 4)?.try_into().ok()?);
-        if p_type != 3 {
-            return None;
-        }
-        let off = u64_at(&data, ph + 8)? as usize;
-        let size = u64_at(&data, ph + 0x20)? as usize;
-        let s = data.get(off..off + size)?;
-        Some(s[..s.iter().position(|&c| c == 0).unwrap_or(s.len())].to_vec())
-    })
+    let phoff = u64_at(&head, 0x20)?;
+    let phentsize = u16_at(&head, 0x36)? as usize;
+    let phnum = u16_at(&head, 0x38)? as usize;
+    if phentsize < 0x28 || phnum > 256 {
+        return None;
+    }
+    let phdrs = read(phoff, phentsize * phnum)?;
+    let ph = phdrs
+        .chunks(phentsize)
+        .find(|ph| ph.get(..4) == Some(&3u32.to_le_bytes()[..]))?;
+    let (off, size) = (u64_at(ph, 8)?, u64_at(ph, 0x20)? as usize);
+    // PATH_MAX, as binfmt_elf bounds it.
+    let name = read(off, size.min(4096))?;
+    Some(name[..name.iter().position(|&c| c == 0).unwrap_or(name.len())].to_vec())
 }
 
 #[cfg(test)]

@@ -313,3 +313,162 @@ pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
         items: b.items,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fastaudit_bpf::types::fa_obj;
+
+    const DIR: u32 = 0o040755;
+    const FILE: u32 = 0o100644;
+
+    fn name(ty: fa_aux_kind, index: u32, s: &str) -> Aux {
+        let mut data = index.to_ne_bytes().to_vec();
+        data.extend_from_slice(&(s.len() as u32).to_ne_bytes());
+        data.extend_from_slice(s.as_bytes());
+        Aux { ty: ty.0, data }
+    }
+
+    /// Objects as (inode, mode, flags, parent inode, dentry name).
+    fn objs(list: &[(u64, u32, fa_obj_flag, u64, &str)]) -> Aux {
+        let mut h = fa_objs {
+            count: list.len() as u32,
+            ..fa_objs::default()
+        };
+        for (slot, &(ino, mode, flags, parent_ino, n)) in h.o.iter_mut().zip(list) {
+            *slot = fa_obj {
+                ino,
+                mode,
+                flags: flags.0
+                    | if n.is_empty() {
+                        0
+                    } else {
+                        fa_obj_flag::FA_OBJ_ALIAS.0
+                    },
+                parent_ino,
+                dev: 0xfe << 20,
+                name_len: n.len() as u32,
+                ..fa_obj::default()
+            };
+            for (d, s) in slot.name.iter_mut().zip(n.bytes()) {
+                *d = s as _;
+            }
+        }
+        // SAFETY: fa_objs is a plain repr(C) struct of integers and arrays.
+        let bytes = unsafe {
+            std::slice::from_raw_parts(
+                (&h as *const fa_objs).cast::<u8>(),
+                std::mem::size_of::<fa_objs>(),
+            )
+        };
+        Aux {
+            ty: fa_aux_kind::FA_AUX_OBJS.0,
+            data: bytes.to_vec(),
+        }
+    }
+
+    fn records(syscall: &str, exit: i64, aux: &[Aux]) -> PathRecords {
+        let sc = Syscall {
+            arch: ARCH_X86_64,
+            syscall: fastaudit_rules::tables::Machine::X86_64
+                .syscall_number(syscall.as_bytes())
+                .unwrap(),
+            exit: Some(exit),
+            ..Syscall::default()
+        };
+        path_records(&sc, aux).unwrap()
+    }
+
+    fn shown(p: &PathRecords) -> Vec<String> {
+        p.items
+            .iter()
+            .enumerate()
+            .map(|(i, it)| String::from_utf8(it.body(i)).unwrap())
+            .map(|b| b.split(" cap_fp").next().unwrap().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn rename_over_a_victim_lists_the_kernels_five_items() {
+        use fa_obj_flag as F;
+        let p = records(
+            "rename",
+            0,
+            &[
+                name(fa_aux_kind::FA_AUX_CWD, 0, "/w"),
+                name(fa_aux_kind::FA_AUX_NAME, 0, "/t/a"),
+                name(fa_aux_kind::FA_AUX_NAME, 1, "/t/b"),
+                objs(&[
+                    (10, DIR, F::FA_OBJ_CHANGED, 2, "t"),
+                    (11, FILE, F::FA_OBJ_CHANGED, 10, "a"),
+                    (12, FILE, F::FA_OBJ_CHANGED, 10, "b"),
+                ]),
+            ],
+        );
+        assert_eq!(p.cwd.as_deref(), Some(&b"/w"[..]));
+        assert_eq!(
+            shown(&p),
+            [
+                "item=0 name=\"/t/\" inode=10 dev=fe:00 mode=040755 ouid=0 ogid=0 rdev=00:00 nametype=PARENT",
+                "item=1 name=\"/t/\" inode=10 dev=fe:00 mode=040755 ouid=0 ogid=0 rdev=00:00 nametype=PARENT",
+                "item=2 name=\"/t/a\" inode=11 dev=fe:00 mode=0100644 ouid=0 ogid=0 rdev=00:00 nametype=DELETE",
+                "item=3 name=\"/t/b\" inode=12 dev=fe:00 mode=0100644 ouid=0 ogid=0 rdev=00:00 nametype=DELETE",
+                "item=4 name=\"/t/b\" inode=11 dev=fe:00 mode=0100644 ouid=0 ogid=0 rdev=00:00 nametype=CREATE",
+            ]
+        );
+    }
+
+    #[test]
+    fn an_open_that_creates_names_the_directory_then_the_file() {
+        use fa_obj_flag as F;
+        let p = records(
+            "openat",
+            3,
+            &[
+                name(fa_aux_kind::FA_AUX_CWD, 0, "/w"),
+                name(fa_aux_kind::FA_AUX_NAME, 0, "new"),
+                objs(&[
+                    (20, DIR, F::FA_OBJ_PARENT, 1, "w"),
+                    (
+                        21,
+                        FILE,
+                        fa_obj_flag(F::FA_OBJ_OPENED.0 | F::FA_OBJ_CREATED.0),
+                        20,
+                        "new",
+                    ),
+                ]),
+            ],
+        );
+        let s = shown(&p);
+        assert!(
+            s[0].starts_with("item=0 name=\"/w\" inode=20 "),
+            "a plain name's directory is the cwd: {s:?}"
+        );
+        assert!(s[0].ends_with("nametype=PARENT"));
+        assert!(s[1].starts_with("item=1 name=\"new\" inode=21 "));
+        assert!(s[1].ends_with("nametype=CREATE"));
+    }
+
+    #[test]
+    fn a_symlink_names_its_target_unlooked_up() {
+        use fa_obj_flag as F;
+        let p = records(
+            "symlink",
+            0,
+            &[
+                name(fa_aux_kind::FA_AUX_CWD, 0, "/w"),
+                name(fa_aux_kind::FA_AUX_NAME, 0, "/t/l"),
+                name(fa_aux_kind::FA_AUX_NAME, 2, "target"),
+                objs(&[
+                    (30, 0o120777, F::FA_OBJ_CHANGED, 0, ""),
+                    (10, DIR, F::FA_OBJ_CHANGED, 2, "t"),
+                ]),
+            ],
+        );
+        let s = shown(&p);
+        assert_eq!(s.len(), 3);
+        assert!(s[0].ends_with("nametype=PARENT") && s[0].contains("inode=10 "));
+        assert_eq!(s[1], "item=1 name=\"target\" nametype=UNKNOWN");
+        assert!(s[2].contains("name=\"/t/l\" inode=30 ") && s[2].ends_with("nametype=CREATE"));
+    }
+}
