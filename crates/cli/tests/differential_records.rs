@@ -128,3 +128,23 @@ fn openat2_how() {
         &["OPENAT2"],
     );
 }
+
+#[test]
+fn signalled_and_traced_tasks() {
+    // kill of a child (TERM, the existence check 0, KILL), a signal the
+    // sender may not send (EPERM: the kernel still notes the target), a
+    // thread-directed one, and a ptrace attach.
+    let cmds = [
+        "sleep 5 & kill $!; wait",
+        "sleep 5 & kill -0 $!; kill -9 $!; wait",
+        "sleep 5 & setpriv --reuid=65534 --regid=65534 --clear-groups kill $!; kill $!; wait",
+        "python3 -c 'import os,signal,threading; signal.pthread_kill(threading.get_ident(), 0); os.kill(os.getpid(), 0)'",
+        "sleep 5 & python3 -c 'import ctypes,sys; libc=ctypes.CDLL(None); libc.ptrace(16, int(sys.argv[1]), 0, 0)' $!; kill -9 $!; wait",
+    ];
+    check(
+        "obj-pid",
+        "-a always,exit -F arch=b64 -S kill,tkill,tgkill -k sig\n-a always,exit -F arch=b64 -S ptrace -k trace\n",
+        &cmds,
+        &["OBJ_PID"],
+    );
+}

@@ -28,6 +28,9 @@ pub struct Rodata {
     pub have_always_task: bool,
     /// Some exit rule tests `perm=` (BPF `have_perm`).
     pub have_perm: bool,
+    /// Some exit rule names kill, tkill or tgkill, so the kernel notes the
+    /// tasks a syscall signals (OBJ_PID; BPF `have_signal_rules`).
+    pub have_signal_rules: bool,
 }
 
 /// Every map entry the plan loads, by map (the BPF side's names).
@@ -79,6 +82,7 @@ impl Plan {
             have_dirs: self.watches.iter().any(|w| w.tree),
             have_always_task: self.has_always_task_rules(),
             have_perm: self.has_perm_tests(),
+            have_signal_rules: self.has_signal_rules(),
         }
     }
 

@@ -183,6 +183,22 @@ pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
 }
 
 impl Plan {
+    /// Whether some exit rule names kill, tkill or tgkill, in either ABI
+    /// (the kernel's `audit_signals`: only then does it note the tasks a
+    /// syscall signals).
+    pub fn has_signal_rules(&self) -> bool {
+        use fastaudit_rules::tables::Machine;
+        [(Machine::X86_64, false), (Machine::X86, true)]
+            .iter()
+            .any(|&(m, compat)| {
+                ["kill", "tkill", "tgkill"].iter().any(|name| {
+                    !self
+                        .candidates(crate::syscalls::number(m, name), compat)
+                        .is_empty()
+                })
+            })
+    }
+
     /// Whether an always,task rule selects tasks whose every syscall is
     /// recorded (the BPF side's `recorded` map holds those tasks).
     pub fn has_always_task_rules(&self) -> bool {

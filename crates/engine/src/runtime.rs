@@ -165,6 +165,14 @@ pub fn run(
         ro.have_always_task = u32::from(r.have_always_task);
         ro.have_perm = u32::from(r.have_perm);
         ro.companion_with_context = u32::from(options.companion_with_context);
+        ro.have_signal_rules = u32::from(r.have_signal_rules);
+        // raw_tp programs may not call the task lookup kfunc.
+        ro.task_lookup = u32::from(
+            !plan
+                .attachments
+                .iter()
+                .any(|a| a.program.starts_with("fa_rtp_")),
+        );
     }
     open.maps
         .events

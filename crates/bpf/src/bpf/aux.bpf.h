@@ -57,6 +57,7 @@ static __always_inline __u32 emit_aux(struct subject *s, const struct fa_msg *m)
 	send_capset(s, m, &lost);
 	send_fd_pair(s, m, &lost);
 	send_sockaddr(s, m, &lost);
+	send_obj_pid(s, m, &lost);
 	return lost;
 }
 

@@ -54,7 +54,6 @@ pub const EXIT_RECORDS: &[&str] = &[
 pub const NOT_YET: &[&str] = &[
     "PATH",
     "CWD",
-    "OBJ_PID",
     "SOCKETCALL",
     "IPC",
     "IPC_SET_PERM",
