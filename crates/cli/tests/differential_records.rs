@@ -148,3 +148,26 @@ fn signalled_and_traced_tasks() {
         &["OBJ_PID"],
     );
 }
+
+#[test]
+fn socket_address_family_rules() {
+    // saddr_fam= tests the family of the address the syscall passed or
+    // got back; a syscall without one matches no saddr_fam test, not even
+    // a != one. Each connect is selected by one rule at most: the key
+    // tells which held.
+    let cmds = [
+        "python3 -c 'import socket\ns=socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen(1)\nc=socket.socket(); c.connect(s.getsockname())'",
+        "python3 -c 'import socket\ns=socket.socket(socket.AF_INET6); s.bind((\"::1\", 0)); s.listen(1)\nc=socket.socket(socket.AF_INET6); c.connect(s.getsockname())'",
+        "python3 -c 'import socket\ns=socket.socket(socket.AF_UNIX); s.bind(\"\\0fa-fam\"); s.listen(1)\nc=socket.socket(socket.AF_UNIX); c.connect(\"\\0fa-fam\")'",
+        // No address: recvfrom on a connected pair.
+        "python3 -c 'import socket\na,b=socket.socketpair(); a.send(b\"x\"); b.recvfrom(4)'",
+        "python3 -c 'import socket\nr=socket.socket(socket.AF_INET6, socket.SOCK_DGRAM); r.bind((\"::1\", 0))\nu=socket.socket(socket.AF_INET6, socket.SOCK_DGRAM); u.sendto(b\"x\", r.getsockname())'",
+    ];
+    let rules =
+        "-a always,exit -F arch=b64 -S connect,bind,sendto,recvfrom -F saddr_fam=2 -k inet\n\
+         -a always,exit -F arch=b64 -S connect,bind -F saddr_fam=10 -k inet6\n\
+         -a always,exit -F arch=b64 -S connect,bind,sendto,recvfrom -F saddr_fam!=1 -k not-local\n\
+         -a always,exit -F arch=b64 -S connect,bind -F saddr_fam<=1 -k local\n";
+    let outcome = run_scenario_except(PATH_RECORDS, "saddr-fam", rules, &cmds, &[]);
+    assert_agrees(&every_key("saddr-fam", rules, outcome));
+}

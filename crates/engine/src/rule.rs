@@ -96,7 +96,8 @@ pub(crate) fn compile_rule(
             | field::SESSIONID
             | field::EXIT
             | field::SUCCESS
-            | field::ARG0..=field::ARG3 => {}
+            | field::ARG0..=field::ARG3
+            | field::SADDR_FAM => {}
             field::FIELD_COMPARE => {
                 let objects = tables::COMPARISONS
                     .iter()

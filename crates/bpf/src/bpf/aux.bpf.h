@@ -40,8 +40,7 @@ static __always_inline void aux_discard(void *payload)
 
 /* The record families' senders (each uses aux_reserve above). */
 #include "execve.bpf.h"      /* BPRM_FCAPS, EXECVE */
-#include "special.bpf.h"     /* MMAP, OPENAT2, CAPSET, FD_PAIR */
-#include "sockaddr.bpf.h"    /* SOCKADDR */
+#include "special.bpf.h"     /* MMAP, OPENAT2, CAPSET, FD_PAIR, SOCKADDR, OBJ_PID */
 
 /* Send the auxiliary records of the syscall of s before its event, whose
  * head m will be; returns FA_EV_AUX_LOST if one found no room. Each

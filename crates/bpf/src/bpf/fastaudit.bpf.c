@@ -17,6 +17,7 @@
 #include "hits.bpf.h"        /* watched objects a syscall touched */
 #include "pathnorm.bpf.h"    /* failed syscalls' paths, normalized */
 #include "watches.bpf.h"     /* what a syscall touched, gathered */
+#include "sockaddr.bpf.h"    /* a socket syscall's address */
 #include "rules.bpf.h"       /* rule evaluation */
 #include "proctitle.bpf.h"   /* PROCTITLE's command line, cached per task */
 #include "event.bpf.h"       /* the event sent to user space */

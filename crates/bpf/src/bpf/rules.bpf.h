@@ -150,6 +150,10 @@ static long test_one(__u32 i, struct eval *e)
 		ok = e->s->hits && has_hit(e->s->hits, t->value);   /* the kernel ignores the operator */
 	else if (t->field == AUDIT_PERM)
 		ok = (t->value & e->s->perm) != 0;
+	else if (t->field == AUDIT_SADDR_FAM) {
+		__u32 fam = 0;
+		ok = sockaddr_family(e->s, &fam) && compare(fam, t->op, t->value);
+	}
 	else if ((t->field == AUDIT_EXIT || t->field == AUDIT_SUCCESS) && !e->s->returned)
 		ok = 0;   /* exit=, success=: no return value, the test fails whatever its operator */
 	else

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* The small records audit_log_exit writes for particular syscalls,
- * read at the syscall's exit: FD_PAIR (pipe, pipe2, socketpair: the
+ * read at the syscall's exit: SOCKADDR (sockaddr.bpf.h finds the
+ * address), OBJ_PID, FD_PAIR (pipe, pipe2, socketpair: the
  * descriptors stored in the caller's array), MMAP (a file mapping's fd
  * and flags), OPENAT2 (the caller's struct open_how), CAPSET (the
  * caller's new capability sets). */
@@ -108,6 +109,26 @@ static __always_inline void send_capset(struct subject *s, const struct fa_msg *
  * (raw_tp ones may not: `task_lookup` is 0 then, and no OBJ_PID is sent).
  * Signals to a process group or to every process (kill with pid <= 0),
  * pidfd_send_signal and the ia32 ABI are not followed. */
+/* SOCKADDR, when the syscall has an audited address. */
+static __always_inline void send_sockaddr(struct subject *s, const struct fa_msg *m, __u32 *lost)
+{
+	__u32 len = 0;
+	unsigned long addr = sockaddr_of(s, &len);
+	if (!addr)
+		return;
+	struct fa_sockaddr *r = aux_reserve(m, lost, AUDIT_SOCKADDR, sizeof(*r));
+	if (!r)
+		return;
+	__u64 n = len > FA_SOCKADDR_MAX ? FA_SOCKADDR_MAX : len;
+	/* Keep the clamped copy as the size the verifier checks. */
+	barrier_var(n);
+	r->len = len;
+	r->read = 0;
+	if (n <= FA_SOCKADDR_MAX && bpf_probe_read_user(r->addr, n, (void *)addr) == 0)
+		r->read = n;
+	aux_submit(r);
+}
+
 extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
 extern void bpf_task_release(struct task_struct *p) __ksym;
 
