@@ -171,3 +171,25 @@ fn socket_address_family_rules() {
     let outcome = run_scenario_except(PATH_RECORDS, "saddr-fam", rules, &cmds, &[]);
     assert_agrees(&every_key("saddr-fam", rules, outcome));
 }
+
+#[test]
+fn ausearch_and_aureport_by_executable() {
+    // `ausearch -x EXE` and `aureport -x --summary` on both logs: the same
+    // events (every record but PATH and CWD) and the same count, for an
+    // executable of the scenario's own.
+    let (diffs, _) = run_full_then(
+        PATH_RECORDS,
+        "tools",
+        "-a always,exit -F arch=b64 -S execve,connect -k tools\n",
+        &[
+            "d=$(dirname FILE); cp /usr/bin/python3 $d/fa-py && $d/fa-py -c 'import socket\ns=socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen(1)\nc=socket.socket(); c.connect(s.getsockname())' 'a b'",
+            "d=$(dirname FILE); $d/fa-py -c 'pass' x",
+        ],
+        &[],
+        |kernel, ours| {
+            let exe = kernel.with_file_name("fa-py");
+            tool_diffs("tools", kernel, ours, &exe, PATH_RECORDS)
+        },
+    );
+    assert_agrees(&diffs);
+}
