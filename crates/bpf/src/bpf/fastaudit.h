@@ -162,14 +162,19 @@ struct fa_capset {
 	struct fa_caps caps;
 };
 
-/* BPRM_FCAPS: an exec that raised capabilities (nonroot_raised_pE): the
- * file's capabilities and the sets before and after. */
+/* fa_bprm_fcaps.flags: which clauses of the kernel's nonroot_raised_pE
+ * held for the exec. */
+enum fa_bprm_flag {
+	FA_BPRM_RAISED = 1,     /* one that does not depend on the file's capabilities */
+	FA_BPRM_PP_GAINED = 2,  /* same euid and the permitted set grew: raised
+				 * if the file has capabilities */
+};
+
+/* BPRM_FCAPS: an exec that may have raised capabilities
+ * (nonroot_raised_pE): the sets before and after; user space reads the
+ * file's own capabilities (they decide FA_BPRM_PP_GAINED). */
 struct fa_bprm_fcaps {
-	__u64 fp;
-	__u64 fi;
-	__u32 fver;
-	__u32 fe;
-	__u32 frootid;
+	__u32 flags;     /* FA_BPRM_* */
 	__u32 pad;
 	struct fa_caps old;
 	struct fa_caps new;
@@ -195,6 +200,7 @@ struct fa_exec_entry {
 struct fa_aux_layouts {
 	enum fa_aux_limit limit;
 	enum fa_execve_flag execve_flag;
+	enum fa_bprm_flag bprm_flag;
 	struct fa_execve execve;
 	struct fa_sockaddr sockaddr;
 	struct fa_fd_pair fd_pair;

@@ -259,7 +259,7 @@ pub fn event_lines(ev: &AuditEvent, stamp: Stamp, format: Format) -> Vec<u8> {
 /// the address its sendto passed, read like any other.
 pub fn after_syscall(ev: &AuditEvent) -> Vec<(u32, Vec<u8>)> {
     let mut recs: Vec<(u32, Vec<u8>)> = Vec::new();
-    for r in exit_records::decode(&ev.aux) {
+    for r in exit_records::decode(&ev.aux, ev.syscall.exe.as_deref()) {
         recs.extend(r.bodies().into_iter().map(|b| (r.ty(), b)));
     }
     // Stable: EXECVE's records keep their order.
