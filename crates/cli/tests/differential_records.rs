@@ -193,3 +193,18 @@ fn ausearch_and_aureport_by_executable() {
     );
     assert_agrees(&diffs);
 }
+
+#[test]
+fn exec_of_a_file_with_capabilities() {
+    // The file's own capabilities in BPRM_FCAPS (fver, fp, fe), for root
+    // and for an unprivileged user, whose exec they raise.
+    check(
+        "fcaps",
+        "-a always,exit -F arch=b64 -S execve -F exe=/usr/bin/setpriv -k caps\n-a always,exit -F arch=b64 -S execve -k exec\n",
+        &[
+            "d=$(dirname FILE); chmod 755 $d; cp /bin/true $d/captrue && setcap cap_net_raw+ep $d/captrue && $d/captrue",
+            "d=$(dirname FILE); setpriv --reuid=65534 --regid=65534 --clear-groups $d/captrue",
+        ],
+        &["BPRM_FCAPS"],
+    );
+}
