@@ -108,6 +108,14 @@ struct {
 	__type(value, __u32);
 } watch_by_parent_name SEC(".maps");
 
+/* Where the executable's path is built for an event (see fa_exe_buf). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fa_exe_buf);
+} exe_scratch SEC(".maps");
+
 /* Watched files by path, and scratch space to read a path argument. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

@@ -17,7 +17,20 @@ struct eval {
 	__u32 start;
 	__u32 ok;
 	__s64 matched;   /* enum verdict, or the matching always rule */
+	__u32 prio_floor; /* only rules of a higher priority can match (0: all) */
+	__u32 rid;        /* the matching rule, always or never */
 };
+
+/* Per exit and io_uring rule: the kernel's priority (audit_rule.prio) as
+ * a rank, higher for rules added earlier. Within one syscall context a
+ * match only lets rules of a higher priority match after it (matters for
+ * io_uring ops issued inline in io_uring_enter). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FA_MAX_RULES);
+	__type(key, __u32);
+	__type(value, __u32);
+} rule_prio SEC(".maps");
 
 static __always_inline int compare(__u32 l, __u32 op, __u32 r)
 {
@@ -38,7 +51,7 @@ static __always_inline int compare(__u32 l, __u32 op, __u32 r)
 static __always_inline __u32 value_of(struct subject *s, __u32 field)
 {
 	struct task_struct *t = s->task;
-	const struct cred *c = BPF_CORE_READ(t, cred);
+	const struct cred *c = s->cred ? s->cred : BPF_CORE_READ(t, cred);
 	switch (field) {
 	case AUDIT_PID: return s->tgid;
 	case AUDIT_UID: return BPF_CORE_READ(c, uid.val);
@@ -51,7 +64,7 @@ static __always_inline __u32 value_of(struct subject *s, __u32 field)
 	case AUDIT_FSGID: return BPF_CORE_READ(c, fsgid.val);
 	case AUDIT_LOGINUID: return BPF_CORE_READ(t, loginuid.val);
 	case AUDIT_PERS: return BPF_CORE_READ(t, personality);
-	case AUDIT_ARCH: return abi_arch(s->compat);
+	case AUDIT_ARCH: return s->no_arch ? 0 : abi_arch(s->compat);
 	case AUDIT_PPID: return BPF_CORE_READ(t, real_parent, tgid);
 	case AUDIT_LOGINUID_SET: return BPF_CORE_READ(t, loginuid.val) != (__u32)-1;
 	case AUDIT_SESSIONID: return BPF_CORE_READ(t, sessionid);
@@ -172,6 +185,11 @@ static long try_rule(__u32 i, struct eval *e)
 	if (!id)
 		return 1;
 	__u32 rid = *id;
+	if (e->prio_floor) {
+		__u32 *prio = bpf_map_lookup_elem(&rule_prio, &rid);
+		if (!prio || *prio <= e->prio_floor)
+			return 0;
+	}
 	struct fa_rule *r = bpf_map_lookup_elem(&rules, &rid);
 	if (!r)
 		return 1;
@@ -180,6 +198,7 @@ static long try_rule(__u32 i, struct eval *e)
 	bpf_loop(r->ntests < FA_MAX_TESTS ? r->ntests : FA_MAX_TESTS, test_one, e, 0);
 	if (e->ok) {
 		e->matched = r->always ? (__s64)rid : VERDICT_NEVER;
+		e->rid = rid;
 		return 1;
 	}
 	return 0;
@@ -190,6 +209,16 @@ static __always_inline __s64 judge(struct subject *s, struct fa_span *span)
 {
 	struct eval e = { .s = s, .start = span->start, .matched = VERDICT_NONE };
 	bpf_loop(span->count, try_rule, &e, 0);
+	return e.matched;
+}
+
+/* The same among rules of a priority above `floor`; the matching rule's
+ * id goes to *rid (never rules included). */
+static __always_inline __s64 judge_above(struct subject *s, struct fa_span *span, __u32 floor, __u32 *rid)
+{
+	struct eval e = { .s = s, .start = span->start, .matched = VERDICT_NONE, .prio_floor = floor };
+	bpf_loop(span->count, try_rule, &e, 0);
+	*rid = e.rid;
 	return e.matched;
 }
 

@@ -307,7 +307,8 @@ impl Side {
                     msec: ev.msec,
                     serial: self.serial(),
                 };
-                if log.write_event(&event_lines(&ev, stamp, self.format))? {
+                let lines = event_lines(&ev, stamp, self.format);
+                if self.log_event(log, &lines, Some(stamp))? {
                     self.companions_logged += 1;
                 }
                 Ok(())
@@ -315,7 +316,7 @@ impl Side {
             Out::Joined(r, ev) => {
                 let (stamp, mut lines) = self.kernel_line(log, &r)?;
                 lines.extend(event_lines(&ev, stamp, self.format));
-                if log.write_event(&lines)? {
+                if self.log_event(log, &lines, Some(stamp))? {
                     self.kernel_logged += 1;
                     self.companions_logged += 1;
                 }
@@ -351,6 +352,8 @@ mod tests {
             },
             cmdline: b"sh".to_vec(),
             companion: true,
+            uringops: Vec::new(),
+            no_syscall: false,
             aux: Vec::new(),
             aux_lost: false,
         }
