@@ -3,6 +3,8 @@
 mod bench_cmd;
 mod cli;
 mod daemon;
+mod plugins;
+mod reload;
 mod rules_cmd;
 mod run_cmd;
 mod status_cmd;

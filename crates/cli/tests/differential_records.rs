@@ -128,3 +128,83 @@ fn openat2_how() {
         &["OPENAT2"],
     );
 }
+
+#[test]
+fn signalled_and_traced_tasks() {
+    // kill of a child (TERM, the existence check 0, KILL), a signal the
+    // sender may not send (EPERM: the kernel still notes the target), a
+    // thread-directed one, and a ptrace attach.
+    let cmds = [
+        "sleep 5 & kill $!; wait",
+        "sleep 5 & kill -0 $!; kill -9 $!; wait",
+        "sleep 5 & setpriv --reuid=65534 --regid=65534 --clear-groups kill $!; kill $!; wait",
+        "python3 -c 'import os,signal,threading; signal.pthread_kill(threading.get_ident(), 0); os.kill(os.getpid(), 0)'",
+        "sleep 5 & python3 -c 'import ctypes,sys; libc=ctypes.CDLL(None); libc.ptrace(16, int(sys.argv[1]), 0, 0)' $!; kill -9 $!; wait",
+    ];
+    check(
+        "obj-pid",
+        "-a always,exit -F arch=b64 -S kill,tkill,tgkill -k sig\n-a always,exit -F arch=b64 -S ptrace -k trace\n",
+        &cmds,
+        &["OBJ_PID"],
+    );
+}
+
+#[test]
+fn socket_address_family_rules() {
+    // saddr_fam= tests the family of the address the syscall passed or
+    // got back; a syscall without one matches no saddr_fam test, not even
+    // a != one. Each connect is selected by one rule at most: the key
+    // tells which held.
+    let cmds = [
+        "python3 -c 'import socket\ns=socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen(1)\nc=socket.socket(); c.connect(s.getsockname())'",
+        "python3 -c 'import socket\ns=socket.socket(socket.AF_INET6); s.bind((\"::1\", 0)); s.listen(1)\nc=socket.socket(socket.AF_INET6); c.connect(s.getsockname())'",
+        "python3 -c 'import socket\ns=socket.socket(socket.AF_UNIX); s.bind(\"\\0fa-fam\"); s.listen(1)\nc=socket.socket(socket.AF_UNIX); c.connect(\"\\0fa-fam\")'",
+        // No address: recvfrom on a connected pair.
+        "python3 -c 'import socket\na,b=socket.socketpair(); a.send(b\"x\"); b.recvfrom(4)'",
+        "python3 -c 'import socket\nr=socket.socket(socket.AF_INET6, socket.SOCK_DGRAM); r.bind((\"::1\", 0))\nu=socket.socket(socket.AF_INET6, socket.SOCK_DGRAM); u.sendto(b\"x\", r.getsockname())'",
+    ];
+    let rules =
+        "-a always,exit -F arch=b64 -S connect,bind,sendto,recvfrom -F saddr_fam=2 -k inet\n\
+         -a always,exit -F arch=b64 -S connect,bind -F saddr_fam=10 -k inet6\n\
+         -a always,exit -F arch=b64 -S connect,bind,sendto,recvfrom -F saddr_fam!=1 -k not-local\n\
+         -a always,exit -F arch=b64 -S connect,bind -F saddr_fam<=1 -k local\n";
+    let outcome = run_scenario_except(PATH_RECORDS, "saddr-fam", rules, &cmds, &[]);
+    assert_agrees(&every_key("saddr-fam", rules, outcome));
+}
+
+#[test]
+fn ausearch_and_aureport_by_executable() {
+    // `ausearch -x EXE` and `aureport -x --summary` on both logs: the same
+    // events (every record but PATH and CWD) and the same count, for an
+    // executable of the scenario's own.
+    let (diffs, _) = run_full_then(
+        PATH_RECORDS,
+        "tools",
+        "-a always,exit -F arch=b64 -S execve,connect -k tools\n",
+        &[
+            "d=$(dirname FILE); cp /usr/bin/python3 $d/fa-py && $d/fa-py -c 'import socket\ns=socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen(1)\nc=socket.socket(); c.connect(s.getsockname())' 'a b'",
+            "d=$(dirname FILE); $d/fa-py -c 'pass' x",
+        ],
+        &[],
+        |kernel, ours| {
+            let exe = kernel.with_file_name("fa-py");
+            tool_diffs("tools", kernel, ours, &exe, PATH_RECORDS)
+        },
+    );
+    assert_agrees(&diffs);
+}
+
+#[test]
+fn exec_of_a_file_with_capabilities() {
+    // The file's own capabilities in BPRM_FCAPS (fver, fp, fe), for root
+    // and for an unprivileged user, whose exec they raise.
+    check(
+        "fcaps",
+        "-a always,exit -F arch=b64 -S execve -k exec\n",
+        &[
+            "d=$(dirname FILE); chmod 755 $d; cp /bin/true $d/captrue && setcap cap_net_raw+ep $d/captrue && $d/captrue",
+            "d=$(dirname FILE); setpriv --reuid=65534 --regid=65534 --clear-groups $d/captrue",
+        ],
+        &["BPRM_FCAPS"],
+    );
+}

@@ -4,8 +4,8 @@
 
 use crate::samples::{read, Aux};
 use fastaudit_bpf::types::{
-    fa_bprm_fcaps, fa_caps, fa_capset, fa_execve, fa_execve_flag, fa_fd_pair, fa_mmap, fa_obj_pid,
-    fa_openat2, fa_sockaddr,
+    fa_bprm_fcaps, fa_bprm_flag, fa_caps, fa_capset, fa_execve, fa_execve_flag, fa_fd_pair,
+    fa_mmap, fa_obj_pid, fa_openat2, fa_sockaddr,
 };
 use fastaudit_records::exit::{rank, ExitRecord};
 use fastaudit_records::special::{Caps, FileCaps, ObjPid};
@@ -24,10 +24,32 @@ fn cstr(b: &[u8]) -> Vec<u8> {
     b.iter().take_while(|&&c| c != 0).copied().collect()
 }
 
+/// The capabilities of the file at `path` (`security.capability`), read
+/// now: the exec's file, whose xattr the BPF side cannot read. `None`:
+/// it has none (or they are malformed, which the kernel treats alike).
+fn file_caps(path: &[u8]) -> Option<FileCaps> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(std::ffi::OsStr::from_bytes(path).as_bytes()).ok()?;
+    let name = c"security.capability";
+    let mut buf = [0u8; 64];
+    // SAFETY: valid NUL-terminated path and name, and a buffer of its size.
+    let n = unsafe {
+        nix::libc::getxattr(
+            path.as_ptr(),
+            name.as_ptr(),
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+        )
+    };
+    let n = usize::try_from(n).ok()?;
+    FileCaps::from_xattr(&buf[..n.min(buf.len())])
+}
+
 /// The records an event's auxiliary samples stand for, in the order
-/// `audit_log_exit` writes them. Payloads of other types (PATH, CWD, ...)
-/// are left to their own decoders; malformed ones are skipped.
-pub fn decode(aux: &[Aux]) -> Vec<ExitRecord> {
+/// `audit_log_exit` writes them; `exe` is the task's executable (an
+/// exec's file). Payloads of other types (PATH, CWD, ...) are left to
+/// their own decoders; malformed ones are skipped.
+pub fn decode(aux: &[Aux], exe: Option<&[u8]>) -> Vec<ExitRecord> {
     let mut out = Vec::new();
     // EXECVE's argument area comes in chunks, in order.
     let mut execve: Option<(u32, Vec<u8>)> = None;
@@ -75,14 +97,17 @@ pub fn decode(aux: &[Aux]) -> Vec<ExitRecord> {
             }
             types::BPRM_FCAPS => {
                 if let Some(b) = read::<fa_bprm_fcaps>(d) {
-                    let file = FileCaps {
-                        version: b.fver,
-                        permitted: b.fp,
-                        inheritable: b.fi,
-                        effective: b.fe != 0,
-                        rootid: b.frootid,
-                    };
-                    out.push(ExitRecord::BprmFcaps(file, caps(&b.old), caps(&b.new)));
+                    let file = exe.and_then(file_caps);
+                    // The permitted set's growth raises only with file capabilities.
+                    let raised = b.flags & fa_bprm_flag::FA_BPRM_RAISED.0 != 0
+                        || (file.is_some() && b.flags & fa_bprm_flag::FA_BPRM_PP_GAINED.0 != 0);
+                    if raised {
+                        out.push(ExitRecord::BprmFcaps(
+                            file.unwrap_or_default(),
+                            caps(&b.old),
+                            caps(&b.new),
+                        ));
+                    }
                 }
             }
             types::OBJ_PID => {

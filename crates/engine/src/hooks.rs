@@ -11,8 +11,10 @@ use fastaudit_rules::abi::arch;
 use fastaudit_rules::tables::Machine;
 use std::collections::BTreeSet;
 use std::fmt;
+use uring::{uring_enter_attachments, URING_OPS};
 
 mod companion;
+mod uring;
 
 /// A kernel hook the plan needs.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -37,6 +39,10 @@ pub enum Hook {
     TaskLifecycle,
     /// Inode change tracepoints (`timestamp:*ctime*`), for path= and dir= watches.
     InodeChanges,
+    /// The io_uring tracepoints an op's issue attempts are rebuilt from.
+    UringOps,
+    /// io_uring_enter's entry (and exit) tracepoints: inline ops' context.
+    UringEnter,
 }
 
 impl Hook {
@@ -45,7 +51,7 @@ impl Hook {
         !matches!(
             self,
             Hook::SyscallExit { .. } | Hook::SyscallEnter { .. } | Hook::CompanionExit { .. }
-        )
+        ) && *self != Hook::UringEnter
     }
 }
 
@@ -187,6 +193,11 @@ pub fn attachments(hooks: &[Hook], raw_kind: Option<Kind>) -> Option<Vec<Attachm
             Hook::RawSyscallEnter => std::slice::from_ref(&RAW_ENTER),
             Hook::TaskLifecycle => &TASK,
             Hook::InodeChanges => &INODE,
+            Hook::UringOps => &URING_OPS,
+            Hook::UringEnter => {
+                exits.extend(uring_enter_attachments(hooks, &mut enters));
+                continue;
+            }
             Hook::SyscallExit { nr, syscall } => {
                 exits.push(Attachment {
                     program: "fa_syscall_exit",
@@ -283,6 +294,7 @@ pub(crate) fn choose(plan: &Plan, tracepoints: Option<&BTreeSet<String>>) -> Vec
     if !hooks.is_empty() && (!plan.watches.is_empty() || (plan.names_paths() && raw_kind)) {
         hooks.push(Hook::InodeChanges);
     }
+    hooks.extend(uring::uring_hooks(plan));
     hooks
 }
 
@@ -527,13 +539,9 @@ mod tests {
             vec![Hook::RawSyscallExit, Hook::InodeChanges]
         );
         assert_eq!(
-            plan("-a always,exit -F arch=b64 -S all\n").unwrap().hooks,
-            vec![
-                Hook::RawSyscallExit,
-                Hook::RawSyscallEnter,
-                Hook::InodeChanges
-            ],
-            "all syscalls include execve, whose arguments are saved at entry"
+            plan("-a always,exit -F arch=b64 -S all\n").unwrap().hooks[..2],
+            [Hook::RawSyscallExit, Hook::RawSyscallEnter],
+            "all syscalls include execve, whose arguments are saved at entry (and io_uring_enter: uring.rs)"
         );
         assert_eq!(
             plan("-a always,exit -F arch=b64 -S execve,chmod\n")

@@ -3,7 +3,7 @@
 //! CWD, EXECVE, ... records) come before it with its tid and stamp, and
 //! are held here until the event arrives.
 
-use fastaudit_bpf::types::{fa_aux_head, fa_event, fa_msg, fa_msg_kind};
+use fastaudit_bpf::types::{fa_aux_head, fa_event, fa_event_flag, fa_msg, fa_msg_kind};
 use std::collections::HashMap;
 
 /// One auxiliary record's data, as the BPF side sent it.
@@ -23,7 +23,7 @@ const MAX_WAITING: usize = 1 << 16;
 #[derive(Default)]
 pub(crate) struct Samples {
     waiting: HashMap<u32, (u64, Vec<Aux>)>,
-    ready: Vec<(fa_event, Vec<Aux>)>,
+    ready: Vec<(fa_event, Vec<u8>, Vec<Aux>)>,
 }
 
 pub(crate) fn read<T: Copy>(data: &[u8]) -> Option<T> {
@@ -59,19 +59,29 @@ impl Samples {
             }
             slot.1.push(aux);
         } else if msg.kind == fa_msg_kind::FA_MSG_EVENT.0 {
-            let Some(ev) = read::<fa_event>(data) else {
+            let Some(mut ev) = read::<fa_event>(data) else {
                 return;
+            };
+            // The executable's path follows the event, exe_len bytes.
+            let size = std::mem::size_of::<fa_event>();
+            let exe = match data[size..].get(..ev.exe_len as usize) {
+                Some(exe) => exe.to_vec(),
+                None => {
+                    ev.flags |= fa_event_flag::FA_EV_EXE_TOO_LONG.0;
+                    Vec::new()
+                }
             };
             let aux = match self.waiting.remove(&msg.tid) {
                 Some((stamp, aux)) if stamp == msg.stamp => aux,
                 _ => Vec::new(),
             };
-            self.ready.push((ev, aux));
+            self.ready.push((ev, exe, aux));
         }
     }
 
-    /// The complete events read so far, in ring order.
-    pub(crate) fn take(&mut self) -> Vec<(fa_event, Vec<Aux>)> {
+    /// The complete events read so far (each with its executable's path
+    /// and auxiliary records), in ring order.
+    pub(crate) fn take(&mut self) -> Vec<(fa_event, Vec<u8>, Vec<Aux>)> {
         std::mem::take(&mut self.ready)
     }
 }

@@ -12,9 +12,11 @@ pub mod path;
 pub mod sockaddr;
 pub mod special;
 pub mod syscall;
+pub mod uringop;
 
 pub use line::{Format, Stamp};
 pub use syscall::Syscall;
+pub use uringop::UringOp;
 
 /// Record type numbers (`<linux/audit.h>`).
 pub mod types {
@@ -28,6 +30,8 @@ pub mod types {
     pub const SOCKADDR: u32 = 1306;
     /// `CWD`.
     pub const CWD: u32 = 1307;
+    /// `URINGOP`.
+    pub const URINGOP: u32 = 1336;
     /// `EOE` (auditd never writes it to disk).
     pub const EOE: u32 = 1320;
     /// `PROCTITLE`.

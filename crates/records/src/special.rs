@@ -68,6 +68,51 @@ pub struct FileCaps {
     pub rootid: u32,
 }
 
+/// `VFS_CAP_FLAGS_EFFECTIVE` in `magic_etc`.
+const VFS_CAP_FLAGS_EFFECTIVE: u32 = 1;
+/// Capabilities 0..40 (`CAP_VALID_MASK`).
+const CAP_VALID_MASK: u64 = 0x1ff_ffff_ffff;
+
+impl FileCaps {
+    /// A `security.capability` xattr as the kernel's
+    /// `get_vfs_caps_from_disk` reads it (revision 1, 2 or 3; rootid of
+    /// revision 3, read in the initial user namespace); `None` when it is
+    /// malformed, as the kernel then finds no capabilities.
+    pub fn from_xattr(v: &[u8]) -> Option<FileCaps> {
+        let word = |i: usize| -> Option<u32> {
+            Some(u32::from_le_bytes(
+                v.get(4 * i..4 * i + 4)?.try_into().ok()?,
+            ))
+        };
+        let magic = word(0)?;
+        let version = magic >> 24;
+        let (size, hi) = match version {
+            1 => (12, false),
+            2 => (20, true),
+            3 => (24, true),
+            _ => return None,
+        };
+        if v.len() != size {
+            return None;
+        }
+        let set = |lo: usize| -> Option<u64> {
+            let high = if hi {
+                u64::from(word(lo + 2)?) << 32
+            } else {
+                0
+            };
+            Some((u64::from(word(lo)?) | high) & CAP_VALID_MASK)
+        };
+        Some(FileCaps {
+            version,
+            permitted: set(1)?,
+            inheritable: set(2)?,
+            effective: magic & VFS_CAP_FLAGS_EFFECTIVE != 0,
+            rootid: if version == 3 { word(5)? } else { 0 },
+        })
+    }
+}
+
 /// BPRM_FCAPS: the file's capabilities, the sets before and after the exec.
 pub fn bprm_fcaps_body(file: &FileCaps, old: &Caps, new: &Caps) -> Vec<u8> {
     let mut o = format!("fver={:x}", file.version).into_bytes();
@@ -116,6 +161,32 @@ pub fn obj_pid_body(t: &ObjPid) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn file_capabilities_from_the_xattr() {
+        // setcap cap_net_raw+ep: revision 2, effective, bit 13.
+        let mut v = 0x0200_0001u32.to_le_bytes().to_vec();
+        for w in [0x2000u32, 0, 0, 0] {
+            v.extend(w.to_le_bytes());
+        }
+        assert_eq!(
+            FileCaps::from_xattr(&v),
+            Some(FileCaps {
+                version: 2,
+                permitted: 0x2000,
+                inheritable: 0,
+                effective: true,
+                rootid: 0
+            })
+        );
+        assert_eq!(FileCaps::from_xattr(&v[..16]), None);
+        let body = bprm_fcaps_body(
+            &FileCaps::from_xattr(&v).unwrap(),
+            &Caps::default(),
+            &Caps::default(),
+        );
+        assert!(body.starts_with(b"fver=2 fp=0000000000002000 fi=0 fe=1 "));
+    }
 
     #[test]
     fn bodies_as_the_kernel_writes_them() {

@@ -40,8 +40,7 @@ static __always_inline void aux_discard(void *payload)
 
 /* The record families' senders (each uses aux_reserve above). */
 #include "execve.bpf.h"      /* BPRM_FCAPS, EXECVE */
-#include "special.bpf.h"     /* MMAP, OPENAT2, CAPSET, FD_PAIR */
-#include "sockaddr.bpf.h"    /* SOCKADDR */
+#include "special.bpf.h"     /* MMAP, OPENAT2, CAPSET, FD_PAIR, SOCKADDR, OBJ_PID */
 /* Senders defined after this header (they reserve through it). */
 static __always_inline void emit_paths(struct subject *s, const struct fa_msg *m, __u32 *lost);
 
@@ -59,6 +58,7 @@ static __always_inline __u32 emit_aux(struct subject *s, const struct fa_msg *m)
 	send_capset(s, m, &lost);
 	send_fd_pair(s, m, &lost);
 	send_sockaddr(s, m, &lost);
+	send_obj_pid(s, m, &lost);
 	emit_paths(s, m, &lost);   /* CWD, PATH: last, as audit_log_exit writes them */
 	return lost;
 }

@@ -37,10 +37,12 @@ static __always_inline void save_exec_entry(void)
 	bpf_map_update_elem(&exec_entry, &tid, &e, BPF_ANY);
 }
 
-/* BPRM_FCAPS when the kernel's nonroot_raised_pE holds for the exec's old
- * and new credentials (commoncap.c; root is uid 0 of the initial user
- * namespace). The file's own capabilities are not read (no xattr access
- * from these hooks): fastaudit takes the file as having none. */
+/* BPRM_FCAPS when the kernel's nonroot_raised_pE can hold for the exec's
+ * old and new credentials (commoncap.c; root is uid 0 of the initial user
+ * namespace). Whether the file has capabilities of its own (an xattr
+ * these hooks cannot read) decides one clause: user space reads them
+ * and drops a record sent only for that clause (FA_BPRM_PP_GAINED) when
+ * the file has none. */
 static __always_inline void send_bprm_fcaps(struct subject *s, const struct fa_msg *m, __u32 *lost)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
@@ -56,15 +58,21 @@ static __always_inline void send_bprm_fcaps(struct subject *s, const struct fa_m
 	int is_eff = euid == 0, is_real = uid == 0;
 	int full = (new.effective & FA_CAP_FULL) == FA_CAP_FULL;
 	int pe_grew = (new.effective & ~new.ambient) != 0;
-	int raised = (pe_grew && !(full && (is_eff || is_real) && root_priv)) ||
-		     (root_priv && !is_real && is_eff && !full) ||
-		     (euid == old->euid && (new.ambient & ~old->caps.ambient) != 0);
-	if (!raised)
+	int same_euid = euid == old->euid;
+	__u32 flags = 0;
+	if ((pe_grew && !(full && (is_eff || is_real) && root_priv)) ||
+	    (root_priv && !is_real && is_eff && !full) ||
+	    (same_euid && (new.ambient & ~old->caps.ambient) != 0))
+		flags |= FA_BPRM_RAISED;
+	if (same_euid && (new.permitted & ~old->caps.permitted) != 0)
+		flags |= FA_BPRM_PP_GAINED;
+	if (!flags)
 		return;
 	struct fa_bprm_fcaps *r = aux_reserve(m, lost, AUDIT_BPRM_FCAPS, sizeof(*r));
 	if (!r)
 		return;
-	__builtin_memset(r, 0, sizeof(*r));
+	r->flags = flags;
+	r->pad = 0;
 	r->old = old->caps;
 	r->new = new;
 	aux_submit(r);

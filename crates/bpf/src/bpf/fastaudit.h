@@ -17,6 +17,7 @@ enum fa_limit {
 	FA_RINGBUF_BYTES = 16 << 20,
 	FA_PROCTITLE_LEN = 128,     /* MAX_PROCTITLE_AUDIT_LEN */
 	FA_PATH_DEPTH = 16,         /* path components kept of a dentry walk */
+	FA_EXE_MAX = 4096,          /* bytes of the executable's path (PATH_MAX) */
 	FA_NAME_LEN = 64,           /* bytes kept of each component */
 	FA_MAX_WATCHED = 65536,     /* watched inodes (files, dirs, mount roots) */
 	FA_MAX_HITS = 8,            /* watched objects one syscall can touch */
@@ -28,6 +29,7 @@ enum fa_limit {
 	 * (ia32) syscalls; FA_TASK_SPAN holds the task-list rules. */
 	FA_NR_SPANS = 2 * FA_NR_SYSCALLS,
 	FA_TASK_SPAN = FA_NR_SPANS,
+	FA_URING_OPS = 64,          /* io_uring op numbers (IORING_OP_LAST is below) */
 };
 
 /* A test whose field can never hold (an LSM field without an LSM). Rule
@@ -77,6 +79,21 @@ enum fa_event_flag {
 	 * buffer: the event's records are incomplete (counted in
 	 * FA_STAT_AUX_LOST). */
 	FA_EV_AUX_LOST = 8,
+	/* The executable's path does not fit in FA_EXE_MAX bytes (or could
+	 * not be read whole): exe= is the kernel's own marker for a path
+	 * d_path cannot give, "<too_long>", never a shorter path. */
+	FA_EV_EXE_TOO_LONG = 16,
+	/* A URINGOP record: `syscall` is the io_uring op, `ret` the issue
+	 * attempt's return, `rule` the key's rule, `args[0]` its items=;
+	 * only these, the ids, pid, ppid and msg are filled. */
+	FA_EV_URINGOP = 32,
+	/* ... made inside io_uring_enter: its records wait for that
+	 * syscall's end (FA_EV_URING_END from the same msg.tid) and share its stamp. */
+	FA_EV_URING_INLINE = 64,
+	/* The end of an io_uring_enter that made URINGOP records: its
+	 * SYSCALL, or with FA_EV_NO_RECORD none (only pid and msg filled). */
+	FA_EV_URING_END = 128,
+	FA_EV_NO_RECORD = 256,
 };
 
 /* What a ring-buffer sample is (fa_msg.kind). */
@@ -169,14 +186,19 @@ struct fa_capset {
 	struct fa_caps caps;
 };
 
-/* BPRM_FCAPS: an exec that raised capabilities (nonroot_raised_pE): the
- * file's capabilities and the sets before and after. */
+/* fa_bprm_fcaps.flags: which clauses of the kernel's nonroot_raised_pE
+ * held for the exec. */
+enum fa_bprm_flag {
+	FA_BPRM_RAISED = 1,     /* one that does not depend on the file's capabilities */
+	FA_BPRM_PP_GAINED = 2,  /* same euid and the permitted set grew: raised
+				 * if the file has capabilities */
+};
+
+/* BPRM_FCAPS: an exec that may have raised capabilities
+ * (nonroot_raised_pE): the sets before and after; user space reads the
+ * file's own capabilities (they decide FA_BPRM_PP_GAINED). */
 struct fa_bprm_fcaps {
-	__u64 fp;
-	__u64 fi;
-	__u32 fver;
-	__u32 fe;
-	__u32 frootid;
+	__u32 flags;     /* FA_BPRM_* */
 	__u32 pad;
 	struct fa_caps old;
 	struct fa_caps new;
@@ -202,6 +224,7 @@ struct fa_exec_entry {
 struct fa_aux_layouts {
 	enum fa_aux_limit limit;
 	enum fa_execve_flag execve_flag;
+	enum fa_bprm_flag bprm_flag;
 	struct fa_execve execve;
 	struct fa_sockaddr sockaddr;
 	struct fa_fd_pair fd_pair;
@@ -235,6 +258,7 @@ struct fa_rule {
 /* fa_span.flags. */
 enum fa_span_flag {
 	FA_SPAN_PATH_RULES = 1,       /* a candidate rule tests path= or dir= */
+	FA_SPAN_URING_OP = 2,         /* uring_spans: the op is audited at all */
 };
 
 /* Where one syscall's candidate rule ids sit in the candidates array
@@ -404,6 +428,20 @@ struct fa_args {
 	__u64 a[4];
 };
 
+/* Live rule changes (handover.bpf.h): the generation whose judgment
+ * counts, and whether two generations are attached. */
+struct fa_handover {
+	__u32 active;
+	__u32 overlap;
+};
+
+/* The first object's decision for a thread's syscall end, for the other. */
+struct fa_decision {
+	__u32 nr;
+	__u32 writer;   /* the generation that decided */
+	__u32 winner;   /* the generation that judges it */
+};
+
 struct fa_event {
 	struct fa_msg msg;   /* FA_MSG_EVENT; stamp: the syscall's end */
 	__s64 ret;
@@ -417,15 +455,22 @@ struct fa_event {
 	__u32 ses;
 	__u32 pers;
 	__u32 flags;     /* FA_EV_* */
+	__u32 generation; /* the rule set (object) that judged it */
 	__u32 ids[8];    /* uid gid euid suid fsuid egid sgid fsgid */
 	__u32 proctitle_len;
-	__u32 exe_depth;     /* components in exe_names; more if truncated */
+	__u32 exe_len;       /* bytes of the executable's path after the event */
 	char comm[16];
 	char tty[64];
 	char proctitle[FA_PROCTITLE_LEN];
-	/* The executable's path, last component first (a dentry walk across
-	 * mounts, as d_path would give it). */
-	char exe_names[FA_PATH_DEPTH][FA_NAME_LEN];
+	/* The ring buffer record goes on with the executable's path, exe_len
+	 * bytes (no NUL), as d_path gives it (without " (deleted)"). */
+};
+
+/* Scratch space the executable's path is built in, from its end at
+ * FA_EXE_MAX backwards; twice as large so that every write the verifier
+ * sees (an offset below FA_EXE_MAX, a name of at most 255 bytes) fits. */
+struct fa_exe_buf {
+	char buf[2 * FA_EXE_MAX];
 };
 
 #endif

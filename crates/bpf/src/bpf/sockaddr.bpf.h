@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* SOCKADDR: the socket address a syscall passed (connect, bind, sendto,
+/* Where a socket syscall's address is: the one it passed (connect, bind, sendto,
  * sendmsg: the kernel's move_addr_to_kernel) or got back (accept,
  * accept4, recvfrom, recvmsg, getsockname, getpeername:
  * move_addr_to_user), read at the syscall's exit from the caller's
@@ -125,24 +125,18 @@ static __always_inline unsigned long sockaddr_of(struct subject *s, __u32 *len)
 	return addr;
 }
 
-/* SOCKADDR, when the syscall has an audited address. */
-static __always_inline void send_sockaddr(struct subject *s, const struct fa_msg *m, __u32 *lost)
+/* The syscall's sockaddr family, for saddr_fam= tests: whether it has an
+ * audited address (else the test fails, whatever its operator, as the
+ * kernel's audit_filter_rules has no sockaddr to compare), and the family. */
+static __always_inline int sockaddr_family(struct subject *s, __u32 *family)
 {
 	__u32 len = 0;
 	unsigned long addr = sockaddr_of(s, &len);
-	if (!addr)
-		return;
-	struct fa_sockaddr *r = aux_reserve(m, lost, AUDIT_SOCKADDR, sizeof(*r));
-	if (!r)
-		return;
-	__u64 n = len > FA_SOCKADDR_MAX ? FA_SOCKADDR_MAX : len;
-	/* Keep the clamped copy as the size the verifier checks. */
-	barrier_var(n);
-	r->len = len;
-	r->read = 0;
-	if (n <= FA_SOCKADDR_MAX && bpf_probe_read_user(r->addr, n, (void *)addr) == 0)
-		r->read = n;
-	aux_submit(r);
+	__u16 fam = 0;
+	if (!addr || bpf_probe_read_user(&fam, sizeof(fam), (void *)addr))
+		return 0;
+	*family = fam;
+	return 1;
 }
 
 #endif

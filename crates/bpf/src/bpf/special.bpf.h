@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* The small records audit_log_exit writes for particular syscalls,
- * read at the syscall's exit: FD_PAIR (pipe, pipe2, socketpair: the
+ * read at the syscall's exit: SOCKADDR (sockaddr.bpf.h finds the
+ * address), OBJ_PID, FD_PAIR (pipe, pipe2, socketpair: the
  * descriptors stored in the caller's array), MMAP (a file mapping's fd
  * and flags), OPENAT2 (the caller's struct open_how), CAPSET (the
  * caller's new capability sets). */
@@ -97,6 +98,91 @@ static __always_inline void send_capset(struct subject *s, const struct fa_msg *
 	r->pad = 0;
 	read_caps(c, &r->caps);
 	aux_submit(r);
+}
+
+/* OBJ_PID. The kernel notes each task a syscall signals (its
+ * check_kill_permission, once the task is found and the signal number is
+ * valid: sig 0 and refused signals too) when some exit rule names kill,
+ * tkill or tgkill, and the task a ptrace attaches to. fastaudit finds the
+ * target by the syscall's pid argument at the exit, with the
+ * bpf_task_from_pid kfunc, which tracepoint and tp_btf programs may call
+ * (raw_tp ones may not: `task_lookup` is 0 then, and no OBJ_PID is sent).
+ * Signals to a process group or to every process (kill with pid <= 0),
+ * pidfd_send_signal and the ia32 ABI are not followed. */
+/* SOCKADDR, when the syscall has an audited address. */
+static __always_inline void send_sockaddr(struct subject *s, const struct fa_msg *m, __u32 *lost)
+{
+	__u32 len = 0;
+	unsigned long addr = sockaddr_of(s, &len);
+	if (!addr)
+		return;
+	struct fa_sockaddr *r = aux_reserve(m, lost, AUDIT_SOCKADDR, sizeof(*r));
+	if (!r)
+		return;
+	__u64 n = len > FA_SOCKADDR_MAX ? FA_SOCKADDR_MAX : len;
+	/* Keep the clamped copy as the size the verifier checks. */
+	barrier_var(n);
+	r->len = len;
+	r->read = 0;
+	if (n <= FA_SOCKADDR_MAX && bpf_probe_read_user(r->addr, n, (void *)addr) == 0)
+		r->read = n;
+	aux_submit(r);
+}
+
+extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
+extern void bpf_task_release(struct task_struct *p) __ksym;
+
+#define FA_PTRACE_ATTACH 16
+#define FA_PTRACE_SEIZE 0x4206
+
+/* The pid argument naming the target of the syscall of s (0: none), and
+ * the tgid it must belong to (tgkill, rt_tgsigqueueinfo; 0: any). */
+static __always_inline __s32 obj_pid_target(struct subject *s, __s32 *tgid)
+{
+	__u32 nr = s->nr;
+	long ret = s->ret;
+	if (s->compat || !s->returned || ret == -ESRCH || ret == -EINVAL)
+		return 0;
+	if (nr == FA_NR64_ptrace) {
+		__u64 req = arg(s, 0);
+		return req == FA_PTRACE_ATTACH || req == FA_PTRACE_SEIZE ? (__s32)arg(s, 1) : 0;
+	}
+	if (!have_signal_rules)
+		return 0;
+	if (nr == FA_NR64_kill || nr == FA_NR64_tkill || nr == FA_NR64_rt_sigqueueinfo)
+		return (__s32)arg(s, 0);
+	if (nr == FA_NR64_tgkill || nr == FA_NR64_rt_tgsigqueueinfo) {
+		*tgid = (__s32)arg(s, 0);
+		return (__s32)arg(s, 1);
+	}
+	return 0;
+}
+
+/* OBJ_PID for the task the syscall signalled or attached to. */
+static __always_inline void send_obj_pid(struct subject *s, const struct fa_msg *m, __u32 *lost)
+{
+	if (!task_lookup)
+		return;
+	__s32 tgid = 0;
+	__s32 pid = obj_pid_target(s, &tgid);
+	if (pid <= 0)
+		return;
+	struct task_struct *t = bpf_task_from_pid(pid);
+	if (!t)
+		return;
+	if (!tgid || t->tgid == tgid) {
+		struct fa_obj_pid *r = aux_reserve(m, lost, AUDIT_OBJ_PID, sizeof(*r));
+		if (r) {
+			struct task_struct *tt = t;
+			r->pid = t->tgid;
+			r->auid = t->loginuid.val;
+			r->uid = BPF_CORE_READ(tt, real_cred, uid.val);
+			r->ses = t->sessionid;
+			bpf_probe_read_kernel(r->comm, sizeof(r->comm), t->comm);
+			aux_submit(r);
+		}
+	}
+	bpf_task_release(t);
 }
 
 #endif

@@ -17,6 +17,10 @@ struct subject {
 	/* Watched objects the syscall touched, in the hits map: kept off
 	 * the stack so the verifier does not track its contents. */
 	struct fa_hits *hits;
+	/* The credentials judged and recorded when not the task's own (an
+	 * io_uring op runs with the request's or the ring's). */
+	const struct cred *cred;
+	__u32 no_arch;   /* an io thread's context: arch= reads 0 */
 };
 
 /* Syscall argument n (0-3): the entry arguments where they were saved

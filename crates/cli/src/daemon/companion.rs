@@ -264,7 +264,7 @@ pub fn event_lines(ev: &AuditEvent, stamp: Stamp, format: Format) -> Vec<u8> {
 /// the address its sendto passed, read like any other.
 pub fn after_syscall(ev: &AuditEvent, paths: Option<PathRecords>) -> Vec<(u32, Vec<u8>)> {
     let mut recs: Vec<(u32, Vec<u8>)> = Vec::new();
-    for r in exit_records::decode(&ev.aux) {
+    for r in exit_records::decode(&ev.aux, ev.syscall.exe.as_deref()) {
         recs.extend(r.bodies().into_iter().map(|b| (r.ty(), b)));
     }
     if let Some(p) = paths {
@@ -321,7 +321,8 @@ impl Side {
                     msec: ev.msec,
                     serial: self.serial(),
                 };
-                if log.write_event(&event_lines(&ev, stamp, self.format))? {
+                let lines = event_lines(&ev, stamp, self.format);
+                if self.log_event(log, &lines, Some(stamp))? {
                     self.companions_logged += 1;
                 }
                 Ok(())
@@ -329,7 +330,7 @@ impl Side {
             Out::Joined(r, ev) => {
                 let (stamp, mut lines) = self.kernel_line(log, &r)?;
                 lines.extend(event_lines(&ev, stamp, self.format));
-                if log.write_event(&lines)? {
+                if self.log_event(log, &lines, Some(stamp))? {
                     self.kernel_logged += 1;
                     self.companions_logged += 1;
                 }
@@ -365,6 +366,8 @@ mod tests {
             },
             cmdline: b"sh".to_vec(),
             companion: true,
+            uringops: Vec::new(),
+            no_syscall: false,
             aux: Vec::new(),
             aux_lost: false,
         }

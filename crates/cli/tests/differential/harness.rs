@@ -54,7 +54,6 @@ pub const EXIT_RECORDS: &[&str] = &[
 pub const NOT_YET: &[&str] = &[
     "PATH",
     "CWD",
-    "OBJ_PID",
     "SOCKETCALL",
     "IPC",
     "IPC_SET_PERM",
@@ -262,6 +261,19 @@ pub fn run_full(
     workload: &[&str],
     fa_args: &[&str],
 ) -> (Vec<String>, FullEvents) {
+    run_full_then(skip, name, rules, workload, fa_args, |_, _| Vec::new())
+}
+
+/// [`run_full`], then `after(kernel_log, fastaudit_log)` (both in the
+/// scenario's directory, where FILE is), whose differences are added.
+pub fn run_full_then(
+    skip: &[&str],
+    name: &str,
+    rules: &str,
+    workload: &[&str],
+    fa_args: &[&str],
+    after: impl FnOnce(&Path, &Path) -> Vec<String>,
+) -> (Vec<String>, FullEvents) {
     let _ka = KernelAudit::acquire();
     let dir = tempdir();
     let rules_file = dir.join("rules");
@@ -381,6 +393,64 @@ pub fn run_full(
             diffs.push(format!("{name}: only fastaudit recorded ({}x) {e}", n - m));
         }
     }
+    diffs.extend(after(&dir.join("kernel.log"), &fa_log));
     let _ = std::fs::remove_dir_all(&dir);
     (diffs, mine)
+}
+
+/// What auditors' tools answer on both logs for executable `exe`:
+/// `ausearch -x EXE --raw` must give the same events (every record but
+/// those in `skip`), and `aureport -x --summary` the same count.
+pub fn tool_diffs(
+    name: &str,
+    kernel: &Path,
+    ours: &Path,
+    exe: &Path,
+    skip: &[&str],
+) -> Vec<String> {
+    let tool = |cmd: &str, log: &Path, args: &[&str]| -> String {
+        let out = Command::new(cmd)
+            .arg("-if")
+            .arg(log)
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("{cmd}: {e}"));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let exe = exe.to_str().expect("utf8 path");
+    let mut diffs = Vec::new();
+    let found = |log: &Path| -> BTreeMap<String, usize> {
+        let text = tool("ausearch", log, &["-x", exe, "--raw"]);
+        let tmp = log.with_extension("ausearch");
+        std::fs::write(&tmp, text).expect("write ausearch output");
+        let mut counts = BTreeMap::new();
+        for e in events(&tmp) {
+            *counts.entry(comparable(&e, skip)).or_default() += 1;
+        }
+        counts
+    };
+    let (k, o) = (found(kernel), found(ours));
+    if k.is_empty() {
+        diffs.push(format!(
+            "{name}: ausearch -x {exe} found nothing in the kernel's log"
+        ));
+    }
+    if k != o {
+        diffs.push(format!(
+            "{name}: ausearch -x {exe} differs:\n kernel: {k:?}\n fastaudit: {o:?}"
+        ));
+    }
+    let summary = |log: &Path| -> Option<String> {
+        tool("aureport", log, &["-x", "--summary"])
+            .lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(exe))
+            .map(str::to_string)
+    };
+    let (k, o) = (summary(kernel), summary(ours));
+    if k.is_none() || k != o {
+        diffs.push(format!(
+            "{name}: aureport -x --summary for {exe}: kernel {k:?}, fastaudit {o:?}"
+        ));
+    }
+    diffs
 }
