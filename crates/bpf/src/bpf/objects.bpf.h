@@ -5,14 +5,14 @@
  * sees the kernel's path lookup, so objects come from what can be seen:
  * inodes whose ctime changes during the syscall (noted as it happens,
  * with their attributes at that moment), the file an open returned (and
- * its directory when the open created it), the executable an exec left;
- * paths.bpf.h sends them with the path arguments and the working
+ * its directory when the open created it), the executable an exec left
+ * and its ELF interpreter; paths.bpf.h sends them with the path arguments and the working
  * directory; user space builds the records. */
 #ifndef FA_OBJECTS_BPF_H
 #define FA_OBJECTS_BPF_H
 
-/* Whether objects are collected: some rule can record a syscall that
- * names paths, or tests an object field. */
+/* Whether objects are collected: some rule can record a native syscall
+ * that names paths (engine: Plan::names_paths). */
 const volatile __u32 have_objs = 0;
 
 #define FA_S_IFMT 00170000
