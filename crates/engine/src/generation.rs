@@ -62,9 +62,18 @@ impl Generation {
             // The BPF side calls the tasks an always,task rule selected `recorded`.
             ro.have_always_task = u32::from(r.have_always_task);
             ro.have_perm = u32::from(r.have_perm);
+            ro.have_objs = u32::from(r.have_objs);
             ro.companion_with_context = u32::from(options.companion_with_context);
             ro.have_uring = u32::from(r.have_uring);
             ro.uring_enter_rules = u32::from(r.uring_enter_rules);
+            ro.have_signal_rules = u32::from(r.have_signal_rules);
+            // raw_tp programs may not call the task lookup kfunc.
+            ro.task_lookup = u32::from(
+                !plan
+                    .attachments
+                    .iter()
+                    .any(|a| a.program.starts_with("fa_rtp_")),
+            );
             ro.generation = number;
         }
         match owner {

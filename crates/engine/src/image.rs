@@ -28,6 +28,12 @@ pub struct Rodata {
     pub have_always_task: bool,
     /// Some exit rule tests `perm=` (BPF `have_perm`).
     pub have_perm: bool,
+    /// Some rule can record a syscall that names paths: its objects are
+    /// collected for PATH records and object fields (BPF `have_objs`).
+    pub have_objs: bool,
+    /// Some exit rule names kill, tkill or tgkill, so the kernel notes the
+    /// tasks a syscall signals (OBJ_PID; BPF `have_signal_rules`).
+    pub have_signal_rules: bool,
     /// io_uring ops are audited (BPF `have_uring`).
     pub have_uring: bool,
     /// Exit rules can record io_uring_enter (BPF `uring_enter_rules`).
@@ -80,6 +86,12 @@ impl Plan {
             .any(|t| t.field == field::PERM)
     }
 
+    /// Whether some rule can record a native syscall that names paths
+    /// (its CWD and PATH records, its object fields).
+    pub fn names_paths(&self) -> bool {
+        path_args::numbers().any(|nr| !self.candidates(nr, false).is_empty())
+    }
+
     /// The read-only data switches for this plan.
     pub fn rodata(&self) -> Rodata {
         Rodata {
@@ -87,6 +99,8 @@ impl Plan {
             have_dirs: self.watches.iter().any(|w| w.tree),
             have_always_task: self.has_always_task_rules(),
             have_perm: self.has_perm_tests(),
+            have_objs: self.names_paths(),
+            have_signal_rules: self.has_signal_rules(),
             have_uring: self.uring.active(),
             uring_enter_rules: self.uring.enter_rules,
         }
@@ -172,7 +186,7 @@ impl Plan {
             images.rule_prio = self.rule_prio();
             images.candidates.extend(ids);
         }
-        if !self.watches.is_empty() {
+        if !self.watches.is_empty() || self.names_paths() {
             images.path_args = path_args::image();
         }
         if self.has_perm_tests() {
@@ -230,7 +244,11 @@ mod tests {
         assert_eq!(spans[1], (chmod + NR_SYSCALLS, 2, 1));
         assert_eq!(spans[2], (TASK_SPAN, 3, 1));
         assert_eq!(i.candidates, vec![0, 1, 0, 2]);
-        assert!(i.sysclass.is_empty() && i.path_args.is_empty());
+        assert!(i.sysclass.is_empty());
+        assert!(
+            !i.path_args.is_empty(),
+            "chmod names a path: its PATH records need the path arguments"
+        );
     }
 
     #[test]

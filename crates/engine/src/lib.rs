@@ -5,11 +5,15 @@
 //! fills, attaches, reads the ring buffer and assembles audit events
 //! (`runtime`).
 
+mod exec_files;
+pub mod exit_records;
 pub mod explain;
 mod generation;
 pub mod hooks;
 pub mod image;
 pub mod kinds;
+mod lookup;
+pub mod names;
 pub mod path_args;
 pub mod perm;
 pub mod plan;

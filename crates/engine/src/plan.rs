@@ -216,6 +216,22 @@ pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
 }
 
 impl Plan {
+    /// Whether some exit rule names kill, tkill or tgkill, in either ABI
+    /// (the kernel's `audit_signals`: only then does it note the tasks a
+    /// syscall signals).
+    pub fn has_signal_rules(&self) -> bool {
+        use fastaudit_rules::tables::Machine;
+        [(Machine::X86_64, false), (Machine::X86, true)]
+            .iter()
+            .any(|&(m, compat)| {
+                ["kill", "tkill", "tgkill"].iter().any(|name| {
+                    !self
+                        .candidates(crate::syscalls::number(m, name), compat)
+                        .is_empty()
+                })
+            })
+    }
+
     /// Whether an always,task rule selects tasks whose every syscall is
     /// recorded (the BPF side's `recorded` map holds those tasks).
     pub fn has_always_task_rules(&self) -> bool {
@@ -315,12 +331,20 @@ mod tests {
     }
 
     #[test]
-    fn unenforceable_fields_are_refused_with_the_line() {
-        let e = plan("\n-a always,exit -F arch=b64 -S open -F inode=5\n").unwrap_err();
-        assert_eq!(e.origin.line, 2);
-        assert!(e.to_string().contains("-F inode"), "{e}");
-        let e = plan("-a always,exit -F arch=b64 -S open -F filetype=file\n").unwrap_err();
-        assert!(e.to_string().contains("-F filetype"), "{e}");
+    fn object_fields_become_object_tests() {
+        let p = plan("-a always,exit -F arch=b64 -S open -F inode=5 -F filetype=file -C auid!=obj_uid -F obj_gid>=100\n").unwrap();
+        let t = &p.exit_rules[0].tests;
+        assert_eq!(t[1].field, crate::rule::FIELD_OBJ | field::INODE);
+        assert_eq!(t[1].value, 5);
+        assert_eq!(t[2].field, crate::rule::FIELD_OBJ | field::FILETYPE);
+        assert_eq!(t[2].value, 0o100000);
+        assert_eq!(
+            t[3].field,
+            crate::rule::FIELD_OBJ_COMPARE | (field::LOGINUID << 8) | field::OBJ_UID
+        );
+        assert_eq!(t[3].op, op::NOT_EQUAL);
+        assert_eq!(t[4].field, crate::rule::FIELD_OBJ | field::OBJ_GID);
+        assert!(p.rodata().have_objs);
     }
 
     #[test]

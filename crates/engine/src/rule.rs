@@ -12,6 +12,14 @@ use thiserror::Error;
 /// machine without an LSM that supports audit rules, as in the kernel).
 pub const FIELD_NEVER: u32 = fastaudit_bpf::types::fa_field::FA_FIELD_NEVER.0;
 
+/// Field code of a test of the syscall's objects: `FIELD_OBJ | field`
+/// (inode, devmajor, devminor, obj_uid, obj_gid, filetype).
+pub const FIELD_OBJ: u32 = fastaudit_bpf::types::fa_field::FA_FIELD_OBJ.0;
+
+/// Field code of a `-C` comparison of a task field with a file owner's
+/// (`uid!=obj_uid`): `FIELD_OBJ_COMPARE | task_field << 8 | owner_field`.
+pub const FIELD_OBJ_COMPARE: u32 = fastaudit_bpf::types::fa_field::FA_FIELD_OBJ_COMPARE.0;
+
 /// One field test as the BPF side evaluates it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Test {
@@ -97,21 +105,27 @@ pub(crate) fn compile_rule(
             | field::SESSIONID
             | field::EXIT
             | field::SUCCESS
-            | field::ARG0..=field::ARG3 => {}
+            | field::ARG0..=field::ARG3
+            | field::SADDR_FAM => {}
+            // The syscall's objects (names), as the kernel's names list.
+            field::INODE
+            | field::DEVMAJOR
+            | field::DEVMINOR
+            | field::FILETYPE
+            | field::OBJ_UID
+            | field::OBJ_GID => t.field = FIELD_OBJ | f.field,
             field::FIELD_COMPARE => {
-                let objects = tables::COMPARISONS
-                    .iter()
-                    .find(|(_, _, c)| *c == f.value)
-                    .is_none_or(|(a, b, _)| {
-                        [a, b]
-                            .iter()
-                            .any(|x| matches!(**x, field::OBJ_UID | field::OBJ_GID))
-                    });
-                if objects {
-                    return Err(unsupported(
-                        origin,
-                        "a -C comparison with a file's owner (obj_uid/obj_gid)",
-                    ));
+                let Some(&(task, other, _)) =
+                    tables::COMPARISONS.iter().find(|(_, _, c)| *c == f.value)
+                else {
+                    return Err(unsupported(origin, format!("-C comparison {}", f.value)));
+                };
+                if matches!(other, field::OBJ_UID | field::OBJ_GID) {
+                    t = Test {
+                        field: FIELD_OBJ_COMPARE | (task << 8) | other,
+                        op: f.op,
+                        value: 0,
+                    };
                 }
             }
             field::EXE => {

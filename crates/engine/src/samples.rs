@@ -26,7 +26,7 @@ pub(crate) struct Samples {
     ready: Vec<(fa_event, Vec<u8>, Vec<Aux>)>,
 }
 
-fn read<T: Copy>(data: &[u8]) -> Option<T> {
+pub(crate) fn read<T: Copy>(data: &[u8]) -> Option<T> {
     // SAFETY: T is a plain repr(C) struct of integers and byte arrays
     // (generated from fastaudit.h), and data holds at least its size.
     (data.len() >= std::mem::size_of::<T>())

@@ -38,12 +38,28 @@ static __always_inline void aux_discard(void *payload)
 	bpf_ringbuf_discard((struct fa_aux_head *)payload - 1, BPF_RB_NO_WAKEUP);
 }
 
+/* The record families' senders (each uses aux_reserve above). */
+#include "execve.bpf.h"      /* BPRM_FCAPS, EXECVE */
+#include "special.bpf.h"     /* MMAP, OPENAT2, CAPSET, FD_PAIR, SOCKADDR, OBJ_PID */
+/* Senders defined after this header (they reserve through it). */
+static __always_inline void emit_paths(struct subject *s, const struct fa_msg *m, __u32 *lost);
+
 /* Send the auxiliary records of the syscall of s before its event, whose
  * head m will be; returns FA_EV_AUX_LOST if one found no room. Each
  * record family adds its sender here, in the kernel's record order. */
 static __always_inline __u32 emit_aux(struct subject *s, const struct fa_msg *m)
 {
 	__u32 lost = 0;
+	/* BPRM_FCAPS (the aux list), then show_special's one record
+	 * (EXECVE, MMAP, OPENAT2, CAPSET), FD_PAIR, SOCKADDR. */
+	send_exec_records(s, m, &lost);
+	send_mmap(s, m, &lost);
+	send_openat2(s, m, &lost);
+	send_capset(s, m, &lost);
+	send_fd_pair(s, m, &lost);
+	send_sockaddr(s, m, &lost);
+	send_obj_pid(s, m, &lost);
+	emit_paths(s, m, &lost);   /* CWD, PATH: last, as audit_log_exit writes them */
 	return lost;
 }
 

@@ -4,9 +4,10 @@
 #ifndef FA_EVENT_BPF_H
 #define FA_EVENT_BPF_H
 
-/* The command line as the kernel's audit_log_proctitle reads it: the
- * first FA_PROCTITLE_LEN bytes of the argument area. */
-static __always_inline void read_proctitle(struct task_struct *task, struct fa_event *ev)
+/* The command line as the kernel's get_cmdline reads it for
+ * audit_log_proctitle: the first FA_PROCTITLE_LEN bytes of the argument
+ * area. */
+static __always_inline void read_cmdline(struct task_struct *task, struct fa_event *ev)
 {
 	struct mm_struct *mm = BPF_CORE_READ(task, mm);
 	ev->proctitle_len = 0;
@@ -21,6 +22,19 @@ static __always_inline void read_proctitle(struct task_struct *task, struct fa_e
 		len = FA_PROCTITLE_LEN;
 	if (bpf_probe_read_user(ev->proctitle, len & (FA_PROCTITLE_LEN * 2 - 1) & 0xff, (void *)start) == 0)
 		ev->proctitle_len = len;
+}
+
+/* PROCTITLE's command line: the one the task's first record showed
+ * (proctitle.bpf.h), else read now. */
+static __always_inline void read_proctitle(struct task_struct *task, struct fa_event *ev)
+{
+	long cached = cached_proctitle(task, ev->proctitle);
+	if (cached >= 0) {
+		ev->proctitle_len = cached;
+		return;
+	}
+	read_cmdline(task, ev);
+	cache_proctitle(task, ev->proctitle, ev->proctitle_len);
 }
 
 struct exe_walk {

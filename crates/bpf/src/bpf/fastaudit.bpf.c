@@ -15,11 +15,15 @@
 #include "dentry.bpf.h"      /* inode identity, the dentry walk */
 #include "subject.bpf.h"     /* the syscall being judged */
 #include "hits.bpf.h"        /* watched objects a syscall touched */
+#include "objects.bpf.h"     /* the objects a syscall names (PATH, obj_* fields) */
 #include "pathnorm.bpf.h"    /* failed syscalls' paths, normalized */
 #include "watches.bpf.h"     /* what a syscall touched, gathered */
+#include "sockaddr.bpf.h"    /* a socket syscall's address */
 #include "rules.bpf.h"       /* rule evaluation */
+#include "proctitle.bpf.h"   /* PROCTITLE's command line, cached per task */
 #include "event.bpf.h"       /* the event sent to user space */
 #include "aux.bpf.h"         /* its auxiliary records, sent before it */
+#include "paths.bpf.h"       /* ... its CWD and PATH data */
 #include "companion.bpf.h"   /* syscalls that make a kernel record (LOGIN) */
 #include "handover.bpf.h"    /* live rule changes: which object judges */
 #include "uring.bpf.h"       /* io_uring ops (URINGOP) */
@@ -33,6 +37,7 @@ struct fa_event fa_event_layout = {};
 struct fa_handover fa_handover_layout = {};
 struct fa_decision fa_decision_layout = {};
 struct fa_aux_head fa_aux_layout = {};
+struct fa_aux_layouts fa_aux_layouts = {};
 
 /* Save an exec's arguments at entry: its registers are gone at exit. */
 static __always_inline void save_entry_args(struct pt_regs *regs, __u32 compat)
@@ -42,6 +47,8 @@ static __always_inline void save_entry_args(struct pt_regs *regs, __u32 compat)
 	for (int i = 0; i < 4; i++)
 		a.a[i] = regs_arg(regs, compat, i);
 	bpf_map_update_elem(&entry_args, &tid, &a, BPF_ANY);
+	save_exec_entry();
+	save_exec_name(regs, compat, (__u32)regs_syscall_nr(regs));
 }
 
 /* Take the arguments saved at entry of the thread's exec, if any. */
@@ -190,6 +197,7 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 		s.perm = perm_bits(&s);
 	if (names_needed(rules_span, &s))
 		gather_hits(&s, key, s.hits);
+	objs_gather(&s, key);
 
 	__s64 verdict = rules_span ? judge(&s, rules_span) : VERDICT_NONE;
 	/* The rule whose key the record carries: the matching exit rule's, or

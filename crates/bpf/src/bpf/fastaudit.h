@@ -36,6 +36,13 @@ enum fa_limit {
  * field codes are otherwise the kernel's (AUDIT_*, audit_abi.h). */
 enum fa_field {
 	FA_FIELD_NEVER = 0xFFFF,
+	/* A test of the syscall's objects (names): FA_FIELD_OBJ | the
+	 * kernel's field (AUDIT_INODE, _DEVMAJOR, _DEVMINOR, _OBJ_UID,
+	 * _OBJ_GID, _FILETYPE), value the rule's. */
+	FA_FIELD_OBJ = 0x10000,
+	/* -C between a task field and a file owner's (uid!=obj_uid):
+	 * FA_FIELD_OBJ_COMPARE | task field << 8 | AUDIT_OBJ_UID/_OBJ_GID. */
+	FA_FIELD_OBJ_COMPARE = 0x20000,
 };
 
 /* How the kernel's audit_match_perm judges a syscall (the sysclass map):
@@ -111,6 +118,121 @@ struct fa_aux_head {
 	struct fa_msg msg;
 	__u32 rec_type;
 	__u32 len;
+};
+
+/* Payloads of the auxiliary records other than PATH and CWD (issue 12):
+ * what the kernel's audit_log_exit prints, read by the BPF side at the
+ * syscall's exit (execve's old credentials at its entry). */
+enum fa_aux_limit {
+	FA_ARGS_CHUNK = 4096,    /* bytes of an exec's argument area per sample */
+	FA_ARGS_CHUNKS = 64,     /* samples at most: 256 KiB of arguments */
+	FA_SOCKADDR_MAX = 128,   /* sizeof(struct sockaddr_storage) */
+};
+
+/* fa_execve.flags. */
+enum fa_execve_flag {
+	FA_EXECVE_LAST = 1,      /* the argument area's last chunk */
+	FA_EXECVE_CUT = 2,       /* ... and the area went on past FA_ARGS_CHUNKS */
+};
+
+/* EXECVE: one chunk of the new program's argument area (argv strings,
+ * NUL-terminated, as the kernel's audit_log_execve_info reads them from
+ * mm->arg_start), chunks in order. */
+struct fa_execve {
+	__u32 argc;      /* argc at the new stack's top (bprm->argc) */
+	__u32 index;     /* chunk number */
+	__u32 len;       /* bytes of data used */
+	__u32 flags;     /* FA_EXECVE_* */
+	char data[FA_ARGS_CHUNK];
+};
+
+/* SOCKADDR: the address a socket syscall passed or returned. */
+struct fa_sockaddr {
+	__u32 len;       /* the kernel's length (may exceed what was read) */
+	__u32 read;      /* bytes in addr */
+	__u8 addr[FA_SOCKADDR_MAX];
+};
+
+/* FD_PAIR: the two descriptors of pipe, pipe2, socketpair. */
+struct fa_fd_pair {
+	__s32 fd[2];
+};
+
+/* MMAP: the descriptor and flags of a file mapping. */
+struct fa_mmap {
+	__s32 fd;
+	__u32 flags;
+};
+
+/* OPENAT2: struct open_how as the caller passed it. */
+struct fa_openat2 {
+	__u64 flags;
+	__u64 mode;
+	__u64 resolve;
+};
+
+/* A process's capability sets (kernel_cap_t values). */
+struct fa_caps {
+	__u64 permitted;
+	__u64 inheritable;
+	__u64 effective;
+	__u64 ambient;
+};
+
+/* CAPSET: the caller's new sets (the kernel prints effective as cap_pi). */
+struct fa_capset {
+	__u32 pid;
+	__u32 pad;
+	struct fa_caps caps;
+};
+
+/* fa_bprm_fcaps.flags: which clauses of the kernel's nonroot_raised_pE
+ * held for the exec. */
+enum fa_bprm_flag {
+	FA_BPRM_RAISED = 1,     /* one that does not depend on the file's capabilities */
+	FA_BPRM_PP_GAINED = 2,  /* same euid and the permitted set grew: raised
+				 * if the file has capabilities */
+};
+
+/* BPRM_FCAPS: an exec that may have raised capabilities
+ * (nonroot_raised_pE): the sets before and after; user space reads the
+ * file's own capabilities (they decide FA_BPRM_PP_GAINED). */
+struct fa_bprm_fcaps {
+	__u32 flags;     /* FA_BPRM_* */
+	__u32 pad;
+	struct fa_caps old;
+	struct fa_caps new;
+};
+
+/* OBJ_PID: a task the syscall signalled (or ptraced). */
+struct fa_obj_pid {
+	__u32 pid;       /* tgid */
+	__u32 auid;
+	__u32 uid;
+	__u32 ses;
+	char comm[16];
+};
+
+/* The capability sets and euid an exec started with (saved at entry). */
+struct fa_exec_entry {
+	struct fa_caps caps;
+	__u32 euid;
+	__u32 pad;
+};
+
+/* The aux payloads reach the Rust skeleton's BTF through this struct. */
+struct fa_aux_layouts {
+	enum fa_aux_limit limit;
+	enum fa_execve_flag execve_flag;
+	enum fa_bprm_flag bprm_flag;
+	struct fa_execve execve;
+	struct fa_sockaddr sockaddr;
+	struct fa_fd_pair fd_pair;
+	struct fa_mmap mmap;
+	struct fa_openat2 openat2;
+	struct fa_capset capset;
+	struct fa_bprm_fcaps bprm_fcaps;
+	struct fa_obj_pid obj_pid;
 };
 
 /* Counters in the stats map (per CPU; user space sums them). */
@@ -205,6 +327,78 @@ struct fa_hits {
 	__u64 moved[FA_MAX_MOVED];
 };
 
+
+/* ---- PATH and CWD records (paths.bpf.h, engine names.rs) ---- */
+
+/* Sizes of the objects a syscall names (the kernel's audit_names). */
+enum fa_names_limit {
+	FA_MAX_OBJS = 8,            /* objects kept per syscall */
+	FA_NAME_MAX = 4096,         /* PATH_MAX: bytes of a path argument or cwd */
+	FA_EXEC_NAMES = 1024,       /* execs in flight whose file name is kept */
+};
+
+/* Auxiliary sample kinds of the path records (fa_aux_head.rec_type): not
+ * record types, user space builds CWD and PATH records from them. */
+enum fa_aux_kind {
+	FA_AUX_OBJS = 0x10001,      /* struct fa_objs: the objects */
+	FA_AUX_NAME = 0x10002,      /* struct fa_aux_name: a path argument */
+	FA_AUX_CWD = 0x10003,       /* struct fa_aux_name: the working directory */
+};
+
+/* fa_obj.flags. */
+enum fa_obj_flag {
+	FA_OBJ_ALIAS = 1,     /* name/parent: the inode's dentry when seen */
+	FA_OBJ_OPENED = 2,    /* the file an open returned */
+	FA_OBJ_CREATED = 4,   /* ... which the open created (FMODE_CREATED) */
+	FA_OBJ_PARENT = 8,    /* the directory holding the opened file */
+	FA_OBJ_EXEC = 16,     /* the executable an exec left */
+	FA_OBJ_LOADER = 32,   /* the ELF interpreter an exec mapped */
+	FA_OBJ_CHANGED = 64,  /* its ctime changed during the syscall */
+};
+
+/* One inode a syscall touched, with the attributes the kernel's PATH
+ * record prints, as first seen (before later changes in the syscall). */
+struct fa_obj {
+	__u64 ino;
+	__u64 parent_ino;   /* FA_OBJ_ALIAS: the dentry's parent directory */
+	__u32 dev;          /* kernel dev_t: major << 20 | minor */
+	__u32 mode;
+	__u32 uid;
+	__u32 gid;
+	__u32 rdev;
+	__u32 flags;        /* FA_OBJ_* */
+	__u32 parent_dev;
+	__u32 name_len;     /* bytes of the dentry's name (may exceed name[]) */
+	char name[FA_NAME_LEN];
+};
+
+/* The objects of a thread's current syscall (key: its span index, so
+ * objects never leak into a later syscall). */
+struct fa_objs {
+	__u32 key;
+	__u32 count;
+	__u32 unknown;      /* path arguments whose lookup named no inode */
+	__u32 owner;        /* the span index of the syscall whose list this is, once gathered */
+	struct fa_obj o[FA_MAX_OBJS];
+	/* The inodes seen without a dentry (new ones, not yet linked), read
+	 * again at exit: their mode is final only then (ACL, umask). */
+	__u64 fresh[FA_MAX_OBJS];
+};
+
+/* A path argument (index: its position among the syscall's path
+ * arguments) or the cwd, as a string. */
+struct fa_aux_name {
+	__u32 index;
+	__u32 len;          /* bytes in name, NUL excluded */
+	char name[FA_NAME_MAX];
+};
+
+/* A path as the kernel read it at entry (an exec's file name: the old
+ * program's memory is gone at exit). */
+struct fa_exec_name {
+	char name[FA_NAME_MAX];
+};
+
 /* The enums reach the skeleton's BTF (and so Rust) through this struct. */
 struct fa_enums {
 	enum fa_limit limit;
@@ -216,6 +410,9 @@ struct fa_enums {
 	enum fa_perm_class perm_class;
 	enum fa_event_flag event_flag;
 	enum fa_msg_kind msg_kind;
+	enum fa_names_limit names_limit;
+	enum fa_aux_kind aux_kind;
+	enum fa_obj_flag obj_flag;
 };
 
 /* An executable's identity, for exe= tests. */

@@ -17,6 +17,11 @@ const volatile __u32 have_perm = 0;
 const volatile __u32 companion_with_context = 0;
 /* Whether an always,task rule is loaded. */
 const volatile __u32 have_always_task = 0;
+/* Whether some exit rule names kill, tkill or tgkill (the kernel then
+ * notes the tasks a syscall signals: OBJ_PID), and whether the loaded
+ * programs may look a task up by pid (not raw_tp ones). */
+const volatile __u32 have_signal_rules = 0;
+const volatile __u32 task_lookup = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

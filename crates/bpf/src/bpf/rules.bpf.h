@@ -32,21 +32,6 @@ struct {
 	__type(value, __u32);
 } rule_prio SEC(".maps");
 
-static __always_inline int compare(__u32 l, __u32 op, __u32 r)
-{
-	switch (op) {
-	case AUDIT_EQUAL: return l == r;
-	case AUDIT_NOT_EQUAL: return l != r;
-	case AUDIT_LESS_THAN: return l < r;
-	case AUDIT_LESS_THAN_OR_EQUAL: return l <= r;
-	case AUDIT_GREATER_THAN: return l > r;
-	case AUDIT_GREATER_THAN_OR_EQUAL: return l >= r;
-	case AUDIT_BIT_MASK: return (l & r) != 0;
-	case AUDIT_BIT_TEST: return (l & r) == r;
-	}
-	return 0;
-}
-
 /* The value of a field for the current syscall. */
 static __always_inline __u32 value_of(struct subject *s, __u32 field)
 {
@@ -78,9 +63,31 @@ static __always_inline __u32 value_of(struct subject *s, __u32 field)
 	return 0;
 }
 
-/* A -C test: the AUDIT_COMPARE_* id names the two fields compared. The
- * object comparisons are refused by the engine, never loaded. */
-static __always_inline int compare_fields(struct subject *s, __u32 which, __u32 op)
+/* An id field -C compares, of the task at `task` with credentials at
+ * `cred` (addresses as numbers). */
+static __always_inline __u32 id_of(__u64 task, __u64 cred, __u32 field)
+{
+	struct task_struct *t = (struct task_struct *)task;
+	const struct cred *c = (const struct cred *)cred;
+	switch (field) {
+	case AUDIT_UID: return BPF_CORE_READ(c, uid.val);
+	case AUDIT_EUID: return BPF_CORE_READ(c, euid.val);
+	case AUDIT_SUID: return BPF_CORE_READ(c, suid.val);
+	case AUDIT_FSUID: return BPF_CORE_READ(c, fsuid.val);
+	case AUDIT_GID: return BPF_CORE_READ(c, gid.val);
+	case AUDIT_EGID: return BPF_CORE_READ(c, egid.val);
+	case AUDIT_SGID: return BPF_CORE_READ(c, sgid.val);
+	case AUDIT_FSGID: return BPF_CORE_READ(c, fsgid.val);
+	case AUDIT_LOGINUID: return BPF_CORE_READ(t, loginuid.val);
+	}
+	return 0;
+}
+
+/* A -C test between two of the task's ids: the AUDIT_COMPARE_* id names
+ * them (those with a file's owner come as FA_FIELD_OBJ_COMPARE,
+ * objects.bpf.h). A global function of scalars: the verifier checks its
+ * 25 cases once, not in every state of test_one. */
+__noinline int fa_compare_fields(__u64 task, __u64 cred, __u32 which, __u32 op)
 {
 	__u32 a, b;
 	switch (which) {
@@ -89,7 +96,19 @@ static __always_inline int compare_fields(struct subject *s, __u32 which, __u32 
 #undef FA_COMPARE_CASE
 	default: return 0;
 	}
-	return compare(value_of(s, a), op, value_of(s, b));
+	return compare(id_of(task, cred, a), op, id_of(task, cred, b));
+}
+
+/* compare_fields for the syscall of s: its task's and credentials'
+ * addresses, as numbers (read through the stack), to fa_compare_fields. */
+static __always_inline int compare_fields(struct subject *s, __u32 which, __u32 op)
+{
+	struct task_struct *t = s->task;
+	const struct cred *c = s->cred ? s->cred : BPF_CORE_READ(t, cred);
+	__u64 ta = 0, ca = 0;
+	bpf_probe_read_kernel(&ta, sizeof(ta), &t);
+	bpf_probe_read_kernel(&ca, sizeof(ca), &c);
+	return fa_compare_fields(ta, ca, which, op);
 }
 
 /* exe=: the task's executable is the one at index idx of the exes map. */
@@ -141,6 +160,27 @@ static __always_inline __u32 perm_bits(struct subject *s)
 	return 0;
 }
 
+/* saddr_fam=: the syscall has an audited address of that family (else
+ * the test fails, whatever its operator). A global function of scalars,
+ * its subject rebuilt from the current task: the verifier checks it
+ * once, alone, not in every state of test_one (the raw exit program
+ * reached the 1M-instruction limit with it inlined). */
+__noinline int fa_saddr_fam_test(__u32 op, __u32 value, __u64 ret, __u32 returned)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	struct subject s = {
+		.task = task,
+		.regs = regs,
+		.ret = (long)ret,
+		.returned = returned,
+		.compat = task_compat(task),
+		.nr = (__u32)regs_syscall_nr(regs),
+	};
+	__u32 fam = 0;
+	return sockaddr_family(&s, &fam) && compare(fam, op, value);
+}
+
 static long test_one(__u32 i, struct eval *e)
 {
 	struct fa_rule *r = e->rule;
@@ -155,14 +195,18 @@ static long test_one(__u32 i, struct eval *e)
 	int ok;
 	if (t->field == FA_FIELD_NEVER)
 		ok = 0;
+	else if (t->field & (FA_FIELD_OBJ | FA_FIELD_OBJ_COMPARE))
+		ok = fa_objs_test(span_index(e->s->nr, e->s->compat), t->field, t->op, t->value);
 	else if (t->field == AUDIT_FIELD_COMPARE)
 		ok = compare_fields(e->s, t->value, t->op);
 	else if (t->field == AUDIT_EXE)
 		ok = exe_is(e->s, t->value) == (t->op == AUDIT_EQUAL);
 	else if (t->field == AUDIT_WATCH || t->field == AUDIT_DIR)
-		ok = e->s->hits && has_hit(e->s->hits, t->value);   /* the kernel ignores the operator */
+		ok = fa_has_hit(e->s->hits, t->value);   /* the kernel ignores the operator */
 	else if (t->field == AUDIT_PERM)
 		ok = (t->value & e->s->perm) != 0;
+	else if (t->field == AUDIT_SADDR_FAM)
+		ok = fa_saddr_fam_test(t->op, t->value, (__u64)e->s->ret, e->s->returned);
 	else if ((t->field == AUDIT_EXIT || t->field == AUDIT_SUCCESS) && !e->s->returned)
 		ok = 0;   /* exit=, success=: no return value, the test fails whatever its operator */
 	else
