@@ -36,6 +36,7 @@ fn check(name: &str, rules: &str, workload: &[&str], expected: &[&str]) {
 }
 
 #[test]
+#[ignore = "written while the kernel audit of the machine it was written on was locked (-e 2 by mistake, until reboot): never yet run against the kernel; run with --ignored (issue 12)"]
 fn creates_deletes_links_renames_and_symlinks() {
     check(
         "paths-name-types",
@@ -57,6 +58,7 @@ fn creates_deletes_links_renames_and_symlinks() {
 }
 
 #[test]
+#[ignore = "written while the kernel audit of the machine it was written on was locked (-e 2 by mistake, until reboot): never yet run against the kernel; run with --ignored (issue 12)"]
 fn relative_paths_and_dirfd() {
     check(
         "paths-relative",
@@ -72,6 +74,7 @@ fn relative_paths_and_dirfd() {
 }
 
 #[test]
+#[ignore = "written while the kernel audit of the machine it was written on was locked (-e 2 by mistake, until reboot): never yet run against the kernel; run with --ignored (issue 12)"]
 fn watched_file_deleted_and_recreated() {
     check(
         "paths-watch",
@@ -88,6 +91,7 @@ fn watched_file_deleted_and_recreated() {
 }
 
 #[test]
+#[ignore = "written while the kernel audit of the machine it was written on was locked (-e 2 by mistake, until reboot): never yet run against the kernel; run with --ignored (issue 12)"]
 fn exec_of_binaries_and_a_script() {
     check(
         "paths-exec",
@@ -102,6 +106,7 @@ fn exec_of_binaries_and_a_script() {
 }
 
 #[test]
+#[ignore = "written while the kernel audit of the machine it was written on was locked (-e 2 by mistake, until reboot): never yet run against the kernel; run with --ignored (issue 12)"]
 fn failed_lookups_and_refused_objects() {
     check(
         "paths-failed",
@@ -121,6 +126,7 @@ fn failed_lookups_and_refused_objects() {
 }
 
 #[test]
+#[ignore = "written while the kernel audit of the machine it was written on was locked (-e 2 by mistake, until reboot): never yet run against the kernel; run with --ignored (issue 12)"]
 fn attribute_changes_that_keep_the_attributes() {
     // The kernel prints the attributes its lookup saw, before the change;
     // BPF sees the inode only after (README: PATH's mode/ouid/ogid of

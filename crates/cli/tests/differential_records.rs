@@ -195,6 +195,7 @@ fn ausearch_and_aureport_by_executable() {
 }
 
 #[test]
+#[ignore = "written while the kernel audit of the machine it was written on was locked (-e 2 by mistake, until reboot): never yet run against the kernel; run with --ignored (issue 12)"]
 fn exec_of_a_file_with_capabilities() {
     // The file's own capabilities in BPRM_FCAPS (fver, fp, fe), for root
     // and for an unprivileged user, whose exec they raise.
