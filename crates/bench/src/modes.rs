@@ -175,6 +175,8 @@ impl FastauditRun {
         let log = dir.join("fastaudit.log");
         let mut child = kernel::own_group(Command::new(exe).args([
             "run",
+            // The machine's auditd.conf is not part of the measurement.
+            "--no-config",
             "--rules",
             path_str(rules)?,
             "--log",

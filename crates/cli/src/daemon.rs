@@ -5,9 +5,10 @@
 //! kernel settings, and keep /run/fastaudit/status up to date.
 
 use crate::cli::RunArgs;
+use crate::output::Output;
 use anyhow::{bail, Context, Result};
 use companion::Joiner;
-use fastaudit_log::{LogError, Writer};
+use fastaudit_log::LogError;
 use fastaudit_netlink::proto::mask;
 use fastaudit_netlink::{DaemonOptions, KernelDaemon, Record};
 use fastaudit_records::daemon::{self as own, OwnSerials, Sender, Subject};
@@ -114,7 +115,8 @@ pub struct Side {
     pub notes: Vec<String>,
 }
 
-fn now_stamp(serial: u64) -> Stamp {
+/// Now, with `serial`.
+pub fn now_stamp(serial: u64) -> Stamp {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
@@ -145,7 +147,7 @@ impl Side {
     /// Write DAEMON_START, then (unless --bpf-only) register with the
     /// kernel, leave it only `-a never,task` and apply the rules' settings.
     /// Audit is turned on by [`Side::ready`], once the BPF side is loaded.
-    pub fn start(args: &RunArgs, set: &RuleSet, format: Format, log: &mut Writer) -> Result<Side> {
+    pub fn start(args: &RunArgs, set: &RuleSet, format: Format, log: &mut Output) -> Result<Side> {
         let settings = KernelSettings::of(set);
         if settings.panic && !args.bpf_only && !args.apply_irreversible {
             bail!(
@@ -184,10 +186,7 @@ impl Side {
             companions_logged: 0,
             notes: Vec::new(),
         };
-        let fmt = match format {
-            Format::Raw => "raw",
-            Format::Enriched => "enriched",
-        };
+        let fmt = format.name();
         let kernel = nix::sys::utsname::uname()
             .map(|u| u.release().to_string_lossy().into_owned())
             .unwrap_or_default();
@@ -256,7 +255,7 @@ impl Side {
         Ok(())
     }
 
-    fn write_own(&mut self, log: &mut Writer, ty: u32, body: &str) -> Result<bool, LogError> {
+    fn write_own(&mut self, log: &mut Output, ty: u32, body: &str) -> Result<bool, LogError> {
         let stamp = now_stamp(self.serial());
         log.write_event(&line(
             None,
@@ -270,7 +269,7 @@ impl Side {
 
     /// Move the kernel records read so far into the log; rewrite the status
     /// file now and then.
-    pub fn pump(&mut self, log: &mut Writer, bpf: BpfCounts) -> Result<()> {
+    pub fn pump(&mut self, log: &mut Output, bpf: BpfCounts) -> Result<()> {
         let mut records = Vec::new();
         if let Some(k) = self.kernel.as_mut() {
             k.drain(|r| records.push(r));
@@ -315,7 +314,7 @@ impl Side {
         Ok(())
     }
 
-    fn write_kernel(&mut self, log: &mut Writer, r: &Record) -> Result<()> {
+    fn write_kernel(&mut self, log: &mut Output, r: &Record) -> Result<()> {
         let (_, l) = self.kernel_line(log, r)?;
         if log.write_event(&l)? {
             self.kernel_logged += 1;
@@ -324,7 +323,7 @@ impl Side {
     }
 
     /// A kernel record's stamp and line.
-    fn kernel_line(&mut self, log: &mut Writer, r: &Record) -> Result<(Stamp, Vec<u8>)> {
+    fn kernel_line(&mut self, log: &mut Output, r: &Record) -> Result<(Stamp, Vec<u8>)> {
         let (stamp, body) = match r.stamp {
             Some((sec, msec, serial)) => {
                 if own::kernel_serial_overlaps(serial) && !self.overlap_reported {
@@ -350,7 +349,7 @@ impl Side {
 
     /// Someone changed the task rules behind fastaudit's back: `-a never,task`
     /// goes back first so new tasks still get no audit context.
-    fn keep_never_task(&mut self, log: &mut Writer) -> Result<()> {
+    fn keep_never_task(&mut self, log: &mut Output) -> Result<()> {
         let Some(k) = self.kernel.as_mut() else {
             return Ok(());
         };
@@ -376,7 +375,7 @@ impl Side {
         }
     }
 
-    fn write_status(&mut self, log: &Writer, bpf: BpfCounts) -> std::io::Result<()> {
+    fn write_status(&mut self, log: &Output, bpf: BpfCounts) -> std::io::Result<()> {
         let rx = self
             .kernel
             .as_ref()
@@ -419,10 +418,18 @@ impl Side {
         })
     }
 
+    /// The kernel record reader's counters so far (zero with --bpf-only).
+    pub fn reader_stats(&self) -> fastaudit_netlink::ReaderStats {
+        self.kernel
+            .as_ref()
+            .map(KernelDaemon::stats)
+            .unwrap_or_default()
+    }
+
     /// Stop: put the kernel back and unregister, log the last kernel
     /// records, the losses and DAEMON_END. Returns the kernel records and
     /// the companion events logged in the whole run.
-    pub fn finish(mut self, log: &mut Writer, bpf: BpfCounts) -> Result<(u64, u64)> {
+    pub fn finish(mut self, log: &mut Output, bpf: BpfCounts) -> Result<(u64, u64)> {
         // Only a SIGTERM to the registered daemon is recorded by the kernel.
         let sender = if self.term.load(Ordering::Relaxed) {
             self.sender()
@@ -487,7 +494,7 @@ impl Side {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fastaudit_log::Config;
+    use fastaudit_log::{Config, Writer};
     use fastaudit_rules::{lexer, Origin, SystemHost};
 
     fn bpf_only_side() -> Side {
@@ -513,12 +520,13 @@ mod tests {
     fn kernel_records_keep_their_stamp_and_an_overlap_is_reported_once() {
         let dir = std::env::temp_dir().join(format!("fa-side-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let mut log = Writer::open(Config {
+        let writer = Writer::open(Config {
             space_left: 0,
             admin_space_left: 0,
             ..Config::new(dir.join("audit.log"))
         })
         .unwrap();
+        let mut log = Output::new(writer, dir.join("audit.log"), None, None, None).unwrap();
         let mut side = bpf_only_side();
         for serial in [7, 1 << 31, (1 << 31) + 1] {
             let r = Record {

@@ -3,8 +3,10 @@
 mod bench_cmd;
 mod cli;
 mod daemon;
+mod output;
 mod rules_cmd;
 mod run_cmd;
+mod run_config;
 mod status_cmd;
 
 use clap::Parser;

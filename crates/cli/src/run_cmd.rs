@@ -1,11 +1,13 @@
 //! `fastaudit run`: rules → plan → engine → records → log, in the foreground.
 
-use crate::cli::{LogFormat, RunArgs};
+use crate::cli::RunArgs;
 use crate::daemon::companion::event_lines;
 use crate::daemon::{BpfCounts, Side};
+use crate::output::Output;
+use crate::run_config::{self, Refused};
 use anyhow::{bail, Context, Result};
 use fastaudit_engine::{compile, run as run_engine, Environment, Options};
-use fastaudit_log::{Config, SizeAction, Writer};
+use fastaudit_log::Writer;
 use fastaudit_records::{Format, Stamp};
 use fastaudit_rules::{lexer, Origin, RuleSet, SystemHost};
 use std::path::{Path, PathBuf};
@@ -19,6 +21,20 @@ const RULES_D: &str = "/etc/audit/rules.d";
 
 /// Run until SIGINT/SIGTERM; exit 0 after draining and flushing.
 pub fn run(args: RunArgs) -> Result<ExitCode> {
+    // `--explain` needs no configuration (and works without root).
+    let settings = if args.explain {
+        None
+    } else {
+        match run_config::resolve(&args) {
+            Ok(s) => Some(s),
+            Err(Refused(lines)) => {
+                for l in lines {
+                    eprintln!("{l}");
+                }
+                return Ok(ExitCode::from(1));
+            }
+        }
+    };
     let host = SystemHost;
     let set = match load_rules(&args.rules, &host) {
         Ok(set) => set,
@@ -47,25 +63,28 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     if let Some(why) = plan.hook_kind_problem() {
         bail!("{why}");
     }
-    let config = Config {
-        max_bytes: args.max_log_file.saturating_mul(1 << 20),
-        size_action: SizeAction::Rotate {
-            num_logs: args.num_logs,
-        },
-        ..Config::new(&args.log)
+    let Some(settings) = settings else {
+        bail!("no settings");
     };
-    let log =
-        Writer::open(config).with_context(|| format!("opening the log {}", args.log.display()))?;
+    for w in &settings.warnings {
+        eprintln!("{w}");
+    }
+    if let Err(e) = run_config::boost_priority(settings.priority_boost) {
+        eprintln!("fastaudit: warning: {e:#}");
+    }
+    let path = settings.log.path.clone();
+    let writer = Writer::open(settings.log.clone())
+        .with_context(|| format!("opening the log {}", path.display()))?;
+    let json = (settings.format == Format::Json).then_some(settings.end_of_event);
+    let group = settings.log_group.map(|g| (g, args.log.is_none()));
+    let mut log = Output::new(writer, path.clone(), settings.node.clone(), json, group)
+        .with_context(|| format!("setting the log group of {}", path.display()))?;
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(sig, Arc::clone(&stop))
             .context("installing signal handlers")?;
     }
-    let format = match args.format {
-        LogFormat::Raw => Format::Raw,
-        LogFormat::Enriched => Format::Enriched,
-    };
-    let mut log = log;
+    let format = settings.format;
     // The kernel side (daemon.rs): registered and set up, not yet enabled.
     let mut side = Side::start(&args, &set, format, &mut log)?;
     for n in &side.notes {
@@ -150,9 +169,26 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let side = side.into_inner();
     bpf.logged = bpf_logged.get() + side.companions_logged();
     bpf.lost = stats.as_ref().map_or(0, |s| s.lost);
+    let reader = side.reader_stats();
     // The kernel is put back on every path, errors included.
     let finished = side.finish(&mut log, bpf);
-    let flushed = log.flush().context("flushing the log");
+    // JSON: the loss counters close the stream.
+    let counters = [
+        (
+            "bpf_events_generated",
+            stats.as_ref().map_or(0, |s| s.emitted + s.lost),
+        ),
+        ("bpf_events_logged", bpf.logged),
+        ("bpf_events_lost", bpf.lost),
+        ("kernel_records_received", reader.received),
+        ("kernel_records_dropped", reader.dropped),
+        ("kernel_socket_overruns", reader.overruns),
+        ("log_events_dropped", log.dropped()),
+    ];
+    let stamped = log
+        .write_stats(crate::daemon::now_stamp(0), &counters)
+        .context("writing the log");
+    let flushed = stamped.and_then(|()| log.flush().context("flushing the log"));
     let stats = stats?;
     if let Some(e) = write_error.into_inner() {
         return Err(e);

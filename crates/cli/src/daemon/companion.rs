@@ -22,9 +22,9 @@
 //! each is written alone (the companion under fastaudit's own stamp).
 
 use super::Side;
+use crate::output::Output;
 use anyhow::Result;
 use fastaudit_engine::AuditEvent;
-use fastaudit_log::Writer;
 use fastaudit_netlink::Record;
 use fastaudit_records::enrich::SystemNames;
 use fastaudit_records::line::line;
@@ -281,7 +281,7 @@ impl Side {
     /// its kernel record (LOGIN) under that record's stamp once both are
     /// here; alone, under fastaudit's stamp, when no kernel record can
     /// come (--bpf-only) or none came in time.
-    pub fn companion(&mut self, log: &mut Writer, ev: AuditEvent) -> Result<()> {
+    pub fn companion(&mut self, log: &mut Output, ev: AuditEvent) -> Result<()> {
         // --bpf-only: no kernel record can come; a config send's companion
         // (whose SYSCALL stock audit writes only with the record) is dropped.
         let out = if self.kernel.is_some() {
@@ -296,7 +296,7 @@ impl Side {
     }
 
     /// Write a kernel record, a companion, or both joined.
-    pub(super) fn write_out(&mut self, log: &mut Writer, o: Out) -> Result<()> {
+    pub(super) fn write_out(&mut self, log: &mut Output, o: Out) -> Result<()> {
         match o {
             Out::Kernel(r) => self.write_kernel(log, &r),
             Out::Alone(ev) => {

@@ -1,0 +1,364 @@
+//! What `fastaudit run` is configured to do: the command line's flags over
+//! auditd.conf's keys (`--config FILE`, or /etc/audit/auditd.conf when it
+//! exists), over fastaudit's own defaults when no file is read. A file,
+//! once read, is taken as auditd takes it: a key it does not set has
+//! auditd's default. Keys fastaudit does not act on are reported with
+//! FILE:LINE; values it cannot honour are refused.
+
+pub mod host;
+mod node;
+
+use crate::cli::{LogFormat, RunArgs};
+use anyhow::Context;
+use fastaudit_config::{Conf, ConfigError, Value, DEFAULT_PATH};
+use fastaudit_log::{Config as LogConfig, Flush, SizeAction, SpaceAction};
+use fastaudit_records::Format;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// fastaudit's log when no auditd.conf is read and `--log` is not given.
+pub const DEFAULT_LOG: &str = "/var/log/fastaudit/audit.log";
+
+/// Everything `run` takes from the flags and the configuration file.
+#[derive(Debug)]
+pub struct RunSettings {
+    /// The log writer's settings (path, flush, size and space actions).
+    pub log: LogConfig,
+    /// Log format.
+    pub format: Format,
+    /// auditd's node name (`node=` before each record), when name_format asks.
+    pub node: Option<String>,
+    /// auditd's log_group: the log is root:GROUP 0640 (its directory 0750).
+    pub log_group: Option<u32>,
+    /// auditd's priority_boost: lowered nice value.
+    pub priority_boost: u32,
+    /// auditd's end_of_event_timeout: how long a kernel event's records
+    /// are gathered (JSON) before it is written as complete.
+    pub end_of_event: Duration,
+    /// Warnings for stderr (unsupported keys, values not applied yet).
+    pub warnings: Vec<String>,
+}
+
+/// Why the configuration is refused: one line per problem.
+#[derive(Debug)]
+pub struct Refused(pub Vec<String>);
+
+impl From<anyhow::Error> for Refused {
+    fn from(e: anyhow::Error) -> Refused {
+        Refused(vec![format!("fastaudit: {e:#}")])
+    }
+}
+
+/// The configuration file to read, if any.
+fn config_path(args: &RunArgs) -> Option<PathBuf> {
+    if args.no_config {
+        return None;
+    }
+    match &args.config {
+        Some(p) => Some(p.clone()),
+        None => Path::new(DEFAULT_PATH)
+            .exists()
+            .then(|| PathBuf::from(DEFAULT_PATH)),
+    }
+}
+
+/// Read the configuration (if any) and merge it with the flags.
+pub fn resolve(args: &RunArgs) -> Result<RunSettings, Refused> {
+    let conf = match config_path(args) {
+        None => None,
+        Some(p) => match fastaudit_config::load(&p, &host::SystemHost) {
+            Ok(c) => Some(c),
+            Err(ConfigError::Invalid(d)) => {
+                return Err(Refused(d.iter().map(ToString::to_string).collect()))
+            }
+            Err(e) => return Err(Refused(vec![e.to_string()])),
+        },
+    };
+    match conf {
+        Some(conf) => from_conf(args, &conf),
+        None => Ok(without_conf(args)),
+    }
+}
+
+/// Flags over fastaudit's defaults.
+fn without_conf(args: &RunArgs) -> RunSettings {
+    let mut log = LogConfig::new(args.log.as_deref().unwrap_or(Path::new(DEFAULT_LOG)));
+    log.max_bytes = args.max_log_file.unwrap_or(8).saturating_mul(1 << 20);
+    log.size_action = SizeAction::Rotate {
+        num_logs: args.num_logs.unwrap_or(5),
+    };
+    RunSettings {
+        log,
+        format: args.format.map_or(Format::Raw, format),
+        node: None,
+        log_group: None,
+        priority_boost: 0,
+        end_of_event: Duration::from_secs(2),
+        warnings: Vec::new(),
+    }
+}
+
+fn format(f: LogFormat) -> Format {
+    match f {
+        LogFormat::Raw => Format::Raw,
+        LogFormat::Enriched => Format::Enriched,
+        LogFormat::Json => Format::Json,
+    }
+}
+
+/// Warnings as the compiler writes them: `FILE:LINE: warning: ...`.
+fn warning(conf: &Conf, line: Option<usize>, message: &str) -> String {
+    match line {
+        Some(l) => format!("{}:{l}: warning: {message}", conf.file.display()),
+        None => format!("{}: warning: {message}", conf.file.display()),
+    }
+}
+
+/// Flags over the file's settings (auditd's defaults for keys it does not set).
+fn from_conf(args: &RunArgs, conf: &Conf) -> Result<RunSettings, Refused> {
+    let mut refused = Vec::new();
+    let mut warnings: Vec<String> = conf
+        .warnings
+        .iter()
+        .map(|d| warning(conf, d.line, &d.message))
+        .collect();
+    let refuse = |key: &str, why: &str| conf.at(key, why).to_string();
+    if !conf.yes("local_events") {
+        refused.push(refuse(
+            "local_events",
+            "local_events = no (a network-only aggregator): fastaudit audits the local system and has no network input: refused",
+        ));
+    }
+    if !conf.yes("write_logs") {
+        let key = if conf.word("log_format") == Some("nolog") {
+            "log_format"
+        } else {
+            "write_logs"
+        };
+        refused.push(refuse(
+            key,
+            "write_logs = no: fastaudit runs no plugins yet, so its log is its only output and every event would be lost: refused",
+        ));
+    }
+    if conf.get("tcp_listen_port").is_some() {
+        refused.push(refuse(
+            "tcp_listen_port",
+            "tcp_listen_port: fastaudit has no network listener and cannot receive remote audit events: refused",
+        ));
+    }
+    for u in conf.unsupported() {
+        if u.key.name != "tcp_listen_port" {
+            warnings.push(warning(
+                conf,
+                Some(u.line),
+                &format!("{}: not applied: {}", u.key.name, u.why),
+            ));
+        }
+    }
+    warnings.extend(active_plugins(conf));
+
+    let path = args
+        .log
+        .clone()
+        .or_else(|| conf.text("log_file").map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_LOG));
+    let mut log = LogConfig::new(path);
+    let freq = u32::try_from(conf.number("freq")).unwrap_or(u32::MAX);
+    log.flush = match conf.word("flush") {
+        Some("incremental") => Flush::Incremental { freq },
+        Some("incremental_async") => Flush::IncrementalAsync { freq },
+        Some("data") => Flush::Data,
+        Some("sync") => Flush::Sync,
+        _ => Flush::None,
+    };
+    let max_mib = args.max_log_file.unwrap_or(conf.number("max_log_file"));
+    log.max_bytes = max_mib.saturating_mul(1 << 20);
+    let num_logs = args
+        .num_logs
+        .unwrap_or(u32::try_from(conf.number("num_logs")).unwrap_or(999));
+    log.size_action = match conf.word("max_log_file_action") {
+        Some("suspend") => SizeAction::Suspend,
+        Some("keep_logs") => SizeAction::KeepLogs,
+        // auditd: "Log rotation disabled (num_logs < 2)": the log grows.
+        Some("rotate") if num_logs < 2 => {
+            warnings.push(warning(
+                conf,
+                conf.line("max_log_file_action"),
+                "max_log_file_action = ROTATE with num_logs below 2: rotation is disabled, as in auditd",
+            ));
+            SizeAction::Ignore
+        }
+        Some("rotate") => SizeAction::Rotate { num_logs },
+        Some("syslog") => {
+            warnings.push(warning(
+                conf,
+                conf.line("max_log_file_action"),
+                "max_log_file_action = SYSLOG: the log grows past max_log_file as auditd's does, but no syslog message is sent yet",
+            ));
+            SizeAction::Ignore
+        }
+        _ => SizeAction::Ignore,
+    };
+    warnings.extend(apply_disk_settings(conf, &mut log));
+
+    let format = match (args.format, conf.word("log_format")) {
+        (Some(f), _) => format(f),
+        (None, Some("raw")) => Format::Raw,
+        (None, Some("json")) => Format::Json,
+        _ => Format::Enriched,
+    };
+    let node = match node::resolve(conf) {
+        Ok(n) => n,
+        Err(why) => {
+            refused.push(refuse("name_format", &why));
+            None
+        }
+    };
+    if !refused.is_empty() {
+        return Err(Refused(refused));
+    }
+    let gid = match conf.get("log_group") {
+        Some(Value::Gid(g)) if *g != 0 => Some(*g),
+        _ => None,
+    };
+    Ok(RunSettings {
+        log,
+        format,
+        node,
+        log_group: gid,
+        priority_boost: u32::try_from(conf.number("priority_boost")).unwrap_or(u32::MAX),
+        end_of_event: Duration::from_secs(conf.number("end_of_event_timeout")),
+        warnings,
+    })
+}
+
+/// The disk and space keys (space_left, space_left_action,
+/// admin_space_left, admin_space_left_action, disk_full_action,
+/// disk_error_action) onto the log writer's settings. What the writer
+/// cannot do yet is returned as warnings: "parsed, not yet applied".
+pub fn apply_disk_settings(conf: &Conf, log: &mut LogConfig) -> Vec<String> {
+    let mut warnings = Vec::new();
+    let dir = log
+        .path
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    for (amount_key, action_key, admin) in [
+        ("space_left", "space_left_action", false),
+        ("admin_space_left", "admin_space_left_action", true),
+    ] {
+        let bytes = match conf.get(amount_key) {
+            Some(Value::Space {
+                amount,
+                percent: true,
+            }) if *amount > 0 => percent_of_disk(&dir, *amount),
+            Some(Value::Space { amount, .. }) => amount.saturating_mul(1 << 20),
+            _ => 0,
+        };
+        let (word, exe) = match conf.get(action_key) {
+            Some(Value::Action { word, exe }) => (*word, exe.clone()),
+            _ => ("ignore", None),
+        };
+        let action = match word {
+            "ignore" => SpaceAction::Ignore,
+            "syslog" => SpaceAction::Warn,
+            "suspend" => SpaceAction::Suspend,
+            other => {
+                let what = exe.map_or_else(|| other.to_uppercase(), |e| format!("EXEC {e}"));
+                warnings.push(warning(
+                    conf,
+                    conf.line(action_key),
+                    &format!("{action_key} = {what}: parsed, not yet applied: fastaudit warns on stderr instead"),
+                ));
+                SpaceAction::Warn
+            }
+        };
+        if admin {
+            log.admin_space_left = bytes;
+            log.admin_space_action = action;
+        } else {
+            log.space_left = bytes;
+            log.space_action = action;
+        }
+    }
+    for key in ["disk_full_action", "disk_error_action"] {
+        if let Some(Value::Action { word, exe }) = conf.get(key) {
+            let what = exe
+                .as_ref()
+                .map_or_else(|| word.to_uppercase(), |e| format!("EXEC {e}"));
+            warnings.push(warning(
+                conf,
+                conf.line(key),
+                &format!(
+                    "{key} = {what}: parsed, not yet applied: fastaudit stops on a log write error"
+                ),
+            ));
+        }
+    }
+    warnings
+}
+
+/// auditd's `calc_percent`: that share of the file system's blocks, in
+/// whole megabytes, as bytes.
+fn percent_of_disk(dir: &Path, percent: u64) -> u64 {
+    let Ok(st) = nix::sys::statvfs::statvfs(dir) else {
+        return 0;
+    };
+    let blocks = (st.blocks() as f64 * (percent as f64 / 100.0)) as u64;
+    (blocks.saturating_mul(st.block_size()) >> 20) << 20
+}
+
+/// Plugins that plugin_dir makes active: reported, since fastaudit does
+/// not run them yet.
+fn active_plugins(conf: &Conf) -> Vec<String> {
+    let Some(dir) = conf.text("plugin_dir") else {
+        return Vec::new();
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut names: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "conf"))
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .filter(|p| {
+            std::fs::read_to_string(p).is_ok_and(|t| {
+                t.lines().any(|l| {
+                    let w: Vec<&str> = l.split_whitespace().collect();
+                    w.len() >= 3 && w[0] == "active" && w[1] == "=" && w[2].eq_ignore_ascii_case("yes")
+                })
+            })
+        })
+        .map(|p| {
+            warning(
+                conf,
+                conf.line("plugin_dir"),
+                &format!(
+                    "plugin {} is active, but fastaudit does not run plugins yet: it receives nothing",
+                    p.display()
+                ),
+            )
+        })
+        .collect()
+}
+
+/// Lower the nice value by `boost`, as auditd's priority_boost does.
+pub fn boost_priority(boost: u32) -> anyhow::Result<()> {
+    if boost == 0 {
+        return Ok(());
+    }
+    let inc = -i32::try_from(boost).unwrap_or(i32::MAX);
+    // SAFETY: nice(2) takes an int and touches no memory of ours.
+    let r = unsafe {
+        *libc::__errno_location() = 0;
+        libc::nice(inc)
+    };
+    let err = std::io::Error::last_os_error();
+    if r == -1 && err.raw_os_error() != Some(0) {
+        return Err(err).context("raising the priority (priority_boost)");
+    }
+    Ok(())
+}
