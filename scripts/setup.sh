@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "$(id -u)" != 0 ]; then echo "setup.sh: run as root (it installs packages)" >&2; exit 1; fi
 export DEBIAN_FRONTEND=noninteractive
-pkgs=(build-essential pkg-config clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool auditd binutils python3)
+# systemd: systemd-analyze checks dist/fastaudit.service (tests/service.rs).
+pkgs=(build-essential pkg-config clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool auditd binutils python3 systemd)
 missing=()
 for p in "${pkgs[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

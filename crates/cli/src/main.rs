@@ -3,6 +3,7 @@
 mod bench_cmd;
 mod cli;
 mod daemon;
+mod notify;
 mod output;
 mod rules_cmd;
 mod run_cmd;

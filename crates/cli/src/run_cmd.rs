@@ -120,6 +120,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
                 return;
             }
             eprintln!("fastaudit: ready");
+            // Best effort: under systemd a failed notification shows as a start timeout.
+            if let Err(e) = crate::notify::ready() {
+                eprintln!("fastaudit: warning: telling systemd it is ready: {e}");
+            }
         },
         |ev| {
             let mut log = log.borrow_mut();

@@ -352,23 +352,31 @@ pub fn assert_agrees(diffs: &[String]) {
 pub struct FastauditRun {
     child: std::process::Child,
     stderr: std::sync::mpsc::Receiver<String>,
+    /// What it printed before "fastaudit: ready".
+    pub before_ready: Vec<String>,
 }
 
 impl FastauditRun {
     /// `fastaudit run --rules RULES --log LOG EXTRA...`, waiting for the ready line.
     pub fn start(rules: &Path, log: &Path, extra: &[&str]) -> FastauditRun {
+        let mut args = vec![
+            "run",
+            // The machine's auditd.conf is not part of the test.
+            "--no-config",
+            "--rules",
+            rules.to_str().expect("utf8"),
+            "--log",
+            log.to_str().expect("utf8"),
+        ];
+        args.extend_from_slice(extra);
+        FastauditRun::spawn(&args)
+    }
+
+    /// `fastaudit ARGS...`, waiting for the ready line.
+    pub fn spawn(args: &[&str]) -> FastauditRun {
         use std::io::BufRead;
         let mut child = Command::new(env!("CARGO_BIN_EXE_fastaudit"))
-            .args([
-                "run",
-                // The machine's auditd.conf is not part of the test.
-                "--no-config",
-                "--rules",
-                rules.to_str().expect("utf8"),
-                "--log",
-                log.to_str().expect("utf8"),
-            ])
-            .args(extra)
+            .args(args)
             .stderr(std::process::Stdio::piped())
             .spawn()
             .expect("start fastaudit run");
@@ -382,14 +390,19 @@ impl FastauditRun {
                 let _ = tx.send(l);
             }
         });
+        let mut before_ready = Vec::new();
         loop {
             match rx.recv_timeout(std::time::Duration::from_secs(30)) {
                 Ok(l) if l == "fastaudit: ready" => break,
-                Ok(_) => {}
-                Err(_) => panic!("fastaudit run ended or hung before ready"),
+                Ok(l) => before_ready.push(l),
+                Err(_) => panic!("fastaudit run ended or hung before ready: {before_ready:?}"),
             }
         }
-        FastauditRun { child, stderr: rx }
+        FastauditRun {
+            child,
+            stderr: rx,
+            before_ready,
+        }
     }
 
     /// Its pid.
