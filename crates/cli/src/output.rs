@@ -112,9 +112,13 @@ impl Output {
         self.writer.write_event(&line)
     }
 
-    /// JSON: a `{"kind":"stats"}` line with these counters.
+    /// JSON: a `{"kind":"stats"}` line with these counters, after every
+    /// event still being gathered (it closes the stream).
     pub fn write_stats(&mut self, stamp: Stamp, counters: &[(&str, u64)]) -> Result<(), LogError> {
-        if self.json.is_some() {
+        if let Some(g) = self.json.as_mut() {
+            for e in g.rest() {
+                self.write_json(e)?;
+            }
             let line = json::stats(self.node.as_deref(), stamp, counters);
             self.writer.write_event(&line)?;
         }

@@ -8,7 +8,8 @@
 //!   arguments, ...) decoded when the result is UTF-8, else left as hex;
 //!   `key` as a list (the kernel joins several keys with 0x01; `(null)` is
 //!   `[]`); a user-space `msg='...'` as an object of its fields (as a string
-//!   when it is not `name=value` words). Then ENRICHED's interpretations in
+//!   when it does not start with `name=`; words without `=` belong to the
+//!   field before them, as in `auditctl -m`'s `text=`). Then ENRICHED's interpretations in
 //!   upper case (`UID`:"root", `ARCH`:"x86_64", `SYSCALL`:"fchmodat", ...),
 //!   and for PROCTITLE and EXECVE the arguments as `ARGV` (a list).
 //! - `{"kind":"stats",...}`: loss counters ([`stats`]).
@@ -149,11 +150,27 @@ fn text(name: &str, raw: &str, execve: bool) -> String {
     }
 }
 
+/// Words without `=` (free text, as in `auditctl -m`'s `text=a b c`)
+/// belong to the field before them.
+fn joined(fields: Vec<(String, String)>) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for (name, value) in fields {
+        match out.last_mut() {
+            Some(last) if name.is_empty() => {
+                last.1.push(' ');
+                last.1.push_str(&value);
+            }
+            _ => out.push((name, value)),
+        }
+    }
+    out
+}
+
 fn object(body: &str, ty: &str) -> Map<String, Value> {
     let execve = ty == "EXECVE";
     let mut o = Map::new();
     let mut args: Vec<(usize, Vec<u8>)> = Vec::new();
-    for (name, raw) in fields(body) {
+    for (name, raw) in joined(fields(body)) {
         let value = if name == "key" {
             let keys = match bytes("key", &raw, false) {
                 Some(b) => b
@@ -165,11 +182,9 @@ fn object(body: &str, ty: &str) -> Map<String, Value> {
             Value::Array(keys)
         } else if name == "msg" && raw.starts_with('\'') {
             let inner = raw.trim_matches('\'');
-            let f = fields(inner);
-            if !f.is_empty() && f.iter().all(|(n, _)| !n.is_empty()) {
-                Value::Object(object(inner, ""))
-            } else {
-                Value::String(inner.to_string())
+            match fields(inner).first() {
+                Some((n, _)) if !n.is_empty() => Value::Object(object(inner, "")),
+                _ => Value::String(inner.to_string()),
             }
         } else {
             Value::String(text(&name, &raw, execve))

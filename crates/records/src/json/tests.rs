@@ -61,6 +61,9 @@ fn proctitle_execve_and_user_messages() {
     assert_eq!(r["msg"]["res"], "success");
     let v = one("type=USER msg=audit(1.002:3): pid=7 uid=0 auid=0 ses=2 msg='hello world'");
     assert_eq!(v["records"][0]["msg"], "hello world");
+    let v = one("type=USER msg=audit(1.002:3): pid=7 uid=0 auid=0 ses=2 msg='text=a b c exe=\"/usr/sbin/auditctl\" res=success'");
+    assert_eq!(v["records"][0]["msg"]["text"], "a b c");
+    assert_eq!(v["records"][0]["msg"]["exe"], "/usr/sbin/auditctl");
     let v = one("type=SYSCALL msg=audit(1.002:3): arch=c000003e syscall=1 key=(null)");
     assert_eq!(v["records"][0]["key"], serde_json::json!([]));
     // Not UTF-8: left as the kernel's hex.
