@@ -17,7 +17,7 @@ fn decode(name: &str, raw: &str) -> String {
         return q.to_string();
     }
     let hex = ["comm", "exe", "key", "proctitle"].contains(&name)
-        && raw.len() % 2 == 0
+        && raw.len().is_multiple_of(2)
         && raw.bytes().all(|b| b.is_ascii_hexdigit());
     if hex {
         let bytes: Vec<u8> = (0..raw.len() / 2)
