@@ -374,9 +374,16 @@ impl FastauditRun {
 
     /// `fastaudit ARGS...`, waiting for the ready line.
     pub fn spawn(args: &[&str]) -> FastauditRun {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_fastaudit"));
+        cmd.args(args);
+        FastauditRun::spawn_command(cmd)
+    }
+
+    /// A command that runs `fastaudit run` (under a wrapper, say), waiting
+    /// for the ready line.
+    pub fn spawn_command(mut cmd: Command) -> FastauditRun {
         use std::io::BufRead;
-        let mut child = Command::new(env!("CARGO_BIN_EXE_fastaudit"))
-            .args(args)
+        let mut child = cmd
             .stderr(std::process::Stdio::piped())
             .spawn()
             .expect("start fastaudit run");
