@@ -123,9 +123,15 @@ fn keys_away_from_their_defaults_take_effect_and_flags_win() {
     let logs = dir.join("logs");
     std::fs::create_dir(&logs).unwrap();
     let conf = dir.join("auditd.conf");
+    let plugins = dir.join("plugins.d");
+    std::fs::create_dir(&plugins).unwrap();
+    let plugin = plugins.join("copy.conf");
+    std::fs::write(&plugin, "active = yes\ndirection = out\npath = /bin/cat\n").unwrap();
+    std::fs::write(plugins.join("off.conf"), "active = no\n").unwrap();
     let text = format!(
-        "{BASE}log_file = {}/audit.log\nlog_format = RAW\nlog_group = adm\nflush = DATA\nmax_log_file = 1\nnum_logs = 3\nmax_log_file_action = ROTATE\nname_format = USER\nname = ops-node\npriority_boost = 7\ntcp_listen_queue = 9\n",
-        logs.display()
+        "{BASE}log_file = {}/audit.log\nlog_format = RAW\nlog_group = adm\nflush = DATA\nmax_log_file = 1\nnum_logs = 3\nmax_log_file_action = ROTATE\nname_format = USER\nname = ops-node\npriority_boost = 7\ntcp_listen_queue = 9\nplugin_dir = {}\n",
+        logs.display(),
+        plugins.display()
     );
     std::fs::write(&conf, text).unwrap();
     let rules = dir.join("r.rules");
@@ -145,13 +151,14 @@ fn keys_away_from_their_defaults_take_effect_and_flags_win() {
         "--bpf-only",
     ]);
     let c = conf.display().to_string();
-    assert!(
-        fa.before_ready.iter().any(|l| l
-            == &format!(
-                "{c}:13: warning: tcp_listen_queue: not applied: fastaudit has no network listener (auditd's tcp_listen_port)"
-            )),
-        "{:?}",
-        fa.before_ready
+    let p = plugin.display().to_string();
+    assert_eq!(
+        fa.before_ready,
+        [
+            format!("{c}: warning: not applied, as they do nothing in auditd either without tcp_listen_port or an active plugin (fastaudit has neither yet): tcp_listen_queue (line 13)"),
+            format!("{c}:14: warning: plugin_dir: not applied: fastaudit does not run plugins yet"),
+            format!("{c}:14: warning: plugin {p} is active, but fastaudit does not run plugins yet: it receives nothing"),
+        ]
     );
     assert_eq!(nice_of(fa.pid()), -7, "priority_boost = 7");
     // About 1.5 MiB of records: past max_log_file once.

@@ -35,9 +35,31 @@ pub enum Kind {
 pub enum Use {
     /// Applied with auditd's meaning.
     Applied,
-    /// Read and checked, but fastaudit does not do it yet: reported with
-    /// the reason as a warning (some values are refused: see the run command).
-    NotYet(&'static str),
+    /// Read and checked, but fastaudit does not do it yet: reported (some
+    /// values are refused: see the run command).
+    NotYet(Missing),
+}
+
+/// What fastaudit lacks for a key it does not act on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Missing {
+    /// auditd's network listener (tcp_listen_port and its settings).
+    Listener,
+    /// The listener's Kerberos transport.
+    Kerberos,
+    /// Plugins (auditd's dispatcher and plugin_dir).
+    Plugins,
+}
+
+impl Missing {
+    /// Why the key is not applied.
+    pub fn why(self) -> &'static str {
+        match self {
+            Missing::Listener => "fastaudit has no network listener (auditd's tcp_listen_port)",
+            Missing::Kerberos => "fastaudit has no network listener, so no Kerberos transport",
+            Missing::Plugins => "fastaudit does not run plugins yet",
+        }
+    }
 }
 
 /// One auditd.conf key.
@@ -59,9 +81,9 @@ const ANY: u64 = u64::MAX;
 const ACTIONS: &[&str] = &[
     "ignore", "syslog", "rotate", "email", "exec", "suspend", "single", "halt",
 ];
-const LISTENER: &str = "fastaudit has no network listener (auditd's tcp_listen_port)";
-const KRB5: &str = "fastaudit has no network listener, so no Kerberos transport";
-const PLUGINS: &str = "fastaudit does not run plugins yet";
+const LISTENER: Missing = Missing::Listener;
+const KRB5: Missing = Missing::Kerberos;
+const PLUGINS: Missing = Missing::Plugins;
 
 /// Every key auditd 3.0.9 accepts, in auditd's order.
 pub const KEYS: &[Key] = &[

@@ -91,15 +91,15 @@ pub struct Conf {
     pub warnings: Vec<Diagnostic>,
 }
 
-/// Unsupported keys and what is wrong with them, for the caller to report.
+/// A key set in the file that fastaudit does not act on yet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Unsupported<'a> {
+pub struct Unsupported {
     /// The key.
     pub key: &'static Key,
     /// Where it was set.
     pub line: usize,
-    /// Why fastaudit does not do it.
-    pub why: &'a str,
+    /// What fastaudit lacks for it.
+    pub missing: keys::Missing,
 }
 
 impl Conf {
@@ -179,12 +179,16 @@ impl Conf {
     }
 
     /// Keys set in the file that fastaudit does not act on yet, in line order.
-    pub fn unsupported(&self) -> Vec<Unsupported<'static>> {
+    pub fn unsupported(&self) -> Vec<Unsupported> {
         let mut out: Vec<Unsupported> = KEYS
             .iter()
             .zip(&self.settings)
             .filter_map(|(k, s)| match (k.usage, s.line) {
-                (Use::NotYet(why), Some(line)) => Some(Unsupported { key: k, line, why }),
+                (Use::NotYet(missing), Some(line)) => Some(Unsupported {
+                    key: k,
+                    line,
+                    missing,
+                }),
                 _ => None,
             })
             .collect();

@@ -10,6 +10,7 @@ mod node;
 
 use crate::cli::{LogFormat, RunArgs};
 use anyhow::Context;
+use fastaudit_config::keys::Missing;
 use fastaudit_config::{Conf, ConfigError, Value, DEFAULT_PATH};
 use fastaudit_log::{Config as LogConfig, Flush, SizeAction, SpaceAction};
 use fastaudit_records::Format;
@@ -146,16 +147,9 @@ fn from_conf(args: &RunArgs, conf: &Conf) -> Result<RunSettings, Refused> {
             "tcp_listen_port: fastaudit has no network listener and cannot receive remote audit events: refused",
         ));
     }
-    for u in conf.unsupported() {
-        if u.key.name != "tcp_listen_port" {
-            warnings.push(warning(
-                conf,
-                Some(u.line),
-                &format!("{}: not applied: {}", u.key.name, u.why),
-            ));
-        }
-    }
-    warnings.extend(active_plugins(conf));
+    let plugins = active_plugins(conf);
+    warnings.extend(unsupported_keys(conf, !plugins.is_empty()));
+    warnings.extend(plugins);
 
     let path = args
         .log
@@ -232,6 +226,46 @@ fn from_conf(args: &RunArgs, conf: &Conf) -> Result<RunSettings, Refused> {
     })
 }
 
+/// The keys fastaudit does not act on yet (listener, Kerberos, plugins).
+/// One that does nothing in auditd either here (listener settings without
+/// tcp_listen_port, which is refused; plugin settings with no active
+/// plugin) is listed on one summary line; any other gets a line of its own.
+fn unsupported_keys(conf: &Conf, active_plugins: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut idle = Vec::new();
+    for u in conf.unsupported() {
+        let inert = match u.missing {
+            Missing::Listener | Missing::Kerberos => conf.get("tcp_listen_port").is_none(),
+            Missing::Plugins => !active_plugins,
+        };
+        if u.key.name == "tcp_listen_port" {
+            continue;
+        } else if inert {
+            idle.push(format!("{} (line {})", u.key.name, u.line));
+        } else {
+            out.push(warning(
+                conf,
+                Some(u.line),
+                &format!("{}: not applied: {}", u.key.name, u.missing.why()),
+            ));
+        }
+    }
+    if !idle.is_empty() {
+        out.insert(
+            0,
+            warning(
+                conf,
+                None,
+                &format!(
+                    "not applied, as they do nothing in auditd either without tcp_listen_port or an active plugin (fastaudit has neither yet): {}",
+                    idle.join(", ")
+                ),
+            ),
+        );
+    }
+    out
+}
+
 /// The disk and space keys (space_left, space_left_action,
 /// admin_space_left, admin_space_left_action, disk_full_action,
 /// disk_error_action) onto the log writer's settings. What the writer
@@ -280,7 +314,12 @@ pub fn apply_disk_settings(conf: &Conf, log: &mut LogConfig) -> Vec<String> {
             log.space_action = action;
         }
     }
+    // Only as set in the file: auditd's defaults (IGNORE, SYSLOG) are not
+    // reported on every start (the README says what fastaudit does instead).
     for key in ["disk_full_action", "disk_error_action"] {
+        if conf.line(key).is_none() {
+            continue;
+        }
         if let Some(Value::Action { word, exe }) = conf.get(key) {
             let what = exe
                 .as_ref()

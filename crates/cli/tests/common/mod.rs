@@ -356,6 +356,20 @@ pub struct FastauditRun {
     pub before_ready: Vec<String>,
 }
 
+/// A run left behind by a failing test is stopped (SIGTERM: it detaches
+/// and puts the kernel back), so that nothing stays attached.
+impl Drop for FastauditRun {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(self.child.id() as i32),
+                nix::sys::signal::SIGTERM,
+            );
+            let _ = self.child.wait();
+        }
+    }
+}
+
 impl FastauditRun {
     /// `fastaudit run --rules RULES --log LOG EXTRA...`, waiting for the ready line.
     pub fn start(rules: &Path, log: &Path, extra: &[&str]) -> FastauditRun {
