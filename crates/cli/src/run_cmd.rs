@@ -21,7 +21,11 @@ const RULES_D: &str = "/etc/audit/rules.d";
 
 /// Run until SIGINT/SIGTERM; exit 0 after draining and flushing.
 pub fn run(args: RunArgs) -> Result<ExitCode> {
-    // `--explain` needs no configuration (and works without root).
+    // `--explain` needs no configuration (and works without root); a run
+    // does, and the configuration is root's to read.
+    if !args.explain && !nix::unistd::geteuid().is_root() {
+        bail!("run must be started as root (it loads BPF programs)");
+    }
     let settings = if args.explain {
         None
     } else {
