@@ -230,3 +230,85 @@ fn keys_away_from_their_defaults_take_effect_and_flags_win() {
     assert_eq!(mode_gid(&flag_log), (0o640, adm));
     assert_eq!(mode_gid(&dir).0, 0o755, "{}", dir.display());
 }
+
+#[test]
+fn space_keys_and_a_json_log_format_from_the_file_take_effect() {
+    let _ka = KernelAudit::acquire();
+    let dir = tempdir();
+    let conf = dir.join("auditd.conf");
+    let log = dir.join("audit.json");
+    let rules = dir.join("r.rules");
+    std::fs::write(
+        &rules,
+        "-a always,exit -F arch=b64 -S fchmodat -k opsspace\n",
+    )
+    .unwrap();
+    let target = dir.join("target");
+    std::fs::write(&target, "").unwrap();
+    let chmod = || {
+        let out = Command::new("chmod")
+            .args(["600", target.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    };
+    let start = || {
+        FastauditRun::spawn(&[
+            "run",
+            "--config",
+            conf.to_str().unwrap(),
+            "--rules",
+            rules.to_str().unwrap(),
+            "--bpf-only",
+        ])
+    };
+    // Below space_left (10 TB) with SYSLOG: a warning, and logging goes on,
+    // as JSON lines.
+    std::fs::write(
+        &conf,
+        format!(
+            "log_file = {}\nlog_format = JSON\nspace_left = 10000000\nspace_left_action = SYSLOG\nadmin_space_left = 0\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    let fa = start();
+    chmod();
+    // The first write (DAEMON_START) comes before "ready".
+    let mut printed = fa.before_ready.clone();
+    printed.extend(fa.stop());
+    assert!(
+        printed
+            .iter()
+            .any(|l| l.ends_with("free space is below space_left")),
+        "{printed:?}"
+    );
+    let text = std::fs::read_to_string(&log).unwrap();
+    let keyed = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v["records"][0]["key"] == serde_json::json!(["opsspace"]))
+        .count();
+    assert_eq!(keyed, 1, "{text}");
+    // Below admin_space_left with SUSPEND: nothing more is written, and the
+    // events are counted as dropped.
+    std::fs::remove_file(&log).unwrap();
+    std::fs::write(
+        &conf,
+        format!(
+            "log_file = {}\nspace_left = 10000001\nadmin_space_left = 10000000\nadmin_space_left_action = SUSPEND\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    let fa = start();
+    chmod();
+    let after = fa.stop();
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "", "suspended");
+    let stopped = after
+        .iter()
+        .find(|l| l.starts_with("fastaudit: stopped:"))
+        .expect("the stop line");
+    assert!(!stopped.ends_with(", 0 dropped by the log"), "{stopped}");
+}

@@ -44,12 +44,6 @@ pub struct RunSettings {
 #[derive(Debug)]
 pub struct Refused(pub Vec<String>);
 
-impl From<anyhow::Error> for Refused {
-    fn from(e: anyhow::Error) -> Refused {
-        Refused(vec![format!("fastaudit: {e:#}")])
-    }
-}
-
 /// The configuration file to read, if any.
 fn config_path(args: &RunArgs) -> Option<PathBuf> {
     if args.no_config {
