@@ -5,8 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "$(id -u)" != 0 ]; then echo "setup.sh: run as root (it installs packages)" >&2; exit 1; fi
 export DEBIAN_FRONTEND=noninteractive
+# audispd-plugins (audisp-remote), rsyslog and libacl1-dev (to build Laurel)
+# are for the plugin tests: fastaudit runs auditd's plugins unchanged.
 # systemd: systemd-analyze checks dist/fastaudit.service (tests/service.rs).
-pkgs=(build-essential pkg-config clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool auditd binutils python3 systemd)
+pkgs=(build-essential pkg-config clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool auditd binutils python3 audispd-plugins rsyslog libacl1-dev systemd)
 missing=()
 for p in "${pkgs[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -15,6 +17,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 if ! command -v cargo >/dev/null 2>&1; then
   apt-get install -y -qq cargo >/dev/null
+fi
+# Laurel (an auditd plugin writing JSON), as its users install it: the
+# plugin tests run it under fastaudit. About 2.5 minutes on one CPU.
+if [ ! -x /usr/local/bin/laurel ]; then
+  cargo install laurel --version 0.8.2 --locked --root /usr/local 2>&1 | tail -n 1
 fi
 # The package may start auditd (and load its rules) where an init system runs;
 # fastaudit's tests own the kernel audit state, so leave it clean.

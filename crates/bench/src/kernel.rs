@@ -31,6 +31,21 @@ pub fn auditctl(args: &[&str]) -> Result<String, BenchError> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
+/// Add rules (`audit_rule_data`) to the kernel over netlink, in order: the
+/// io_uring list's, which this machine's auditctl (3.0.9) cannot send.
+pub fn add_rules_over_netlink(rules: &[Vec<u8>]) -> Result<(), BenchError> {
+    if rules.is_empty() {
+        return Ok(());
+    }
+    let mut sock = fastaudit_netlink::AuditSocket::open(Duration::from_secs(2))
+        .map_err(|e| BenchError::Command(format!("opening the audit netlink socket: {e}")))?;
+    for r in rules {
+        sock.add_rule(r)
+            .map_err(|e| BenchError::Command(format!("adding an io_uring rule: {e}")))?;
+    }
+    Ok(())
+}
+
 /// The parts of `auditctl -s` the harness uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Status {

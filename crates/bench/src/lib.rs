@@ -1,12 +1,14 @@
 //! The benchmark harness behind `fastaudit bench`: runs the audit-overhead
 //! experiments (getpid, audited calls, lmbench operations, sysbench-style
 //! threads, io_uring, a compile) with no audit, kernel audit + auditd and
-//! fastaudit, in interleaved rounds, and reports medians, spreads and ratios.
+//! fastaudit, in interleaved rounds, and reports medians, spreads and ratios;
+//! and, apart from the modes, the time to check and compile 100,000 rules.
 
 pub mod facts;
 pub mod kernel;
 pub mod modes;
 pub mod report;
+pub mod rules_scale;
 pub mod rulesets;
 pub mod stats;
 pub mod suite;

@@ -84,15 +84,16 @@ pub fn setup(mode: Mode, rules: &Prepared, exe: &Path, dir: &Path) -> Result<Act
             auditctl(&["-D"])?;
             auditctl(&["-b", &kernel::BACKLOG.to_string()])?;
             active.auditd = Some(Auditd::start(dir)?);
-            if rules.rules > 0 {
-                auditctl(&["-R", path_str(&rules.file)?])?;
+            if rules.rules > rules.uring_rules.len() {
+                auditctl(&["-R", path_str(&rules.kernel_file)?])?;
             }
+            kernel::add_rules_over_netlink(&rules.uring_rules)?;
             active.lost_before = Status::read()?.lost;
             auditctl(&["-e", "1"])?;
         }
         Mode::Fastaudit => {
             kernel::clean()?;
-            active.fastaudit = Some(FastauditRun::start(exe, &rules.file, dir)?);
+            active.fastaudit = Some(FastauditRun::start(exe, rules, dir)?);
         }
     }
     Ok(active)
@@ -171,21 +172,25 @@ struct FastauditRun {
 }
 
 impl FastauditRun {
-    fn start(exe: &Path, rules: &Path, dir: &Path) -> Result<FastauditRun, BenchError> {
+    fn start(exe: &Path, rules: &Prepared, dir: &Path) -> Result<FastauditRun, BenchError> {
         let log = dir.join("fastaudit.log");
-        let mut child = kernel::own_group(Command::new(exe).args([
-            "run",
-            // The machine's auditd.conf is not part of the measurement.
-            "--no-config",
-            "--rules",
-            path_str(rules)?,
-            "--log",
-            path_str(&log)?,
-            // Like the kernel mode's auditd: one log that is never rotated,
-            // so every record can be counted.
-            "--max-log-file",
-            "0",
-        ]))
+        let mut child = kernel::own_group(
+            Command::new(exe)
+                .args([
+                    "run",
+                    // The machine's auditd.conf is not part of the measurement.
+                    "--no-config",
+                    "--rules",
+                    path_str(&rules.file)?,
+                    "--log",
+                    path_str(&log)?,
+                    // Like the kernel mode's auditd: one log that is never
+                    // rotated, so every record can be counted.
+                    "--max-log-file",
+                    "0",
+                ])
+                .args(&rules.fastaudit_args),
+        )
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

@@ -2,7 +2,7 @@
 //! real rule set, prepared into one file both the kernel and fastaudit load.
 
 use crate::{io, BenchError};
-use fastaudit_rules::{ruleset, RuleSet, SystemHost};
+use fastaudit_rules::{source, RuleSet, SystemHost};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -16,6 +16,16 @@ pub const CORPUS_SETS: &[(&str, &str)] = &[
 
 /// The CIS-style set shipped with fastaudit (the corpus holds no CIS set).
 pub const CIS_RULES: &str = include_str!("../../../rules/bench/cis.rules");
+
+/// The `uring` set: the io_uring list on every op the kernel audits that
+/// a program opening, connecting and renaming uses, for an auid no
+/// process has (no record is written; every op is judged).
+pub const URING_RULES: &str = "-a always,io_uring -S openat,openat2,close,connect,accept,renameat,unlinkat,mkdirat -F auid=1000000 -k fa-bench-uring\n";
+
+/// The `uring-skipped` set: [`URING_RULES`] and the same test on the ops
+/// the kernel never audits that a ring does most (nop, reads, writes,
+/// sends, receives, statx).
+pub const URING_SKIPPED_RULES: &str = "-a always,io_uring -S nop,read,write,readv,writev,read_fixed,write_fixed,send,recv,statx -F auid=1000000 -k fa-bench-uring-skipped\n";
 
 /// The rule the `audited` scenario appends: every fchmodat is recorded.
 pub const AUDITED_KEY: &str = "fa-bench-audited";
@@ -33,6 +43,13 @@ pub enum Spec {
     },
     /// The shipped CIS-style set.
     Cis,
+    /// io_uring rules on the ops the kernel audits that no process
+    /// matches ([`URING_RULES`]): the cost of judging every op.
+    Uring,
+    /// The same rules on the ops the kernel skips too (nop, read, ...),
+    /// fastaudit run with `--audit-skipped-uring-ops` (the kernel takes
+    /// the rules and never audits those ops).
+    UringSkipped,
     /// A rules file or directory.
     File {
         /// Its path.
@@ -52,6 +69,12 @@ impl Spec {
         if name == "cis" {
             return Ok(Spec::Cis);
         }
+        if name == "uring" {
+            return Ok(Spec::Uring);
+        }
+        if name == "uring-skipped" {
+            return Ok(Spec::UringSkipped);
+        }
         if let Some((_, rel)) = CORPUS_SETS.iter().find(|(n, _)| *n == name) {
             let corpus = corpus.ok_or_else(|| {
                 BenchError::Refused(format!(
@@ -67,7 +90,7 @@ impl Spec {
             return Ok(Spec::File { path });
         }
         Err(BenchError::Refused(format!(
-            "rule set {name:?}: not none, a number, cis, {}, or an existing file",
+            "rule set {name:?}: not none, a number, cis, uring, uring-skipped, {}, or an existing file",
             CORPUS_SETS
                 .iter()
                 .map(|(n, _)| *n)
@@ -89,8 +112,19 @@ pub struct Prepared {
     /// Lines left out: settings (-b, -e, -f, ...) and lines auditctl or the
     /// kernel would refuse on this machine, with the reason.
     pub left_out: Vec<String>,
-    /// The file both modes load.
+    /// The file fastaudit loads (every rule).
     pub file: PathBuf,
+    /// The file auditctl loads for the kernel: every rule but the io_uring
+    /// list's, which auditctl 3.0.9 cannot send (absent from older runs' JSON).
+    #[serde(default)]
+    pub kernel_file: PathBuf,
+    /// The io_uring list's rules as the kernel takes them over netlink
+    /// (`audit_rule_data`), in order.
+    #[serde(skip)]
+    pub uring_rules: Vec<Vec<u8>>,
+    /// Arguments the fastaudit mode's `fastaudit run` gets beside the rules.
+    #[serde(default)]
+    pub fastaudit_args: Vec<String>,
 }
 
 /// Prepare `spec` under `dir`, with `extra` rules appended.
@@ -111,8 +145,13 @@ pub fn prepare(name: &str, spec: &Spec, extra: &str, dir: &Path) -> Result<Prepa
             }
         }
         Spec::Cis => text.push_str(CIS_RULES),
+        Spec::Uring => text.push_str(URING_RULES),
+        Spec::UringSkipped => {
+            text.push_str(URING_RULES);
+            text.push_str(URING_SKIPPED_RULES);
+        }
         Spec::File { path } => {
-            let lines = ruleset::source_lines(path)
+            let lines = source::source_lines(path)
                 .map_err(|e| BenchError::Refused(format!("rule set {name}: {}", e.message)))?;
             apply(&mut set, lines, &host, &mut left_out);
         }
@@ -120,7 +159,7 @@ pub fn prepare(name: &str, spec: &Spec, extra: &str, dir: &Path) -> Result<Prepa
     text.push_str(extra);
     let scratch = dir.join(format!("{}.source.rules", file_name(name)));
     std::fs::write(&scratch, &text).map_err(io("writing a rule set"))?;
-    let lines = ruleset::source_lines(&scratch)
+    let lines = source::source_lines(&scratch)
         .map_err(|e| BenchError::Refused(format!("rule set {name}: {}", e.message)))?;
     apply(&mut set, lines, &host, &mut left_out);
     let mut listing = Vec::new();
@@ -131,12 +170,38 @@ pub fn prepare(name: &str, spec: &Spec, extra: &str, dir: &Path) -> Result<Prepa
     }
     let file = dir.join(format!("{}.rules", file_name(name)));
     std::fs::write(&file, &listing).map_err(io("writing a rule set"))?;
+    // The listing puts the io_uring list last, one line per rule.
+    let uring =
+        |l: &&[u8]| l.starts_with(b"-a always,io_uring") || l.starts_with(b"-a never,io_uring");
+    let kernel_lines: Vec<&[u8]> = listing
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty() && !uring(l))
+        .collect();
+    let kernel_file = dir.join(format!("{}.kernel.rules", file_name(name)));
+    let mut kernel_text = kernel_lines.join(&b'\n');
+    if !kernel_text.is_empty() {
+        kernel_text.push(b'\n');
+    }
+    std::fs::write(&kernel_file, kernel_text).map_err(io("writing a rule set"))?;
+    let uring_rules = set
+        .rules()
+        .filter(|l| l.rule.list == fastaudit_rules::abi::list::URING_EXIT)
+        .map(|l| l.rule.to_data())
+        .collect();
+    let mut fastaudit_args = Vec::new();
+    if *spec == Spec::UringSkipped {
+        // The kernel takes the same rules and never audits those ops.
+        fastaudit_args.push("--audit-skipped-uring-ops".to_string());
+    }
     Ok(Prepared {
         name: name.to_string(),
         spec: spec.clone(),
         rules: set.len(),
         left_out,
         file,
+        kernel_file,
+        uring_rules,
+        fastaudit_args,
     })
 }
 
@@ -237,6 +302,28 @@ mod tests {
         assert_eq!(p.left_out.len(), 4, "{:?}", p.left_out);
         let listing = std::fs::read_to_string(&p.file).unwrap();
         assert!(!listing.contains("-e"), "{listing}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn io_uring_rules_go_to_the_kernel_over_netlink() {
+        let dir = std::env::temp_dir().join(format!("fa-bench-uring-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = prepare(
+            "uring",
+            &Spec::Uring,
+            "-a always,exit -F arch=b64 -S fchmodat -k y\n",
+            &dir,
+        )
+        .unwrap();
+        assert_eq!((p.rules, p.uring_rules.len()), (2, 1));
+        let all = std::fs::read_to_string(&p.file).unwrap();
+        assert!(
+            all.contains("-a always,io_uring -S accept,connect,openat,"),
+            "{all}"
+        );
+        let kernel = std::fs::read_to_string(&p.kernel_file).unwrap();
+        assert_eq!(kernel, "-a always,exit -F arch=b64 -S fchmodat -F key=y\n");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

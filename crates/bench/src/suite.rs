@@ -25,7 +25,7 @@ pub enum Scenario {
     Lmbench,
     /// sysbench threads.
     Threads,
-    /// io_uring NOP and openat+close.
+    /// io_uring NOP, random 4 KiB reads and openat+close.
     #[serde(rename = "io_uring")]
     IoUring,
     /// make -jN of a generated C project (kernbench in small).
@@ -65,7 +65,8 @@ impl Scenario {
             (Scenario::Audited, true) => &["none"],
             (Scenario::Lmbench, true) => &["stig"],
             (Scenario::Threads, true) => &["100"],
-            (Scenario::IoUring, true) => &["none", "100"],
+            (Scenario::IoUring, true) => &["none", "uring"],
+            (Scenario::IoUring, false) => &["none", "uring", "100"],
             (Scenario::Compile, true) => &["stig"],
             (Scenario::Compile, false) => &["none", "stig"],
             (_, false) => &["none", "100", "stig"],
@@ -205,6 +206,9 @@ pub struct Results {
     pub samples: Vec<Sample>,
     /// Rule sets left out and other remarks.
     pub notes: Vec<String>,
+    /// The rules-scale experiment, when it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules_scale: Option<crate::rules_scale::Scale>,
 }
 
 /// Run the benchmark. `progress(done, total, what)` is called before each
@@ -389,6 +393,7 @@ fn run_locked(
         groups,
         samples,
         notes,
+        rules_scale: None,
     })
 }
 

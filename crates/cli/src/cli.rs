@@ -88,6 +88,18 @@ pub struct RunArgs {
     /// reboot) and `-f 2` (panic on audit failure) reach the kernel.
     #[arg(long)]
     pub apply_irreversible: bool,
+    /// Refuse the rules on any warning (a value auditctl would wrap or read
+    /// past, a control byte, an empty input, a rules file others can change).
+    #[arg(long)]
+    pub strict: bool,
+    /// auditd's plugin settings (plugin_dir, q_depth, overflow_action, max_restarts).
+    #[command(flatten)]
+    pub plugins: crate::plugins::PluginArgs,
+    /// Also audit the io_uring ops the kernel never audits (read, write,
+    /// send, recv, statx, socket, nop, ...: its audit_skip ops) when an
+    /// io_uring rule names them; each then costs a URINGOP check.
+    #[arg(long)]
+    pub audit_skipped_uring_ops: bool,
 }
 
 fn parse_kind(s: &str) -> Result<Kind, String> {
@@ -124,4 +136,7 @@ pub struct RulesArgs {
     /// Also print the control settings (-b, -e, -f, ...) before the rules.
     #[arg(long)]
     pub settings: bool,
+    /// Refuse the rules on any warning (exit 1, nothing printed on stdout).
+    #[arg(long)]
+    pub strict: bool,
 }

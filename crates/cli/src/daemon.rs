@@ -6,6 +6,7 @@
 
 use crate::cli::RunArgs;
 use crate::output::Output;
+use crate::plugins::Dispatcher;
 use anyhow::{bail, Context, Result};
 use companion::Joiner;
 use fastaudit_log::LogError;
@@ -23,6 +24,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub mod companion;
+mod dispatch;
+mod rule_change;
 
 /// fastaudit's files under /run: the state found at start and the counters.
 pub const RUN_DIR: &str = "/run/fastaudit";
@@ -111,6 +114,9 @@ pub struct Side {
     /// LOGIN records and companion events waiting for each other.
     joiner: Joiner,
     companions_logged: u64,
+    /// The plugins every logged event goes to (dispatch.rs).
+    plugins: Dispatcher,
+    usr2: Arc<AtomicBool>,
     /// Notes for stderr.
     pub notes: Vec<String>,
 }
@@ -147,7 +153,14 @@ impl Side {
     /// Write DAEMON_START, then (unless --bpf-only) register with the
     /// kernel, leave it only `-a never,task` and apply the rules' settings.
     /// Audit is turned on by [`Side::ready`], once the BPF side is loaded.
-    pub fn start(args: &RunArgs, set: &RuleSet, format: Format, log: &mut Output) -> Result<Side> {
+    /// Every event logged from here on also goes to `plugins`.
+    pub fn start(
+        args: &RunArgs,
+        set: &RuleSet,
+        format: Format,
+        log: &mut Output,
+        plugins: Dispatcher,
+    ) -> Result<Side> {
         let settings = KernelSettings::of(set);
         if settings.panic && !args.bpf_only && !args.apply_irreversible {
             bail!(
@@ -158,14 +171,10 @@ impl Side {
         let term = Arc::new(AtomicBool::new(false));
         signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&term))
             .context("installing signal handlers")?;
-        // auditd reloads its configuration on SIGHUP and resumes logging on
-        // SIGUSR2; fastaudit has neither yet, but they must not kill it
-        // (that would leave the kernel as fastaudit set it).
-        let ignored = Arc::new(AtomicBool::new(false));
-        for sig in [signal_hook::consts::SIGHUP, signal_hook::consts::SIGUSR2] {
-            signal_hook::flag::register(sig, Arc::clone(&ignored))
-                .context("installing signal handlers")?;
-        }
+        // SIGUSR2 resumes passing events to plugins (overflow_action suspend).
+        let usr2 = Arc::new(AtomicBool::new(false));
+        signal_hook::flag::register(signal_hook::consts::SIGUSR2, Arc::clone(&usr2))
+            .context("installing signal handlers")?;
         // SIGUSR1 rotates the log, as it does auditd's.
         let usr1 = Arc::new(AtomicBool::new(false));
         signal_hook::flag::register(signal_hook::consts::SIGUSR1, Arc::clone(&usr1))
@@ -184,6 +193,8 @@ impl Side {
             status_written: None,
             joiner: Joiner::default(),
             companions_logged: 0,
+            plugins,
+            usr2,
             notes: Vec::new(),
         };
         let fmt = format.name();
@@ -257,14 +268,8 @@ impl Side {
 
     fn write_own(&mut self, log: &mut Output, ty: u32, body: &str) -> Result<bool, LogError> {
         let stamp = now_stamp(self.serial());
-        log.write_event(&line(
-            None,
-            ty,
-            stamp,
-            body.as_bytes(),
-            self.format,
-            &SystemNames,
-        ))
+        let l = line(None, ty, stamp, body.as_bytes(), self.format, &SystemNames);
+        self.log_event(log, &l, None)
     }
 
     /// Move the kernel records read so far into the log; rewrite the status
@@ -277,7 +282,8 @@ impl Side {
         let mut task_rules_changed = false;
         for r in records {
             if r.ty == fastaudit_netlink::proto::AUDIT_EOE {
-                // auditd never writes EOE to disk.
+                // auditd never writes EOE to disk, but passes it to plugins.
+                self.kernel_eoe(&r);
                 continue;
             }
             task_rules_changed |= u32::from(r.ty) == types::CONFIG_CHANGE
@@ -291,6 +297,9 @@ impl Side {
         }
         if task_rules_changed {
             self.keep_never_task(log)?;
+        }
+        if self.usr2.swap(false, Ordering::Relaxed) {
+            self.plugins.resume();
         }
         if self.usr1.swap(false, Ordering::Relaxed) {
             // auditd rotates first: DAEMON_ROTATE opens the new file.
@@ -316,7 +325,7 @@ impl Side {
 
     fn write_kernel(&mut self, log: &mut Output, r: &Record) -> Result<()> {
         let (_, l) = self.kernel_line(log, r)?;
-        if log.write_event(&l)? {
+        if self.log_event(log, &l, None)? {
             self.kernel_logged += 1;
         }
         Ok(())
@@ -393,7 +402,7 @@ impl Side {
             rx.overruns,
             rx.errors,
             log.dropped(),
-        );
+        ) + &self.plugin_status();
         std::fs::create_dir_all(RUN_DIR)?;
         let tmp = self.status_file.with_extension("tmp");
         std::fs::write(&tmp, text)?;
@@ -443,10 +452,11 @@ impl Side {
         if let Some(k) = self.kernel.as_mut() {
             k.drain(|r| rest.push(r));
         }
-        for r in rest
-            .into_iter()
-            .filter(|r| r.ty != fastaudit_netlink::proto::AUDIT_EOE)
-        {
+        for r in rest {
+            if r.ty == fastaudit_netlink::proto::AUDIT_EOE {
+                self.kernel_eoe(&r);
+                continue;
+            }
             for o in self.joiner.kernel(r, Instant::now()) {
                 self.write_out(log, o)?;
             }
@@ -476,7 +486,9 @@ impl Side {
             );
             self.write_own(log, types::DAEMON_ERR, &body)?;
         }
+        self.report_plugin_drops(log)?;
         self.write_own(log, types::DAEMON_END, &own::end_body(sender.as_ref()))?;
+        self.stop_plugins();
         let _ = std::fs::remove_file(&self.status_file);
         if let Some(Err(e)) = stopped {
             return Err(e).context("putting the kernel audit back as it was found");
@@ -512,6 +524,8 @@ mod tests {
             status_written: None,
             joiner: Joiner::default(),
             companions_logged: 0,
+            plugins: Dispatcher::none(),
+            usr2: Arc::default(),
             notes: Vec::new(),
         }
     }

@@ -5,6 +5,8 @@ mod cli;
 mod daemon;
 mod notify;
 mod output;
+mod plugins;
+mod reload;
 mod rules_cmd;
 mod run_cmd;
 mod run_config;

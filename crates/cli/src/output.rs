@@ -64,21 +64,28 @@ impl Output {
         Ok(o)
     }
 
+    /// An event's lines as auditd writes them: each with `node=NAME ` first
+    /// when name_format asks for it (what plugins get too).
+    pub fn with_node<'a>(&self, lines: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
+        match &self.node {
+            None => std::borrow::Cow::Borrowed(lines),
+            Some(n) => {
+                let mut out = Vec::with_capacity(lines.len() + 32);
+                for l in lines.split_inclusive(|&b| b == b'\n') {
+                    out.extend_from_slice(format!("node={n} ").as_bytes());
+                    out.extend_from_slice(l);
+                }
+                std::borrow::Cow::Owned(out)
+            }
+        }
+    }
+
     /// Write one event's lines (RAW or ENRICHED, one per record). Returns
     /// false when the writer dropped it (suspended).
     pub fn write_event(&mut self, lines: &[u8]) -> Result<bool, LogError> {
         if self.json.is_none() {
-            return match &self.node {
-                None => self.writer.write_event(lines),
-                Some(n) => {
-                    let mut out = Vec::with_capacity(lines.len() + 32);
-                    for l in lines.split_inclusive(|&b| b == b'\n') {
-                        out.extend_from_slice(format!("node={n} ").as_bytes());
-                        out.extend_from_slice(l);
-                    }
-                    self.writer.write_event(&out)
-                }
-            };
+            let lines = self.with_node(lines);
+            return self.writer.write_event(&lines);
         }
         let text = String::from_utf8_lossy(lines);
         let mut records: Vec<(json::Record, Stamp)> =

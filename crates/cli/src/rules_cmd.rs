@@ -13,7 +13,7 @@ pub fn run(cmd: RulesCommand) -> Result<ExitCode> {
         RulesCommand::Check(a) => (a, false),
     };
     let host = SystemHost;
-    let set = match RuleSet::load(&args.paths, &host) {
+    let set = match RuleSet::load_with(&args.paths, &host, args.strict) {
         Ok(set) => set,
         Err(errors) => {
             for e in &errors.0 {
@@ -22,13 +22,18 @@ pub fn run(cmd: RulesCommand) -> Result<ExitCode> {
             return Ok(ExitCode::from(1));
         }
     };
-    for (origin, w) in &set.warnings {
-        eprintln!("{origin}: warning: {w}");
-    }
+    print_warnings(&set);
     if list {
         print(&set, &args, &host).context("writing the listing")?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Every warning of a load, `FILE:LINE: warning: ...`, on stderr.
+pub fn print_warnings(set: &RuleSet) {
+    for (origin, w) in &set.warnings {
+        eprintln!("{origin}: warning: {w}");
+    }
 }
 
 fn print(set: &RuleSet, args: &RulesArgs, host: &SystemHost) -> std::io::Result<()> {

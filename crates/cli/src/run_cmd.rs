@@ -4,13 +4,19 @@ use crate::cli::RunArgs;
 use crate::daemon::companion::event_lines;
 use crate::daemon::{BpfCounts, Side};
 use crate::output::Output;
+use crate::plugins::{Dispatcher, Settings as PluginSettings};
+use crate::reload::Reloader;
 use crate::run_config::{self, Refused};
 use anyhow::{bail, Context, Result};
-use fastaudit_engine::{compile, run as run_engine, Environment, Options};
+use fastaudit_engine::AuditEvent;
+use fastaudit_engine::{compile, run_live, Environment, Live, Options};
+use fastaudit_engine::{Attached, EngineError};
 use fastaudit_log::Writer;
-use fastaudit_records::{Format, Stamp};
+use fastaudit_records::enrich::SystemNames;
+use fastaudit_records::line::line;
+use fastaudit_records::{types, Format, Stamp};
 use fastaudit_rules::{lexer, Origin, RuleSet, SystemHost};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -40,7 +46,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         }
     };
     let host = SystemHost;
-    let set = match load_rules(&args.rules, &host) {
+    let set = match load_rules(&args.rules, &host, args.strict) {
         Ok(set) => set,
         Err(errors) => {
             for e in errors {
@@ -49,13 +55,15 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             return Ok(ExitCode::from(1));
         }
     };
+    crate::rules_cmd::print_warnings(&set);
     // Probing loads BPF programs and reads tracefs: root only (`--explain`
     // works without, with the facts assumed).
-    let env = if nix::unistd::geteuid().is_root() {
+    let mut env = if nix::unistd::geteuid().is_root() {
         Environment::probe(&args.hook_kinds)
     } else {
         Environment::assumed(&args.hook_kinds)
     };
+    env.audit_skipped_uring_ops = args.audit_skipped_uring_ops;
     let plan = compile(&set, env).map_err(|e| anyhow::anyhow!("{e}"))?;
     if args.explain {
         print!("{}", plan.explain());
@@ -89,8 +97,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             .context("installing signal handlers")?;
     }
     let format = settings.format;
+    // Plugins first: they get everything from DAEMON_START on, as auditd's.
+    let plugins = start_plugins(&args, format, settings.plugins.clone())?;
     // The kernel side (daemon.rs): registered and set up, not yet enabled.
-    let mut side = Side::start(&args, &set, format, &mut log)?;
+    let mut side = Side::start(&args, &set, format, &mut log, plugins)?;
     for n in &side.notes {
         eprintln!("fastaudit: {n}");
     }
@@ -98,6 +108,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     // something is attached: LOGIN records then wait for theirs.
     side.expect_companions(!plan.attachments.is_empty());
     let side = std::cell::RefCell::new(side);
+    // SIGHUP: the rules again, switched to without a gap (reload.rs).
+    let reloader = std::cell::RefCell::new(Reloader::new(&args, set)?);
     // Both engine callbacks write to the log: one per event, one per batch.
     let log = std::cell::RefCell::new(log);
     let mut bpf = BpfCounts::default();
@@ -110,8 +122,29 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         // the kernel writes theirs.
         companion_with_context: args.bpf_only,
     };
-    let stats = run_engine(
-        &plan,
+    let live = Live {
+        reload: || reloader.borrow_mut().poll(),
+        swapped: |r: Result<&Attached, &EngineError>| {
+            let changes = reloader.borrow_mut().finished(r.is_ok());
+            match r {
+                Ok(_) => {
+                    let logged = side
+                        .borrow_mut()
+                        .log_rule_changes(&mut log.borrow_mut(), &changes);
+                    if let Err(e) = logged {
+                        write_error
+                            .borrow_mut()
+                            .get_or_insert(anyhow::Error::new(e).context("writing the log"));
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                    eprintln!("fastaudit: SIGHUP: switched to the rules read again ({} rule changes)", changes.len());
+                }
+                Err(e) => eprintln!("fastaudit: SIGHUP: the new rules could not be attached ({e}); the running rules stay"),
+            }
+        },
+    };
+    let stats = run_live(
+        plan,
         options,
         &stop,
         |attached| {
@@ -129,6 +162,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
                 eprintln!("fastaudit: warning: telling systemd it is ready: {e}");
             }
         },
+        live,
         |ev| {
             let mut log = log.borrow_mut();
             if ev.companion {
@@ -144,8 +178,11 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
                 msec: ev.msec,
                 serial: side.borrow_mut().serial(),
             };
-            match log.write_event(&event_lines(&ev, stamp, format)) {
-                Ok(true) => bpf_logged.set(bpf_logged.get() + 1),
+            let lines = uring_event_lines(&ev, stamp, format);
+            match side.borrow_mut().log_event(&mut log, &lines, Some(stamp)) {
+                // Each URINGOP was an event of the BPF side's own.
+                Ok(true) => bpf_logged
+                    .set(bpf_logged.get() + ev.uringops.len() as u64 + u64::from(!ev.no_syscall)),
                 Ok(false) => {}
                 Err(e) => {
                     write_error
@@ -213,17 +250,81 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         log.dropped()
     );
     eprintln!("fastaudit: kernel records logged: {kernel_logged}");
+    if stats.aux_lost > 0 {
+        eprintln!(
+            "fastaudit: records after SYSCALL lost in the ring buffer: {} (their events are incomplete)",
+            stats.aux_lost
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 
-fn load_rules(paths: &[PathBuf], host: &SystemHost) -> Result<RuleSet, Vec<String>> {
+/// An event's lines: its URINGOP records first, then (unless it has
+/// none) SYSCALL and what follows it.
+fn uring_event_lines(ev: &AuditEvent, stamp: Stamp, format: Format) -> Vec<u8> {
+    let mut lines = Vec::new();
+    for op in &ev.uringops {
+        lines.extend(line(
+            None,
+            types::URINGOP,
+            stamp,
+            &op.body(),
+            format,
+            &SystemNames,
+        ));
+    }
+    if !ev.no_syscall {
+        lines.extend(event_lines(ev, stamp, format));
+    }
+    lines
+}
+
+/// The plugins of the plugin settings: auditd.conf's (or auditd's
+/// defaults), then the flags. Plugins get auditd's string format: RAW
+/// lines for a JSON log.
+fn start_plugins(args: &RunArgs, format: Format, base: PluginSettings) -> Result<Dispatcher> {
+    let settings = args.plugins.apply(base);
+    let format = if format == Format::Json {
+        Format::Raw
+    } else {
+        format
+    };
+    for w in settings.check().map_err(anyhow::Error::msg)? {
+        eprintln!("fastaudit: warning: {w}");
+    }
+    let mut notes = Vec::new();
+    let d = Dispatcher::start(&settings, format, &mut notes);
+    for n in notes {
+        eprintln!("fastaudit: {n}");
+    }
+    Ok(d)
+}
+
+/// The rules given, else /etc/audit/rules.d, else (only when that does
+/// not exist) the built-in defaults: a rules.d that exists but cannot be
+/// read (as non-root, say) is an error, never a silent fallback.
+pub(crate) fn load_rules(
+    paths: &[PathBuf],
+    host: &SystemHost,
+    strict: bool,
+) -> Result<RuleSet, Vec<String>> {
     let strings =
         |e: fastaudit_rules::LoadErrors| e.0.into_iter().map(|e| e.to_string()).collect::<Vec<_>>();
     if !paths.is_empty() {
-        return RuleSet::load(paths, host).map_err(strings);
+        return RuleSet::load_with(paths, host, strict).map_err(strings);
     }
-    if Path::new(RULES_D).is_dir() {
-        return RuleSet::load(&[PathBuf::from(RULES_D)], host).map_err(strings);
+    match std::fs::metadata(RULES_D) {
+        Ok(_) => {
+            return RuleSet::load_with(&[PathBuf::from(RULES_D)], host, strict).map_err(strings)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            eprintln!("fastaudit: {RULES_D} does not exist: using the built-in default rules");
+        }
+        Err(e) => {
+            return Err(vec![format!(
+                "{RULES_D}: cannot read: {e} (the built-in default rules are used only when it does not exist)"
+            )])
+        }
     }
     let mut set = RuleSet::default();
     let mut errors = Vec::new();

@@ -10,9 +10,8 @@ use nix::fcntl::{Flock, FlockArg};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::path::Path;
-use std::process::{Command, Output};
-use std::sync::Once;
+
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 const SCENARIOS: [&str; 6] = [
@@ -26,33 +25,8 @@ fn fastaudit(args: &[&str]) -> Output {
     common::fastaudit(args)
 }
 
-/// `fastaudit bench` execs `fastaudit-bench` from beside `fastaudit`; that
-/// binary belongs to another package, which `cargo test -p fastaudit` does
-/// not build: build it, with the same profile, into the same directory.
 fn build_bench_binary() {
-    static BUILT: Once = Once::new();
-    BUILT.call_once(|| {
-        let dir = Path::new(env!("CARGO_BIN_EXE_fastaudit"))
-            .parent()
-            .expect("fastaudit's directory");
-        let profile = match dir.file_name().and_then(|n| n.to_str()) {
-            Some("debug") | None => "dev",
-            Some(other) => other,
-        };
-        let out = Command::new(env!("CARGO"))
-            .args(["build", "--locked", "-p", "fastaudit-bench", "--bin"])
-            .args(["fastaudit-bench", "--profile", profile])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output()
-            .expect("run cargo");
-        assert!(
-            out.status.success(),
-            "building fastaudit-bench: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let bench = dir.join("fastaudit-bench");
-        assert!(bench.is_file(), "{} not built", bench.display());
-    });
+    common::bench_bin::build_bench_binary();
 }
 
 /// The two tests look at kernel state; one at a time.

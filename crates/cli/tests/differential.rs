@@ -1,8 +1,10 @@
 //! The differential suite: the same rules go to the kernel audit (auditd in
 //! the foreground writing RAW) and to `fastaudit run` at the same time; a
-//! workload runs; the SYSCALL events both select for the workload's
-//! processes must agree one to one on key, syscall, success, exit, a0-a3,
-//! pid, ppid, every id, auid, ses, tty, comm and exe.
+//! workload runs; the events both write for the workload's processes
+//! must agree one to one: the sequence of records of each event and every
+//! field of each (harness::MASKED lists the exceptions). Until issue 12 is
+//! done these scenarios leave out the records fastaudit does not write
+//! yet (harness::NOT_YET); new scenarios compare every record.
 
 //!
 //! The harness (auditd in the foreground, the comparison) is in
@@ -18,7 +20,8 @@ use std::process::Command;
 
 #[test]
 fn basic_success_and_failure() {
-    assert_agrees(&scenario(
+    assert_agrees(&scenario_except(
+        NOT_YET,
         "basic",
         "-a always,exit -F arch=b64 -S fchmodat,chmod,fchownat -F key=basic\n",
         &["chmod 600 FILE", "chown 0:0 FILE", "python3 -c 'import os\ntry: os.chmod(\"/nonexistent/x\", 0o600)\nexcept OSError: pass'"],
@@ -27,7 +30,8 @@ fn basic_success_and_failure() {
 
 #[test]
 fn never_before_always_and_argument_tests() {
-    assert_agrees(&scenario(
+    assert_agrees(&scenario_except(
+        NOT_YET,
         "never-first",
         "-a never,exit -F arch=b64 -S fchmodat -F a2=0644\n-a always,exit -F arch=b64 -S fchmodat -F a2&0200 -k w\n-a always,exit -F arch=b64 -S fchmodat -k other\n",
         &["chmod 644 FILE", "chmod 600 FILE", "chmod 400 FILE"],
@@ -36,7 +40,8 @@ fn never_before_always_and_argument_tests() {
 
 #[test]
 fn ids_auid_and_unprivileged_users() {
-    assert_agrees(&scenario(
+    assert_agrees(&scenario_except(
+        NOT_YET,
         "ids",
         "-a always,exit -F arch=b64 -S fchmodat -F auid>=1000 -F auid!=unset -k login\n-a always,exit -F arch=b64 -S fchmodat -F uid=65534 -k nobody\n-a always,exit -F arch=b64 -S fchmodat -C uid!=euid -k setuid\n",
         &[
@@ -50,7 +55,8 @@ fn ids_auid_and_unprivileged_users() {
 
 #[test]
 fn failing_syscalls_exit_and_success_fields() {
-    assert_agrees(&scenario(
+    assert_agrees(&scenario_except(
+        NOT_YET,
         "failures",
         "-a always,exit -F arch=b64 -S openat -F success=0 -F exit=-ENOENT -k enoent\n-a always,exit -F arch=b64 -S fchmodat -F success=1 -k ok\n",
         &["cat /nonexistent/fastaudit-a", "cat /nonexistent/fastaudit-b", "chmod 600 FILE"],
@@ -59,7 +65,8 @@ fn failing_syscalls_exit_and_success_fields() {
 
 #[test]
 fn raw_hook_without_arch_and_exe_identity() {
-    assert_agrees(&scenario(
+    assert_agrees(&scenario_except(
+        NOT_YET,
         "raw-exe",
         "-a always,exit -S fchmodat -F exe=/usr/bin/chmod -k exe\n-a always,exit -S unlinkat,unlink -k rm\n",
         &["chmod 600 FILE", "python3 -c 'import os; os.chmod(\"FILE\", 0o640)'", "touch FILE.x; rm FILE.x"],
@@ -68,7 +75,8 @@ fn raw_hook_without_arch_and_exe_identity() {
 
 #[test]
 fn exec_arguments_forks_and_execs() {
-    assert_agrees(&scenario(
+    assert_agrees(&scenario_except(
+        NOT_YET,
         "exec",
         "-a always,exit -F arch=b64 -S execve,clone,clone3,fork,vfork -k proc\n",
         &[
@@ -82,7 +90,8 @@ fn exec_arguments_forks_and_execs() {
 
 #[test]
 fn exec_arguments_through_the_raw_hooks() {
-    assert_agrees(&scenario(
+    assert_agrees(&scenario_except(
+        NOT_YET,
         "exec-raw",
         "-a always,exit -S execve -k exec-raw\n",
         &["true", "env true"],
@@ -105,7 +114,8 @@ fn hostile_program_names_are_encoded_as_the_kernel_encodes_them() {
         .map(|n| format!("d=$(dirname FILE); cp /usr/bin/chmod \"$d/{n}\" && \"$d/{n}\" 600 FILE"))
         .collect();
     let refs: Vec<&str> = setup.iter().map(String::as_str).collect();
-    assert_agrees(&scenario(
+    assert_agrees(&scenario_except(
+        NOT_YET,
         "strings",
         "-a always,exit -F arch=b64 -S fchmodat -k str\n",
         &refs,
@@ -122,7 +132,8 @@ fn loginuid_writes_come_with_their_keyless_syscall_record() {
     // record at all for another process's loginuid (EPERM before any),
     // and none for a never,task task (no context) or when a never rule
     // matches the write (6 bytes). Raw hooks (no arch).
-    let (diffs, events) = run_scenario(
+    let (diffs, events) = run_scenario_except(
+        NOT_YET,
         "loginuid",
         "-a never,task -F uid=65534\n-a always,exit -S fchmodat -k l\n-a never,exit -F arch=b64 -S write -F a2=6\n-a always,exit -F arch=b64 -S write -F a0=1 -F auid=1000 -k w\n",
         &[
@@ -161,7 +172,8 @@ fn loginuid_writes_come_with_their_keyless_syscall_record() {
 fn task_list_excludes_tasks_from_creation_on() {
     // Tasks created with uid 65534 are never audited; tasks created as root
     // are, even when they later switch to 65534.
-    assert_agrees(&scenario(
+    assert_agrees(&scenario_except(
+        NOT_YET,
         "task",
         "-a never,task -F uid=65534\n-a always,exit -F arch=b64 -S fchmodat,chdir -k t\n",
         &[
@@ -179,7 +191,8 @@ fn always_task_records_every_syscall_of_the_tasks_it_selects() {
     // exit rules say: the kernel gives their context the highest priority,
     // which no exit rule's beats (not even a never rule). Other tasks go
     // through the exit rules as usual.
-    assert_agrees(&scenario_every_key(
+    assert_agrees(&scenario_every_key_except(
+        NOT_YET,
         "always-task",
         "-a always,task -F uid=65534\n\
          -a never,exit -F arch=b64 -S getpid,getppid,brk\n\
@@ -198,7 +211,8 @@ fn file_and_directory_watches() {
     // kernel matches by inode, whatever name the program used; the watch
     // follows its path (replaced, renamed onto, recreated); failed attempts
     // are recorded too.
-    assert_agrees(&scenario(
+    assert_agrees(&scenario_except(
+        NOT_YET,
         "watches",
         "-w FILE -p wa -k file-wa\n-w TREE -p wa -k tree\n-a always,exit -F arch=b64 -S openat,open -F path=FILE -F perm=r -k file-r\n-w /usr/bin/id -p x -k exec-id\n",
         &[
@@ -229,7 +243,8 @@ fn every_argument_and_exit_operator() {
     // exactly one rule (or none), so the key tells which operator held. The
     // kernel compares exit and a0-a3 as u32: `exit<0` never holds, a range
     // of errnos is written `exit>=-13 exit<=-1`.
-    assert_agrees(&scenario_every_key(
+    assert_agrees(&scenario_every_key_except(
+        NOT_YET,
         "operators",
         "-a always,exit -F arch=b64 -S fchmodat -F exit>=-13 -F exit<=-1 -k exit-range\n\
          -a always,exit -F arch=b64 -S fchmodat -F a2=0100 -k eq\n\
@@ -274,7 +289,8 @@ fn every_id_field_personality_session_and_comparison() {
     };
     let (fsuid65534, fsuid1000) = (fs("setfsuid", 65534), fs("setfsuid", 1000));
     let (fsgid65534, fsgid1000) = (fs("setfsgid", 65534), fs("setfsgid", 1000));
-    assert_agrees(&scenario_every_key(
+    assert_agrees(&scenario_every_key_except(
+        NOT_YET,
         "ids-every-field",
         "-a always,exit -F arch=b64 -S fchmodat,chmod -F pers&0x0040000 -k pers\n\
          -a always,exit -F arch=b64 -S fchmodat,chmod -C auid=uid -F auid>=1000 -k auid-is-uid\n\
@@ -313,7 +329,8 @@ fn syscalls_that_never_return() {
     // them from do_exit, without success= and exit=, and a rule testing
     // exit= or success= never selects them (the keyless rule would add
     // events only fastaudit records).
-    assert_agrees(&scenario_every_key(
+    assert_agrees(&scenario_every_key_except(
+        NOT_YET,
         "no-return",
         "-a never,exit -F arch=b64 -S exit_group -F a0=3\n\
          -a always,exit -F arch=b64 -S exit_group -F success=1\n\
@@ -353,7 +370,7 @@ fn failed_attempts_on_watches_however_the_path_is_spelled() {
     .collect();
     let refs: Vec<&str> = cmds.iter().map(String::as_str).collect();
     let rules = "-w FILE -p wa -k file-wa\n-w TREE -p wa -k tree\n";
-    let outcome = run_scenario("spellings", rules, &refs, &[]);
+    let outcome = run_scenario_except(NOT_YET, "spellings", rules, &refs, &[]);
     // Every spelling must have been recorded by the kernel, not just one
     // per rule: four chmods, three shells' opens, one Python open.
     for (comm, n) in [("chmod", 4), ("sh", 3), ("python3", 1)] {
@@ -385,7 +402,8 @@ fn exit_group_through_its_own_tracepoint() {
     let plan = String::from_utf8_lossy(&out.stdout);
     assert!(plan.contains("syscalls:sys_enter_exit_group"), "{plan}");
     assert!(!plan.contains("raw_syscalls"), "{plan}");
-    assert_agrees(&scenario_every_key(
+    assert_agrees(&scenario_every_key_except(
+        NOT_YET,
         "no-return-tracepoint",
         rules,
         &["sh -c 'exit 3'", "true"],
@@ -397,7 +415,8 @@ fn executable_paths_and_terminals() {
     // A controlling terminal (script gives a pts), an executable unlinked
     // while it runs (d_path adds " (deleted)", and the space makes the
     // kernel hex-encode exe=), and an executable path with a space.
-    let (diffs, events) = run_scenario(
+    let (diffs, events) = run_scenario_except(
+        NOT_YET,
         "exe-tty",
         "-a always,exit -F arch=b64 -S fchmodat,chmod -k c\n",
         &[
@@ -439,7 +458,8 @@ fn setuid_exec_denied_access_and_signals() {
     // Typical hardening rules: a setuid exec (ids change at exec, the
     // arguments were saved at entry), every failed syscall of a logged-in
     // user (-S all), and signals by number.
-    assert_agrees(&scenario_every_key(
+    assert_agrees(&scenario_every_key_except(
+        NOT_YET,
         "hardening",
         "-a always,exit -F arch=b64 -S execve -C uid!=euid -F euid=0 -k setuid\n-a always,exit -F arch=b64 -S all -F auid>=1000 -F auid!=unset -F success=0 -k denied\n-a always,exit -F arch=b64 -S kill,tkill,tgkill -F a1=15 -k term\n",
         &[
@@ -458,7 +478,8 @@ fn untyped_raw_tracepoints_where_tp_btf_is_refused() {
          -a always,exit -S fchmodat -F exe=/usr/bin/chmod -k exe\n\
          -w FILE -p wa -k watch\n\
          -a always,exit -F arch=b64 -S execve,exit_group -k proc\n";
-    let outcome = run_scenario(
+    let outcome = run_scenario_except(
+        NOT_YET,
         "raw_tp",
         rules,
         &[

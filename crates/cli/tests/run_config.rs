@@ -125,8 +125,16 @@ fn keys_away_from_their_defaults_take_effect_and_flags_win() {
     let conf = dir.join("auditd.conf");
     let plugins = dir.join("plugins.d");
     std::fs::create_dir(&plugins).unwrap();
-    let plugin = plugins.join("copy.conf");
-    std::fs::write(&plugin, "active = yes\ndirection = out\npath = /bin/cat\n").unwrap();
+    // plugin_dir from the file: a plugin that copies its input to a file.
+    let copied = dir.join("plugin.out");
+    std::fs::write(
+        plugins.join("copy.conf"),
+        format!(
+            "active = yes\ndirection = out\npath = /usr/bin/tee\ntype = always\nargs = {}\nformat = string\n",
+            copied.display()
+        ),
+    )
+    .unwrap();
     std::fs::write(plugins.join("off.conf"), "active = no\n").unwrap();
     let text = format!(
         "{BASE}log_file = {}/audit.log\nlog_format = RAW\nlog_group = adm\nflush = DATA\nmax_log_file = 1\nnum_logs = 3\nmax_log_file_action = ROTATE\nname_format = USER\nname = ops-node\npriority_boost = 7\ntcp_listen_queue = 9\nplugin_dir = {}\n",
@@ -151,14 +159,9 @@ fn keys_away_from_their_defaults_take_effect_and_flags_win() {
         "--bpf-only",
     ]);
     let c = conf.display().to_string();
-    let p = plugin.display().to_string();
     assert_eq!(
         fa.before_ready,
-        [
-            format!("{c}: warning: not applied, as they do nothing in auditd either without tcp_listen_port or an active plugin (fastaudit has neither yet): tcp_listen_queue (line 13)"),
-            format!("{c}:14: warning: plugin_dir: not applied: fastaudit does not run plugins yet"),
-            format!("{c}:14: warning: plugin {p} is active, but fastaudit does not run plugins yet: it receives nothing"),
-        ]
+        [format!("{c}: warning: not applied, as they do nothing in auditd either without tcp_listen_port (fastaudit has no network listener (auditd's tcp_listen_port)): tcp_listen_queue (line 13)")]
     );
     assert_eq!(nice_of(fa.pid()), -7, "priority_boost = 7");
     // About 1.5 MiB of records: past max_log_file once.
@@ -194,6 +197,14 @@ fn keys_away_from_their_defaults_take_effect_and_flags_win() {
         }
     }
     assert_eq!(keyed, N, "every event once, across the rotated files");
+    // The plugin got auditd's lines, node= included.
+    let copied = std::fs::read_to_string(&copied).unwrap();
+    let to_plugin = copied
+        .lines()
+        .filter(|l| l.contains("key=\"opsconf\""))
+        .inspect(|l| assert!(l.starts_with("node=ops-node type=SYSCALL"), "{l}"))
+        .count();
+    assert_eq!(to_plugin, N, "every event to the plugin of plugin_dir");
 
     // The flags win over the file: another log, ENRICHED; the log group
     // applies to the file, not to a directory the file never named.

@@ -47,8 +47,6 @@ pub enum Missing {
     Listener,
     /// The listener's Kerberos transport.
     Kerberos,
-    /// Plugins (auditd's dispatcher and plugin_dir).
-    Plugins,
 }
 
 impl Missing {
@@ -57,7 +55,6 @@ impl Missing {
         match self {
             Missing::Listener => "fastaudit has no network listener (auditd's tcp_listen_port)",
             Missing::Kerberos => "fastaudit has no network listener, so no Kerberos transport",
-            Missing::Plugins => "fastaudit does not run plugins yet",
         }
     }
 }
@@ -83,7 +80,6 @@ const ACTIONS: &[&str] = &[
 ];
 const LISTENER: Missing = Missing::Listener;
 const KRB5: Missing = Missing::Kerberos;
-const PLUGINS: Missing = Missing::Plugins;
 
 /// Every key auditd 3.0.9 accepts, in auditd's order.
 pub const KEYS: &[Key] = &[
@@ -206,24 +202,19 @@ pub const KEYS: &[Key] = &[
         Some("no"),
         Use::NotYet(LISTENER),
     ),
-    key("q_depth", num(0, 99999), Some("2000"), Use::NotYet(PLUGINS)),
+    key("q_depth", num(0, 99999), Some("2000"), Use::Applied),
     key(
         "overflow_action",
         Kind::Word(&["ignore", "syslog", "suspend", "single", "halt"]),
         Some("syslog"),
-        Use::NotYet(PLUGINS),
+        Use::Applied,
     ),
-    key(
-        "max_restarts",
-        num(0, INT_MAX),
-        Some("10"),
-        Use::NotYet(PLUGINS),
-    ),
+    key("max_restarts", num(0, INT_MAX), Some("10"), Use::Applied),
     key(
         "plugin_dir",
         Kind::Text,
         Some("/etc/audit/plugins.d"),
-        Use::NotYet(PLUGINS),
+        Use::Applied,
     ),
     key("end_of_event_timeout", num(0, ANY), Some("2"), Use::Applied),
 ];

@@ -89,11 +89,7 @@ fn debians_file_is_accepted_with_its_values() {
             "tcp_client_max_idle",
             "transport",
             "krb5_principal",
-            "distribute_network",
-            "q_depth",
-            "overflow_action",
-            "max_restarts",
-            "plugin_dir"
+            "distribute_network"
         ]
     );
 }

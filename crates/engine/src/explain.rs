@@ -59,6 +59,7 @@ impl Plan {
         for (name, n) in &spans {
             let _ = writeln!(s, "  {name}: {n} rule(s)");
         }
+        s.push_str(&self.uring.explain());
         for (i, w) in self.watches.iter().enumerate() {
             let _ = writeln!(
                 s,

@@ -11,8 +11,10 @@ use fastaudit_rules::abi::arch;
 use fastaudit_rules::tables::Machine;
 use std::collections::BTreeSet;
 use std::fmt;
+use uring::{uring_enter_attachments, URING_OPS};
 
 mod companion;
+mod uring;
 
 /// A kernel hook the plan needs.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -37,6 +39,10 @@ pub enum Hook {
     TaskLifecycle,
     /// Inode change tracepoints (`timestamp:*ctime*`), for path= and dir= watches.
     InodeChanges,
+    /// The io_uring tracepoints an op's issue attempts are rebuilt from.
+    UringOps,
+    /// io_uring_enter's entry (and exit) tracepoints: inline ops' context.
+    UringEnter,
 }
 
 impl Hook {
@@ -45,7 +51,7 @@ impl Hook {
         !matches!(
             self,
             Hook::SyscallExit { .. } | Hook::SyscallEnter { .. } | Hook::CompanionExit { .. }
-        )
+        ) && *self != Hook::UringEnter
     }
 }
 
@@ -139,21 +145,21 @@ const INODE: [Twice; 3] = [
         raw_tp: "fa_rtp_ctime_xchg",
         category: "timestamp",
         tracepoint: "ctime_ns_xchg",
-        purpose: "watched inodes changed",
+        purpose: "changed inodes (watches, PATH records)",
     },
     Twice {
         tp_btf: "fa_ctime_skip",
         raw_tp: "fa_rtp_ctime_skip",
         category: "timestamp",
         tracepoint: "ctime_xchg_skip",
-        purpose: "watched inodes changed",
+        purpose: "changed inodes (watches, PATH records)",
     },
     Twice {
         tp_btf: "fa_ctime_set",
         raw_tp: "fa_rtp_ctime_set",
         category: "timestamp",
         tracepoint: "inode_set_ctime_to_ts",
-        purpose: "watched inodes changed",
+        purpose: "changed inodes (watches, PATH records)",
     },
 ];
 
@@ -187,6 +193,11 @@ pub fn attachments(hooks: &[Hook], raw_kind: Option<Kind>) -> Option<Vec<Attachm
             Hook::RawSyscallEnter => std::slice::from_ref(&RAW_ENTER),
             Hook::TaskLifecycle => &TASK,
             Hook::InodeChanges => &INODE,
+            Hook::UringOps => &URING_OPS,
+            Hook::UringEnter => {
+                exits.extend(uring_enter_attachments(hooks, &mut enters));
+                continue;
+            }
             Hook::SyscallExit { nr, syscall } => {
                 exits.push(Attachment {
                     program: "fa_syscall_exit",
@@ -276,9 +287,14 @@ pub(crate) fn choose(plan: &Plan, tracepoints: Option<&BTreeSet<String>>) -> Vec
     if !hooks.is_empty() && !plan.task_rules.is_empty() {
         hooks.push(Hook::TaskLifecycle);
     }
-    if !hooks.is_empty() && !plan.watches.is_empty() {
+    // Inode changes: watches match them, and they are the objects (PATH
+    // records, object fields) of the syscalls that change no fd; without
+    // a raw hook kind, names are looked up from user space instead.
+    let raw_kind = plan.kinds.tp_btf.usable() || plan.kinds.raw_tp.usable();
+    if !hooks.is_empty() && (!plan.watches.is_empty() || (plan.names_paths() && raw_kind)) {
         hooks.push(Hook::InodeChanges);
     }
+    hooks.extend(uring::uring_hooks(plan));
     hooks
 }
 
@@ -405,8 +421,21 @@ mod tests {
     fn native_syscall_rules_use_per_syscall_tracepoints() {
         let p =
             plan("-a always,exit -F arch=b64 -S chmod,fchmodat -F auid>=1000 -k perm\n").unwrap();
-        assert_eq!(p.hooks, with_login(vec![exit("chmod"), exit("fchmodat")]));
-        let shown: Vec<String> = p.attachments.iter().map(|a| a.to_string()).collect();
+        assert_eq!(
+            p.hooks,
+            [
+                with_login(vec![exit("chmod"), exit("fchmodat")]),
+                vec![Hook::InodeChanges]
+            ]
+            .concat(),
+            "chmod names a path: its object comes from the inode changes"
+        );
+        let exits: Vec<&Attachment> = p
+            .attachments
+            .iter()
+            .filter(|a| a.program == "fa_syscall_exit")
+            .collect();
+        let shown: Vec<String> = exits.iter().map(|a| a.to_string()).collect();
         assert_eq!(
             shown[..3],
             [
@@ -416,12 +445,12 @@ mod tests {
             ]
         );
         assert_eq!(
-            p.attachments[3].to_string(),
+            exits[3].to_string(),
             "tracepoint/syscalls:sys_exit_pwrite64 by fa_syscall_exit",
             "the tracepoint's name, not the table's (pwrite)"
         );
         assert_eq!(
-            p.attachments[2].purpose,
+            exits[2].purpose,
             "nr 1, loginuid writes (LOGIN's SYSCALL record)"
         );
     }
@@ -443,7 +472,7 @@ mod tests {
             writes, 1,
             "a rule's own write hook sees loginuid writes too"
         );
-        assert_eq!(p.hooks.len(), 2 + 6);
+        assert_eq!(p.hooks.len(), 2 + 6 + 1);
         let with = |names: &[&str]| Environment {
             syscall_tracepoints: Some(names.iter().map(|n| n.to_string()).collect()),
             ..Environment::default()
@@ -460,7 +489,8 @@ mod tests {
                 Hook::CompanionExit {
                     nr: 1,
                     syscall: "write".into()
-                }
+                },
+                Hook::InodeChanges
             ],
             "a missing write-family tracepoint is left out, not a reason for the raw hooks"
         );
@@ -472,7 +502,11 @@ mod tests {
             plan("-a always,exit -F arch=b64 -S exit_group,chmod\n")
                 .unwrap()
                 .hooks,
-            with_login(vec![exit("chmod"), enter("exit_group")])
+            [
+                with_login(vec![exit("chmod"), enter("exit_group")]),
+                vec![Hook::InodeChanges]
+            ]
+            .concat()
         );
         assert_eq!(
             plan("-a always,exit -F arch=b32 -S exit\n").unwrap().hooks,
@@ -502,18 +536,22 @@ mod tests {
         );
         assert_eq!(
             plan("-a always,exit -S chmod\n").unwrap().hooks,
-            vec![Hook::RawSyscallExit]
+            vec![Hook::RawSyscallExit, Hook::InodeChanges]
         );
         assert_eq!(
-            plan("-a always,exit -F arch=b64 -S all\n").unwrap().hooks,
-            vec![Hook::RawSyscallExit, Hook::RawSyscallEnter],
-            "all syscalls include execve, whose arguments are saved at entry"
+            plan("-a always,exit -F arch=b64 -S all\n").unwrap().hooks[..2],
+            [Hook::RawSyscallExit, Hook::RawSyscallEnter],
+            "all syscalls include execve, whose arguments are saved at entry (and io_uring_enter: uring.rs)"
         );
         assert_eq!(
             plan("-a always,exit -F arch=b64 -S execve,chmod\n")
                 .unwrap()
                 .hooks,
-            with_login(vec![exit("execve"), exit("chmod"), enter("execve")])
+            [
+                with_login(vec![exit("execve"), exit("chmod"), enter("execve")]),
+                vec![Hook::InodeChanges]
+            ]
+            .concat()
         );
     }
 
@@ -527,12 +565,33 @@ mod tests {
         let p = plan_in(text, with(&["chmod", "execve"])).unwrap();
         assert_eq!(
             p.hooks,
-            vec![exit("execve"), exit("chmod"), enter("execve")]
+            vec![
+                exit("execve"),
+                exit("chmod"),
+                enter("execve"),
+                Hook::InodeChanges
+            ]
         );
         let p = plan_in(text, with(&["chmod"])).unwrap();
-        assert_eq!(p.hooks, vec![Hook::RawSyscallExit, Hook::RawSyscallEnter]);
+        assert_eq!(
+            p.hooks,
+            vec![
+                Hook::RawSyscallExit,
+                Hook::RawSyscallEnter,
+                Hook::InodeChanges
+            ]
+        );
         let programs: Vec<&str> = p.attachments.iter().map(|a| a.program).collect();
-        assert_eq!(programs, vec!["fa_raw_exit", "fa_raw_enter"]);
+        assert_eq!(
+            programs,
+            vec![
+                "fa_raw_exit",
+                "fa_raw_enter",
+                "fa_ctime_xchg",
+                "fa_ctime_skip",
+                "fa_ctime_set"
+            ]
+        );
     }
 
     #[test]

@@ -28,6 +28,16 @@ pub struct Rodata {
     pub have_always_task: bool,
     /// Some exit rule tests `perm=` (BPF `have_perm`).
     pub have_perm: bool,
+    /// Some rule can record a syscall that names paths: its objects are
+    /// collected for PATH records and object fields (BPF `have_objs`).
+    pub have_objs: bool,
+    /// Some exit rule names kill, tkill or tgkill, so the kernel notes the
+    /// tasks a syscall signals (OBJ_PID; BPF `have_signal_rules`).
+    pub have_signal_rules: bool,
+    /// io_uring ops are audited (BPF `have_uring`).
+    pub have_uring: bool,
+    /// Exit rules can record io_uring_enter (BPF `uring_enter_rules`).
+    pub uring_enter_rules: bool,
 }
 
 /// Every map entry the plan loads, by map (the BPF side's names).
@@ -39,6 +49,10 @@ pub struct MapImages {
     pub candidates: Vec<u32>,
     /// `spans`: syscall nr (+ NR_SYSCALLS for compat) or TASK_SPAN → span.
     pub spans: Vec<(u32, fa_span)>,
+    /// `uring_spans`: io_uring op → span (of io_uring rules).
+    pub uring_spans: Vec<(u32, fa_span)>,
+    /// `rule_prio`: rule id → its rank in the kernel's priority.
+    pub rule_prio: Vec<(u32, u32)>,
     /// `exes`: index of an `exe=` path → its identity.
     pub exes: Vec<fa_exe>,
     /// `path_args`: native syscall nr → where its paths are.
@@ -72,6 +86,12 @@ impl Plan {
             .any(|t| t.field == field::PERM)
     }
 
+    /// Whether some rule can record a native syscall that names paths
+    /// (its CWD and PATH records, its object fields).
+    pub fn names_paths(&self) -> bool {
+        path_args::numbers().any(|nr| !self.candidates(nr, false).is_empty())
+    }
+
     /// The read-only data switches for this plan.
     pub fn rodata(&self) -> Rodata {
         Rodata {
@@ -79,6 +99,10 @@ impl Plan {
             have_dirs: self.watches.iter().any(|w| w.tree),
             have_always_task: self.has_always_task_rules(),
             have_perm: self.has_perm_tests(),
+            have_objs: self.names_paths(),
+            have_signal_rules: self.has_signal_rules(),
+            have_uring: self.uring.active(),
+            uring_enter_rules: self.uring.enter_rules,
         }
     }
 
@@ -93,7 +117,12 @@ impl Plan {
             tree_paths: resolved.watches.tree_paths(),
             ..MapImages::default()
         };
-        for r in self.exit_rules.iter().chain(&self.task_rules) {
+        for r in self
+            .exit_rules
+            .iter()
+            .chain(&self.task_rules)
+            .chain(&self.uring.rules)
+        {
             if r.tests.len() > MAX_TESTS {
                 return Err(ImageError::TooManyTests(r.origin.clone()));
             }
@@ -150,7 +179,14 @@ impl Plan {
             images.candidates.extend(first..first + span.count);
             images.spans.push((TASK_SPAN, span));
         }
-        if !self.watches.is_empty() {
+        if self.uring.active() {
+            let first = (self.exit_rules.len() + self.task_rules.len()) as u32;
+            let (spans, ids) = self.uring.spans(images.candidates.len() as u32, first);
+            images.uring_spans = spans;
+            images.rule_prio = self.rule_prio();
+            images.candidates.extend(ids);
+        }
+        if !self.watches.is_empty() || self.names_paths() {
             images.path_args = path_args::image();
         }
         if self.has_perm_tests() {
@@ -208,7 +244,11 @@ mod tests {
         assert_eq!(spans[1], (chmod + NR_SYSCALLS, 2, 1));
         assert_eq!(spans[2], (TASK_SPAN, 3, 1));
         assert_eq!(i.candidates, vec![0, 1, 0, 2]);
-        assert!(i.sysclass.is_empty() && i.path_args.is_empty());
+        assert!(i.sysclass.is_empty());
+        assert!(
+            !i.path_args.is_empty(),
+            "chmod names a path: its PATH records need the path arguments"
+        );
     }
 
     #[test]

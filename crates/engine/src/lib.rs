@@ -5,17 +5,24 @@
 //! fills, attaches, reads the ring buffer and assembles audit events
 //! (`runtime`).
 
+mod exec_files;
+pub mod exit_records;
 pub mod explain;
+mod generation;
 pub mod hooks;
 pub mod image;
 pub mod kinds;
+mod lookup;
+pub mod names;
 pub mod path_args;
 pub mod perm;
 pub mod plan;
 pub mod resolve;
 pub mod rule;
 pub mod runtime;
+mod samples;
 pub mod syscalls;
+pub mod uring;
 pub mod watches;
 
 #[cfg(test)]
@@ -26,4 +33,5 @@ pub use image::{ImageError, MapImages, Rodata};
 pub use kinds::{HookKinds, Kind, Probe};
 pub use plan::{compile, CompileError, CompiledRule, Environment, Plan, Test, Watch};
 pub use resolve::Resolved;
-pub use runtime::{run, Attached, AuditEvent, EngineError, Options, Stats};
+pub use runtime::{run, run_live, Attached, AuditEvent, EngineError, Live, Options, Stats};
+pub use samples::Aux;

@@ -54,6 +54,14 @@ const PATH_ARGS: &[(&str, &[(u8, u8)])] = &[
     ("removexattrat", &[(0, 1)]),
 ];
 
+/// The native syscalls that name paths (whose PATH records and object
+/// fields fastaudit knows).
+pub fn numbers() -> impl Iterator<Item = u32> {
+    PATH_ARGS
+        .iter()
+        .map(|&(name, _)| crate::syscalls::x86_64(name))
+}
+
 /// The `path_args` map: native syscall number → where its paths are.
 pub fn image() -> Vec<(u32, fa_path_args)> {
     PATH_ARGS

@@ -21,7 +21,22 @@ const CLASS_WRITE: (usize, usize) = (6, 7);
 
 /// The `sysclass` map value for syscall `nr` of the native (x86_64) or
 /// compat (i386) ABI, as audit_classify_syscall and the classes sort it.
+/// Worked out once per ABI: a watch asks it of every syscall, so a set of
+/// many watches asked it millions of times.
 pub fn sysclass(nr: u32, compat: bool) -> u32 {
+    static TABLES: std::sync::OnceLock<[Vec<u32>; 2]> = std::sync::OnceLock::new();
+    let tables = TABLES.get_or_init(|| {
+        let all = (fastaudit_rules::abi::BITMASK_WORDS * 32) as u32;
+        [false, true].map(|c| (0..all).map(|n| classify(n, c)).collect())
+    });
+    match tables[usize::from(compat)].get(nr as usize) {
+        Some(&v) => v,
+        None => classify(nr, compat),
+    }
+}
+
+/// [`sysclass`], worked out from the tables.
+fn classify(nr: u32, compat: bool) -> u32 {
     let s = crate::syscalls::special(compat);
     let special = match nr {
         n if n == s.open => Some(Kind::FA_PERM_OPEN),

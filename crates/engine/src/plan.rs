@@ -12,14 +12,18 @@
 
 use crate::hooks::{self, Attachment, Hook};
 use crate::kinds::HookKinds;
-use crate::rule::{arch_allows, compile_rule, unsupported, RulePaths};
+use crate::rule::{arch_allows, compile_rule, RulePaths};
 pub use crate::rule::{CompileError, CompiledRule, Test, Watch, FIELD_NEVER};
 use fastaudit_rules::abi::{arch, field, list, op};
 use fastaudit_rules::{Origin, RuleSet};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Syscall numbers a rule bitmap can name (the kernel's AUDIT_BITMASK_SIZE
 /// words); its last 16 bits are taken by the syscall-class bits.
+/// A rule's permission filters and the ABIs its arch allows: what decides
+/// which syscalls a rule of every syscall can hold for.
+type FilterKind = (Vec<u32>, [(bool, bool); 2]);
+
 const MAX_SYSCALL: u32 = fastaudit_rules::abi::BITMASK_WORDS as u32 * 32 - 16;
 
 /// The compiled form of a rule set.
@@ -46,6 +50,8 @@ pub struct Plan {
     pub not_applicable: Vec<Origin>,
     /// The hook kinds the plan was made for.
     pub kinds: HookKinds,
+    /// The io_uring list's rules and the ops audited.
+    pub uring: crate::uring::UringPlan,
 }
 
 /// What the host offers that changes rule meaning or the hooks to use.
@@ -59,6 +65,9 @@ pub struct Environment {
     /// (the syscall table's names and the kernel's SYSCALL_DEFINE names
     /// can differ); `None`: not read (no root), every one assumed present.
     pub syscall_tracepoints: Option<BTreeSet<String>>,
+    /// Not a host fact but the user's choice (`--audit-skipped-uring-ops`):
+    /// audit the io_uring ops the kernel never audits too.
+    pub audit_skipped_uring_ops: bool,
 }
 
 impl Environment {
@@ -95,6 +104,7 @@ pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
         ..Plan::default()
     };
     let mut paths = RulePaths::default();
+    let mut every_syscall: HashMap<FilterKind, Vec<u32>> = HashMap::new();
     for loaded in set.rules() {
         let r = &loaded.rule;
         match r.list {
@@ -107,8 +117,8 @@ pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
             }
         }
         if r.list == list::URING_EXIT {
-            // Until the io_uring hook exists, refuse rather than ignore.
-            return Err(unsupported(&loaded.origin, "the io_uring list"));
+            crate::uring::add_rule(&mut plan, loaded, env.lsm_audit_rules, &mut paths)?;
+            continue;
         }
         if r.list == list::TASK {
             let mut compiled = compile_rule(r, &loaded.origin, env.lsm_audit_rules, &mut paths)?;
@@ -150,7 +160,29 @@ pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
                     .any(|&(compat, allowed)| allowed && crate::perm::possible(nr, compat, m))
             })
         };
-        for nr in (0..MAX_SYSCALL).filter(|&n| r.has_syscall(n) && perm_possible(n)) {
+        // A rule of every syscall (a watch) is worked out once per kind of
+        // permission filter and arch, not once per rule: many watches
+        // would otherwise test every syscall each.
+        let everything = r.all_syscalls();
+        let selected = match every_syscall.get(&(perms.clone(), abis)) {
+            Some(nrs) if everything => nrs.clone(),
+            _ => {
+                // The set bits of the mask only: most rules name a few syscalls.
+                let named = r.mask.iter().enumerate().flat_map(|(word, &bits)| {
+                    (0..32)
+                        .filter(move |b| bits & (1 << b) != 0)
+                        .map(move |b| word as u32 * 32 + b)
+                });
+                let nrs: Vec<u32> = named
+                    .filter(|&n| n < MAX_SYSCALL && perm_possible(n))
+                    .collect();
+                if everything {
+                    every_syscall.insert((perms.clone(), abis), nrs.clone());
+                }
+                nrs
+            }
+        };
+        for nr in selected {
             plan.by_syscall.entry(nr).or_default().push(idx);
         }
         plan.exit_rules.push(compiled);
@@ -173,6 +205,7 @@ pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
     plan.by_syscall.retain(|nr, idx| {
         idx.iter().any(|&i| exit_rules[i as usize].always) || judged_writes.contains(nr)
     });
+    crate::uring::finish(&mut plan, env.audit_skipped_uring_ops);
     plan.exes = paths.exes;
     plan.watches = paths.watches;
     plan.hooks = hooks::choose(&plan, env.syscall_tracepoints.as_ref());
@@ -183,6 +216,22 @@ pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
 }
 
 impl Plan {
+    /// Whether some exit rule names kill, tkill or tgkill, in either ABI
+    /// (the kernel's `audit_signals`: only then does it note the tasks a
+    /// syscall signals).
+    pub fn has_signal_rules(&self) -> bool {
+        use fastaudit_rules::tables::Machine;
+        [(Machine::X86_64, false), (Machine::X86, true)]
+            .iter()
+            .any(|&(m, compat)| {
+                ["kill", "tkill", "tgkill"].iter().any(|name| {
+                    !self
+                        .candidates(crate::syscalls::number(m, name), compat)
+                        .is_empty()
+                })
+            })
+    }
+
     /// Whether an always,task rule selects tasks whose every syscall is
     /// recorded (the BPF side's `recorded` map holds those tasks).
     pub fn has_always_task_rules(&self) -> bool {
@@ -282,12 +331,20 @@ mod tests {
     }
 
     #[test]
-    fn unenforceable_fields_are_refused_with_the_line() {
-        let e = plan("\n-a always,exit -F arch=b64 -S open -F inode=5\n").unwrap_err();
-        assert_eq!(e.origin.line, 2);
-        assert!(e.to_string().contains("-F inode"), "{e}");
-        let e = plan("-a always,exit -F arch=b64 -S open -F filetype=file\n").unwrap_err();
-        assert!(e.to_string().contains("-F filetype"), "{e}");
+    fn object_fields_become_object_tests() {
+        let p = plan("-a always,exit -F arch=b64 -S open -F inode=5 -F filetype=file -C auid!=obj_uid -F obj_gid>=100\n").unwrap();
+        let t = &p.exit_rules[0].tests;
+        assert_eq!(t[1].field, crate::rule::FIELD_OBJ | field::INODE);
+        assert_eq!(t[1].value, 5);
+        assert_eq!(t[2].field, crate::rule::FIELD_OBJ | field::FILETYPE);
+        assert_eq!(t[2].value, 0o100000);
+        assert_eq!(
+            t[3].field,
+            crate::rule::FIELD_OBJ_COMPARE | (field::LOGINUID << 8) | field::OBJ_UID
+        );
+        assert_eq!(t[3].op, op::NOT_EQUAL);
+        assert_eq!(t[4].field, crate::rule::FIELD_OBJ | field::OBJ_GID);
+        assert!(p.rodata().have_objs);
     }
 
     #[test]
@@ -361,10 +418,29 @@ mod tests {
     }
 
     #[test]
-    fn io_uring_list_is_refused_not_ignored() {
-        assert!(plan("-a always,io_uring -U openat\n")
-            .unwrap_err()
-            .to_string()
-            .contains("io_uring"));
+    fn io_uring_rules_are_compiled_per_op() {
+        let p =
+            plan("-a never,io_uring -U openat -F uid=0\n-a always,io_uring -U openat,statx -k o\n")
+                .unwrap();
+        assert_eq!(p.uring.rules.len(), 2);
+        assert_eq!(p.uring.by_op[&18], vec![0, 1]);
+        assert!(p.uring.tracked.contains(&18) && p.uring.tracked.contains(&19));
+        assert!(
+            !p.uring.tracked.contains(&21),
+            "statx is one of the ops the kernel skips"
+        );
+        let with = Environment {
+            audit_skipped_uring_ops: true,
+            ..Environment::default()
+        };
+        let p = crate::test_rules::plan_in("-a always,io_uring -U statx\n", with).unwrap();
+        assert!(p.uring.tracked.contains(&21) && p.uring.tracked.contains(&0));
+        assert!(plan("-a never,io_uring -U openat\n")
+            .unwrap()
+            .uring
+            .tracked
+            .is_empty());
+        let e = plan("-a always,io_uring -U openat -F dir=/tmp\n").unwrap_err();
+        assert!(e.to_string().contains("io_uring"), "{e}");
     }
 }

@@ -5,11 +5,20 @@
 use fastaudit_rules::abi::{action, field, op};
 use fastaudit_rules::tables;
 use fastaudit_rules::{Origin, Rule};
+use std::collections::HashMap;
 use thiserror::Error;
 
 /// Field code for a test that can never hold (an LSM label test on a
 /// machine without an LSM that supports audit rules, as in the kernel).
 pub const FIELD_NEVER: u32 = fastaudit_bpf::types::fa_field::FA_FIELD_NEVER.0;
+
+/// Field code of a test of the syscall's objects: `FIELD_OBJ | field`
+/// (inode, devmajor, devminor, obj_uid, obj_gid, filetype).
+pub const FIELD_OBJ: u32 = fastaudit_bpf::types::fa_field::FA_FIELD_OBJ.0;
+
+/// Field code of a `-C` comparison of a task field with a file owner's
+/// (`uid!=obj_uid`): `FIELD_OBJ_COMPARE | task_field << 8 | owner_field`.
+pub const FIELD_OBJ_COMPARE: u32 = fastaudit_bpf::types::fa_field::FA_FIELD_OBJ_COMPARE.0;
 
 /// One field test as the BPF side evaluates it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,7 +45,7 @@ pub struct CompiledRule {
 }
 
 /// A watched path: `path=` (one object) or `dir=` (a whole tree).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Watch {
     /// The path as the rule gives it.
     pub path: Vec<u8>,
@@ -96,42 +105,38 @@ pub(crate) fn compile_rule(
             | field::SESSIONID
             | field::EXIT
             | field::SUCCESS
-            | field::ARG0..=field::ARG3 => {}
+            | field::ARG0..=field::ARG3
+            | field::SADDR_FAM => {}
+            // The syscall's objects (names), as the kernel's names list.
+            field::INODE
+            | field::DEVMAJOR
+            | field::DEVMINOR
+            | field::FILETYPE
+            | field::OBJ_UID
+            | field::OBJ_GID => t.field = FIELD_OBJ | f.field,
             field::FIELD_COMPARE => {
-                let objects = tables::COMPARISONS
-                    .iter()
-                    .find(|(_, _, c)| *c == f.value)
-                    .is_none_or(|(a, b, _)| {
-                        [a, b]
-                            .iter()
-                            .any(|x| matches!(**x, field::OBJ_UID | field::OBJ_GID))
-                    });
-                if objects {
-                    return Err(unsupported(
-                        origin,
-                        "a -C comparison with a file's owner (obj_uid/obj_gid)",
-                    ));
+                let Some(&(task, other, _)) =
+                    tables::COMPARISONS.iter().find(|(_, _, c)| *c == f.value)
+                else {
+                    return Err(unsupported(origin, format!("-C comparison {}", f.value)));
+                };
+                if matches!(other, field::OBJ_UID | field::OBJ_GID) {
+                    t = Test {
+                        field: FIELD_OBJ_COMPARE | (task << 8) | other,
+                        op: f.op,
+                        value: 0,
+                    };
                 }
             }
             field::EXE => {
-                let exes = &mut paths.exes;
-                let at = exes.iter().position(|e| *e == f.text).unwrap_or_else(|| {
-                    exes.push(f.text.clone());
-                    exes.len() - 1
-                });
-                t.value = at as u32;
+                t.value = paths.exe_index(&f.text);
             }
             field::WATCH | field::DIR => {
                 let w = Watch {
                     path: f.text.clone(),
                     tree: f.field == field::DIR,
                 };
-                let watches = &mut paths.watches;
-                let at = watches.iter().position(|x| *x == w).unwrap_or_else(|| {
-                    watches.push(w);
-                    watches.len() - 1
-                });
-                t.value = at as u32 + 1;
+                t.value = paths.watch_index(w) + 1;
             }
             field::PERM => {}
             field::FILTERKEY => {
@@ -183,4 +188,32 @@ pub(crate) struct RulePaths {
     pub exes: Vec<Vec<u8>>,
     /// Watched paths (`path=`, `dir=`, `-w`).
     pub watches: Vec<Watch>,
+    /// Where each is in `exes` and `watches`: one lookup per test, so
+    /// compiling n watches stays linear (a scan made 25,000 take seconds).
+    exe_at: HashMap<Vec<u8>, u32>,
+    watch_at: HashMap<Watch, u32>,
+}
+
+impl RulePaths {
+    /// The index of an `exe=` path, added if new.
+    fn exe_index(&mut self, path: &[u8]) -> u32 {
+        if let Some(&at) = self.exe_at.get(path) {
+            return at;
+        }
+        let at = self.exes.len() as u32;
+        self.exes.push(path.to_vec());
+        self.exe_at.insert(path.to_vec(), at);
+        at
+    }
+
+    /// The index of a watched path, added if new.
+    fn watch_index(&mut self, w: Watch) -> u32 {
+        if let Some(&at) = self.watch_at.get(&w) {
+            return at;
+        }
+        let at = self.watches.len() as u32;
+        self.watches.push(w.clone());
+        self.watch_at.insert(w, at);
+        at
+    }
 }

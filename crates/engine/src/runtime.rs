@@ -4,18 +4,14 @@
 //! is decided here; every hook is detached when [`run`] returns, on every
 //! path.
 
-use crate::hooks::AttachPoint;
+use crate::generation::{self, Generation};
 use crate::image::{ImageError, MapImages};
 use crate::plan::Plan;
-use crate::resolve::Resolved;
-use crate::watches;
+use crate::samples::{Aux, Samples};
 use fastaudit_bpf::types::{fa_event, fa_event_flag, fa_limit, fa_stat};
-use fastaudit_bpf::FastauditSkelBuilder;
-use fastaudit_records::Syscall;
-use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
-use libbpf_rs::{Link, MapCore, MapFlags, RingBufferBuilder, TracepointCategory};
+use fastaudit_records::{Syscall, UringOp};
+use libbpf_rs::{MapCore, MapFlags, RingBufferBuilder};
 use std::cell::RefCell;
-use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use thiserror::Error;
@@ -45,7 +41,7 @@ pub enum EngineError {
     Image(#[from] ImageError),
 }
 
-fn bpf(what: impl Into<String>) -> impl FnOnce(libbpf_rs::Error) -> EngineError {
+pub(crate) fn bpf(what: impl Into<String>) -> impl FnOnce(libbpf_rs::Error) -> EngineError {
     let what = what.into();
     move |source| EngineError::Bpf { what, source }
 }
@@ -66,6 +62,16 @@ pub struct AuditEvent {
     /// LOGIN, whose `pid=` is this event's pid). Its key is `None` unless
     /// a rule selected the syscall too.
     pub companion: bool,
+    /// The data of the records the kernel writes after SYSCALL (PATH,
+    /// CWD, EXECVE, ...), in the order the BPF side sent them.
+    pub aux: Vec<Aux>,
+    /// Some of those records found no room in the ring buffer.
+    pub aux_lost: bool,
+    /// URINGOP records that come first under the event's stamp (io_uring
+    /// ops issued inside this io_uring_enter, or one op of its own).
+    pub uringops: Vec<UringOp>,
+    /// Only `uringops`: no SYSCALL and PROCTITLE records.
+    pub no_syscall: bool,
 }
 
 /// Counters of a run: generated = delivered + lost.
@@ -77,6 +83,9 @@ pub struct Stats {
     pub lost: u64,
     /// Events handed to the caller.
     pub delivered: u64,
+    /// Auxiliary records the kernel side could not queue (their events
+    /// are marked `aux_lost`).
+    pub aux_lost: u64,
 }
 
 /// What was attached, for the caller and tests.
@@ -118,9 +127,57 @@ pub fn run(
     options: Options,
     stop: &AtomicBool,
     ready: impl FnOnce(&Attached),
+    on_event: impl FnMut(AuditEvent),
+    on_batch: impl FnMut(),
+) -> Result<Stats, EngineError> {
+    run_live(
+        plan.clone(),
+        options,
+        stop,
+        ready,
+        Live {
+            reload: || None,
+            swapped: |_: Result<&Attached, &EngineError>| {},
+        },
+        on_event,
+        on_batch,
+    )
+}
+
+/// Live rule changes for [`run_live`]: `reload` is asked between batches
+/// for a new plan; `swapped` is told what became of it (its attachments
+/// once it judges every syscall, or why it could not be loaded or
+/// attached: then the running rule set goes on).
+pub struct Live<R, S> {
+    /// A new plan to switch to, if one is wanted.
+    pub reload: R,
+    /// The outcome of a switch.
+    pub swapped: S,
+}
+
+/// How long each step of a switch lets syscalls in flight finish.
+const HANDOVER_GRACE: Duration = Duration::from_millis(50);
+
+/// As [`run`], switching rule sets without a gap when `live.reload` hands
+/// a new plan: the new one is loaded and attached beside the running one,
+/// sharing its ring buffer, task lists and saved exec arguments; one map
+/// update makes it the one whose judgment counts (handover.bpf.h: a
+/// syscall ending during the switch is judged by exactly one of the two);
+/// then the old one is detached. Every event is assembled with the plan
+/// of the rule set that judged it.
+pub fn run_live<R, S>(
+    plan: Plan,
+    options: Options,
+    stop: &AtomicBool,
+    ready: impl FnOnce(&Attached),
+    mut live: Live<R, S>,
     mut on_event: impl FnMut(AuditEvent),
     mut on_batch: impl FnMut(),
-) -> Result<Stats, EngineError> {
+) -> Result<Stats, EngineError>
+where
+    R: FnMut() -> Option<Plan>,
+    S: FnMut(Result<&Attached, &EngineError>),
+{
     if plan.attachments.is_empty() {
         if let Some(why) = plan.hook_kind_problem() {
             return Err(EngineError::Plan(why));
@@ -138,103 +195,95 @@ pub fn run(
             "ring buffer size {size} must be a power of two of at least 4096 bytes"
         )));
     }
-    let mut storage = MaybeUninit::uninit();
-    let mut open = FastauditSkelBuilder::default()
-        .open(&mut storage)
-        .map_err(bpf("opening the BPF object"))?;
-    // Only the programs the plan attaches are loaded (and verified).
-    for mut p in open.open_object_mut().progs_mut() {
-        let load = plan.attachments.iter().any(|a| p.name() == a.program);
-        p.set_autoload(load);
-    }
-    if let Some(ro) = open.maps.rodata_data.as_deref_mut() {
-        let r = plan.rodata();
-        ro.self_tgid = std::process::id();
-        ro.have_watches = u32::from(r.have_watches);
-        ro.have_dirs = u32::from(r.have_dirs);
-        // The BPF side calls the tasks an always,task rule selected `recorded`.
-        ro.have_always_task = u32::from(r.have_always_task);
-        ro.have_perm = u32::from(r.have_perm);
-        ro.companion_with_context = u32::from(options.companion_with_context);
-    }
-    open.maps
-        .events
-        .set_max_entries(size)
-        .map_err(bpf("sizing the ring buffer"))?;
-    let skel = open.load().map_err(bpf(
-        "loading the BPF programs (root and BPF support needed)",
-    ))?;
-    let resolved = Resolved::on_this_host(plan);
-    let images = plan.map_images(&resolved)?;
-    write_maps(&skel, &images)?;
-    let watches = resolved.watches;
-
-    let mut links: Vec<Link> = Vec::new();
-    let mut attached = Attached::default();
-    for a in &plan.attachments {
-        let prog = skel
-            .object()
-            .progs_mut()
-            .find(|p| p.name() == a.program)
-            .ok_or_else(|| {
-                EngineError::Plan(format!("no program {} in the BPF object", a.program))
-            })?;
-        let link = match &a.point {
-            AttachPoint::Raw { category, .. } => {
-                let hint = if *category == "timestamp" {
-                    " (file watches need the inode timestamp tracepoints of Linux 6.13 or later)"
-                } else {
-                    ""
-                };
-                prog.attach()
-                    .map_err(bpf(format!("attaching {}{hint}", a.point)))?
-            }
-            AttachPoint::Syscall { tracepoint } => {
-                // libbpf finds tracepoint ids in tracefs: mount it if absent.
-                crate::kinds::syscall_tracepoints();
-                prog.attach_tracepoint(TracepointCategory::Syscalls, tracepoint)
-                    .map_err(bpf(format!("attaching {}", a.point)))?
-            }
-        };
-        links.push(link);
-        attached.hooks.push(a.to_string());
-    }
-    let watched_map = libbpf_rs::MapHandle::try_from(&skel.maps.watched)
-        .map_err(bpf("opening the watch table"))?;
-
+    let mut owner = Generation::load(plan, options, 0, None)?;
+    // Plans by generation: events still queued from a replaced rule set
+    // are assembled with its plan.
+    let mut plans: Vec<Plan> = vec![owner.plan.clone()];
+    let first_follower = owner.follower()?;
     let clock = Clock::now();
-    let pending: RefCell<Vec<fa_event>> = RefCell::new(Vec::new());
+    let pending: RefCell<Samples> = RefCell::new(Samples::default());
     let mut rbb = RingBufferBuilder::new();
-    rbb.add(&skel.maps.events, |data: &[u8]| {
-        if data.len() >= std::mem::size_of::<fa_event>() {
-            // SAFETY: the kernel side writes exactly one fa_event (a plain
-            // repr(C) struct of integers and byte arrays) per record.
-            let ev = unsafe { std::ptr::read_unaligned(data.as_ptr().cast::<fa_event>()) };
-            pending.borrow_mut().push(ev);
-        }
+    rbb.add(&owner.skel.maps.events, |data: &[u8]| {
+        pending.borrow_mut().push(data);
         0
     })
     .map_err(bpf("setting up the ring buffer"))?;
     let rb = rbb.build().map_err(bpf("setting up the ring buffer"))?;
-    ready(&attached);
+    ready(&owner.attached);
 
     let mut stats = Stats::default();
+    let mut uring_groups = crate::uring::Groups::default();
     // Returns whether there was anything to deliver.
-    let mut deliver = |stats: &mut Stats| {
+    let mut deliver = |stats: &mut Stats, plans: &[Plan]| {
         let before = stats.delivered;
-        for ev in pending.borrow_mut().drain(..) {
+        let ready = pending.borrow_mut().take();
+        for (ev, exe, aux) in ready {
             stats.delivered += 1;
-            on_event(assemble(plan, &ev, &clock));
+            let plan = plans
+                .get(ev.generation as usize)
+                .or_else(|| plans.last())
+                .expect("at least one plan");
+            if let Some(out) = uring_groups.take(plan, &ev, |e| assemble(plan, e, exe, aux, &clock))
+            {
+                on_event(out);
+            }
         }
         // Idle too: the caller may have queued output of its own.
         on_batch();
         stats.delivered > before
     };
-    let quit = AtomicBool::new(false);
+    // The generation running now, when it is not the owner.
+    let mut current: Option<Generation> = None;
     let followed = std::thread::scope(|scope| {
-        let follower = scope.spawn(|| watches::follow(watches, &watched_map, &quit));
+        let mut followers = Vec::new();
+        let mut spawn = |f: Option<(crate::watches::WatchTable, libbpf_rs::MapHandle)>,
+                         quit: std::sync::Arc<AtomicBool>| {
+            if let Some((table, map)) = f {
+                followers.push(scope.spawn(move || generation::follow(table, &map, &quit)));
+            }
+        };
+        spawn(first_follower, std::sync::Arc::clone(&owner.quit));
         let mut result = Ok(());
         while !stop.load(Ordering::Relaxed) {
+            if let Some(next) = (live.reload)() {
+                let number = plans.len() as u32;
+                match Generation::load(next, options, number, Some(&owner.skel)) {
+                    Err(e) => (live.swapped)(Err(&e)),
+                    Ok(mut g) => {
+                        plans.push(g.plan.clone());
+                        spawn(g.follower().unwrap_or(None), std::sync::Arc::clone(&g.quit));
+                        // Keep reading while a switch waits for syscalls in flight.
+                        let r = handover(&owner, current.as_ref(), number, |d| {
+                            let until = std::time::Instant::now() + d;
+                            loop {
+                                rb.consume()?;
+                                deliver(&mut stats, &plans);
+                                if std::time::Instant::now() >= until {
+                                    return Ok(());
+                                }
+                                std::thread::sleep(Duration::from_millis(5));
+                            }
+                        });
+                        match r {
+                            Ok(()) => {
+                                (live.swapped)(Ok(&g.attached));
+                                // The old one's maps go with it; the owner's stay.
+                                current = Some(g);
+                            }
+                            Err(e) => {
+                                g.detach();
+                                // Back to the running one (the switch may
+                                // have stopped half way).
+                                let _ = owner.set_handover(
+                                    current.as_ref().map_or(owner.number, |c| c.number),
+                                    false,
+                                );
+                                (live.swapped)(Err(&e));
+                            }
+                        }
+                    }
+                }
+            }
             // Events are queued without waking us (BPF_RB_NO_WAKEUP), so poll
             // on a short period rather than waiting for a wakeup.
             if let Err(e) = rb.consume() {
@@ -242,22 +291,61 @@ pub fn run(
                 break;
             }
             // Under load, go straight back to the ring buffer; idle, wait.
-            if !deliver(&mut stats) {
+            if !deliver(&mut stats, &plans) {
                 std::thread::sleep(Duration::from_millis(20));
             }
         }
-        // Whatever ended the loop ends the follower too.
-        quit.store(true, Ordering::Relaxed);
-        result.and_then(|()| follower.join().unwrap_or(Ok(())))
+        // Whatever ended the loop ends the followers too.
+        owner.quit.store(true, Ordering::Relaxed);
+        if let Some(c) = current.as_ref() {
+            c.quit.store(true, Ordering::Relaxed);
+        }
+        for f in followers {
+            let r = f.join().unwrap_or(Ok(()));
+            if result.is_ok() {
+                result = r;
+            }
+        }
+        result
     });
     followed.map_err(bpf("reading the ring buffer or following watched paths"))?;
-    drop(links);
+    owner.detach();
+    if let Some(c) = current.as_ref() {
+        c.detach();
+    }
     rb.consume().map_err(bpf("draining the ring buffer"))?;
-    deliver(&mut stats);
-    let (emitted, lost) = read_stats(&skel)?;
+    deliver(&mut stats, &plans);
+    let (emitted, lost, aux_lost) = read_stats(&owner.skel)?;
     stats.emitted = emitted;
     stats.lost = lost;
+    stats.aux_lost = aux_lost;
     Ok(stats)
+}
+
+/// Switch from the running generation (`current`, else the owner) to
+/// `next`, already attached: overlap on, the switch, the old one detached,
+/// overlap off. `wait` keeps events flowing while syscalls in flight
+/// finish each step.
+fn handover(
+    owner: &Generation,
+    current: Option<&Generation>,
+    next: u32,
+    mut wait: impl FnMut(Duration) -> Result<(), libbpf_rs::Error>,
+) -> Result<(), EngineError> {
+    let reading = bpf("reading the ring buffer during a rule change");
+    let old = current.map_or(owner.number, |c| c.number);
+    owner.set_handover(old, true)?;
+    wait(HANDOVER_GRACE).map_err(reading)?;
+    // Decisions taken before both were attached may be stale; any taken
+    // now is for the old one, as every one so far.
+    owner.clear_decisions();
+    owner.set_handover(next, true)?;
+    wait(HANDOVER_GRACE).map_err(bpf("reading the ring buffer during a rule change"))?;
+    // The owner's maps stay; only its hooks go.
+    current.unwrap_or(owner).detach();
+    owner.set_handover(next, false)?;
+    owner.clear_decisions();
+    Ok(())
 }
 
 fn as_bytes<T>(v: &T) -> &[u8] {
@@ -266,13 +354,16 @@ fn as_bytes<T>(v: &T) -> &[u8] {
 }
 
 /// Write one map entry.
-fn put<K, V>(map: &impl MapCore, k: &K, v: &V, what: &str) -> Result<(), EngineError> {
+pub(crate) fn put<K, V>(map: &impl MapCore, k: &K, v: &V, what: &str) -> Result<(), EngineError> {
     map.update(as_bytes(k), as_bytes(v), MapFlags::ANY)
         .map_err(bpf(what))
 }
 
 /// Write the plan's map images, verbatim.
-fn write_maps(skel: &fastaudit_bpf::FastauditSkel, images: &MapImages) -> Result<(), EngineError> {
+pub(crate) fn write_maps(
+    skel: &fastaudit_bpf::FastauditSkel,
+    images: &MapImages,
+) -> Result<(), EngineError> {
     let m = &skel.maps;
     for (i, rule) in images.rules.iter().enumerate() {
         put(&m.rules, &(i as u32), rule, "filling the rule table")?;
@@ -287,6 +378,12 @@ fn write_maps(skel: &fastaudit_bpf::FastauditSkel, images: &MapImages) -> Result
     }
     for (k, span) in &images.spans {
         put(&m.spans, k, span, "filling the syscall index")?;
+    }
+    for (k, span) in &images.uring_spans {
+        put(&m.uring_spans, k, span, "filling the io_uring op index")?;
+    }
+    for (id, prio) in &images.rule_prio {
+        put(&m.rule_prio, id, prio, "filling the rule priorities")?;
     }
     for (k, v) in &images.watched {
         put(&m.watched, k, v, "filling the watch table")?;
@@ -312,7 +409,7 @@ fn write_maps(skel: &fastaudit_bpf::FastauditSkel, images: &MapImages) -> Result
     Ok(())
 }
 
-fn read_stats(skel: &fastaudit_bpf::FastauditSkel) -> Result<(u64, u64), EngineError> {
+fn read_stats(skel: &fastaudit_bpf::FastauditSkel) -> Result<(u64, u64, u64), EngineError> {
     let sum = |idx: u32| -> Result<u64, EngineError> {
         let per_cpu = skel
             .maps
@@ -332,11 +429,12 @@ fn read_stats(skel: &fastaudit_bpf::FastauditSkel) -> Result<(u64, u64), EngineE
     Ok((
         sum(fa_stat::FA_STAT_EMITTED.0)?,
         sum(fa_stat::FA_STAT_LOST.0)?,
+        sum(fa_stat::FA_STAT_AUX_LOST.0)?,
     ))
 }
 
 /// Converts the kernel's monotonic clock to wall-clock time.
-struct Clock {
+pub(crate) struct Clock {
     offset_ns: i128,
 }
 
@@ -366,20 +464,30 @@ fn cstr(b: &[u8]) -> Vec<u8> {
     b.iter().take_while(|&&c| c != 0).copied().collect()
 }
 
-fn assemble(plan: &Plan, ev: &fa_event, clock: &Clock) -> AuditEvent {
-    let (sec, msec) = clock.wall(ev.time_ns);
+/// exe= for a path the kernel's d_path cannot give (too long), as the
+/// kernel writes it: never a shorter path that could pass for another.
+pub const EXE_TOO_LONG: &[u8] = b"<too_long>";
+
+pub(crate) fn assemble(
+    plan: &Plan,
+    ev: &fa_event,
+    exe: Vec<u8>,
+    aux: Vec<Aux>,
+    clock: &Clock,
+) -> AuditEvent {
+    let (sec, msec) = clock.wall(ev.msg.stamp);
     let bytes = |v: &[std::ffi::c_char]| cstr(&v.iter().map(|&c| c as u8).collect::<Vec<u8>>());
-    let exe = (ev.exe_depth > 0).then(|| {
-        let mut path = Vec::new();
-        for name in ev.exe_names.iter().take(ev.exe_depth as usize).rev() {
-            path.push(b'/');
-            path.extend(bytes(name));
-        }
-        if ev.flags & fa_event_flag::FA_EV_EXE_DELETED.0 != 0 {
-            path.extend(b" (deleted)");
-        }
-        path
-    });
+    let exe = if ev.flags & fa_event_flag::FA_EV_EXE_TOO_LONG.0 != 0 {
+        Some(EXE_TOO_LONG.to_vec())
+    } else {
+        (!exe.is_empty()).then(|| {
+            let mut path = exe;
+            if ev.flags & fa_event_flag::FA_EV_EXE_DELETED.0 != 0 {
+                path.extend(b" (deleted)");
+            }
+            path
+        })
+    };
     let cmdline: Vec<u8> = ev
         .proctitle
         .iter()
@@ -388,12 +496,7 @@ fn assemble(plan: &Plan, ev: &fa_event, clock: &Clock) -> AuditEvent {
         .collect();
     let tty = bytes(&ev.tty);
     // FA_NO_RULE (a companion no rule selected) is past every rule: no key.
-    let key = plan
-        .exit_rules
-        .iter()
-        .chain(&plan.task_rules)
-        .nth(ev.rule as usize)
-        .and_then(|r| r.key.clone());
+    let key = plan.rule_key(ev.rule);
     AuditEvent {
         sec,
         msec,
@@ -417,5 +520,9 @@ fn assemble(plan: &Plan, ev: &fa_event, clock: &Clock) -> AuditEvent {
         },
         cmdline,
         companion: ev.flags & fa_event_flag::FA_EV_COMPANION.0 != 0,
+        aux,
+        aux_lost: ev.flags & fa_event_flag::FA_EV_AUX_LOST.0 != 0,
+        uringops: Vec::new(),
+        no_syscall: false,
     }
 }

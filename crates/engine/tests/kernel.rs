@@ -149,12 +149,18 @@ fn per_syscall_tracepoint_records_a_child_chmod() {
         "-a always,exit -F arch=b64 -S fchmodat -F key=fa-test\n",
         &[&["chmod", "600", &f]],
     );
+    // fchmodat's object (PATH) comes from the inode changes: their three
+    // hooks first.
+    assert!(
+        hooks[..3].iter().all(|h| h.contains("timestamp:")),
+        "{hooks:?}"
+    );
     assert_eq!(
-        hooks[0],
+        hooks[3],
         "tracepoint/syscalls:sys_exit_fchmodat by fa_syscall_exit"
     );
     assert!(
-        hooks[1..]
+        hooks[4..]
             .iter()
             .all(|h| h.contains("sys_exit_") && (h.contains("write") || h.contains("send"))),
         "then the write family and sendto/sendmsg, for companions: {hooks:?}"
@@ -212,8 +218,12 @@ fn raw_hook_records_failures_and_honours_never() {
         ],
     );
     assert_eq!(
-        hooks,
-        vec!["tp_btf/raw_syscalls:sys_exit by fa_raw_exit".to_string()]
+        hooks[0],
+        "tp_btf/raw_syscalls:sys_exit by fa_raw_exit".to_string()
+    );
+    assert!(
+        hooks[1..].iter().all(|h| h.contains("timestamp:")),
+        "and the inode changes, for chmod's PATH: {hooks:?}"
     );
     let of = |pid: u32| {
         events

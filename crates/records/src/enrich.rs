@@ -82,23 +82,6 @@ fn quoted(out: &mut Vec<u8>, name: &str, value: &str) {
     }
 }
 
-/// auparse's reading of a SOCKADDR's `saddr=` hex (the sockaddr the
-/// kernel copied in), for the families fastaudit writes: netlink.
-fn saddr(value: &str) -> Option<String> {
-    let bytes: Vec<u8> = (0..value.len() / 2)
-        .map(|i| u8::from_str_radix(value.get(2 * i..2 * i + 2)?, 16).ok())
-        .collect::<Option<_>>()?;
-    let word = |at: usize| Some(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?));
-    let family = u16::from_le_bytes(bytes.get(..2)?.try_into().ok()?);
-    match family {
-        16 if bytes.len() >= 12 => Some(format!(
-            "{{ saddr_fam=netlink nlnk-fam=16 nlnk-pid={} }}",
-            word(4)?
-        )),
-        _ => None,
-    }
-}
-
 /// One interpreted field: its upper-case name, its value, and whether
 /// ENRICHED quotes it (ids) or writes it bare (arch, syscall, saddr).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -142,7 +125,10 @@ pub fn interpret(body: &[u8], names: &dyn Names) -> Vec<Interpreted> {
                 .ok()
                 .and_then(|nr| machine.and_then(|m| m.syscall_name(nr)));
             push(name, n.unwrap_or("?").into(), false);
-        } else if let Some(v) = (name == "saddr").then(|| saddr(value)).flatten() {
+        } else if let Some(v) = (name == "saddr")
+            .then(|| crate::sockaddr::interpret(value))
+            .flatten()
+        {
             push(name, v, false);
         }
     }

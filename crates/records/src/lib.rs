@@ -5,13 +5,20 @@
 pub mod daemon;
 pub mod encode;
 pub mod enrich;
+pub mod execve;
+pub mod exit;
 pub mod group;
 pub mod json;
 pub mod line;
+pub mod path;
+pub mod sockaddr;
+pub mod special;
 pub mod syscall;
+pub mod uringop;
 
 pub use line::{Format, Stamp};
 pub use syscall::Syscall;
+pub use uringop::UringOp;
 
 /// Record type numbers (`<linux/audit.h>`).
 pub mod types {
@@ -25,6 +32,8 @@ pub mod types {
     pub const SOCKADDR: u32 = 1306;
     /// `CWD`.
     pub const CWD: u32 = 1307;
+    /// `URINGOP`.
+    pub const URINGOP: u32 = 1336;
     /// `EOE` (auditd never writes it to disk).
     pub const EOE: u32 = 1320;
     /// `PROCTITLE`.
@@ -43,4 +52,18 @@ pub mod types {
     pub const CONFIG_CHANGE: u32 = 1305;
     /// `FEATURE_CHANGE`.
     pub const FEATURE_CHANGE: u32 = 1328;
+    /// `EXECVE`.
+    pub const EXECVE: u32 = 1309;
+    /// `FD_PAIR`.
+    pub const FD_PAIR: u32 = 1317;
+    /// `OBJ_PID`.
+    pub const OBJ_PID: u32 = 1318;
+    /// `BPRM_FCAPS`.
+    pub const BPRM_FCAPS: u32 = 1321;
+    /// `CAPSET`.
+    pub const CAPSET: u32 = 1322;
+    /// `MMAP`.
+    pub const MMAP: u32 = 1323;
+    /// `OPENAT2`.
+    pub const OPENAT2: u32 = 1337;
 }

@@ -11,16 +11,21 @@ pub struct Conv<T> {
     pub value: T,
     /// True when C would set `errno = ERANGE`.
     pub range_error: bool,
+    /// Where C's `endptr` points: the first byte not read (0 when no
+    /// digit was read, as C leaves `endptr` at the start then).
+    pub end: usize,
 }
 
 fn is_c_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
 }
 
-/// Magnitude digits after sign and prefix: (value, overflowed past u64).
-fn digits(s: &[u8], base: u32) -> (u64, bool) {
+/// Magnitude digits after sign and prefix: (value, overflowed past u64,
+/// digits read).
+fn digits(s: &[u8], base: u32) -> (u64, bool, usize) {
     let mut v: u64 = 0;
     let mut over = false;
+    let mut n = 0;
     for &b in s {
         let d = match b {
             b'0'..=b'9' => (b - b'0') as u32,
@@ -35,15 +40,17 @@ fn digits(s: &[u8], base: u32) -> (u64, bool) {
             .checked_mul(base as u64)
             .and_then(|x| x.checked_add(d as u64))
         {
-            Some(n) => v = n,
+            Some(x) => v = x,
             None => over = true,
         }
+        n += 1;
     }
-    (v, over)
+    (v, over, n)
 }
 
 /// Split off sign and base prefix; `base` 0 means C's auto-detection.
-fn prepare(s: &[u8], base: u32) -> (bool, &[u8], u32) {
+/// Returns (negative, digits, base, offset of the digits in `s`).
+fn prepare(s: &[u8], base: u32) -> (bool, &[u8], u32, usize) {
     let mut i = 0;
     while i < s.len() && is_c_space(s[i]) {
         i += 1;
@@ -59,34 +66,46 @@ fn prepare(s: &[u8], base: u32) -> (bool, &[u8], u32) {
         && (rest[1] == b'x' || rest[1] == b'X')
         && rest[2].is_ascii_hexdigit();
     match base {
-        0 if hex_prefix => (neg, &rest[2..], 16),
-        0 if rest.first() == Some(&b'0') => (neg, rest, 8),
-        0 => (neg, rest, 10),
-        16 if hex_prefix => (neg, &rest[2..], 16),
-        b => (neg, rest, b),
+        0 | 16 if hex_prefix => (neg, &rest[2..], 16, i + 2),
+        0 if rest.first() == Some(&b'0') => (neg, rest, 8, i),
+        0 => (neg, rest, 10, i),
+        b => (neg, rest, b, i),
+    }
+}
+
+/// C's `endptr`: past the digits, or the start when there were none.
+fn end_of(at: usize, n: usize) -> usize {
+    if n == 0 {
+        0
+    } else {
+        at + n
     }
 }
 
 /// `strtoul(s, NULL, base)` on a 64-bit machine.
 pub fn strtoul(s: &[u8], base: u32) -> Conv<u64> {
-    let (neg, rest, base) = prepare(s, base);
-    let (v, over) = digits(rest, base);
+    let (neg, rest, base, at) = prepare(s, base);
+    let (v, over, n) = digits(rest, base);
+    let end = end_of(at, n);
     if over {
         return Conv {
             value: u64::MAX,
             range_error: true,
+            end,
         };
     }
     Conv {
         value: if neg { v.wrapping_neg() } else { v },
         range_error: false,
+        end,
     }
 }
 
 /// `strtol(s, NULL, base)` on a 64-bit machine.
 pub fn strtol(s: &[u8], base: u32) -> Conv<i64> {
-    let (neg, rest, base) = prepare(s, base);
-    let (v, over) = digits(rest, base);
+    let (neg, rest, base, at) = prepare(s, base);
+    let (v, over, n) = digits(rest, base);
+    let end = end_of(at, n);
     let limit = if neg {
         i64::MIN.unsigned_abs()
     } else {
@@ -97,6 +116,7 @@ pub fn strtol(s: &[u8], base: u32) -> Conv<i64> {
         return Conv {
             value,
             range_error: true,
+            end,
         };
     }
     let value = if neg {
@@ -107,6 +127,7 @@ pub fn strtol(s: &[u8], base: u32) -> Conv<i64> {
     Conv {
         value,
         range_error: false,
+        end,
     }
 }
 
@@ -131,6 +152,11 @@ mod tests {
         assert_eq!(strtoul(b"010", 0).value, 8);
         assert_eq!(strtoul(b"08", 0).value, 0);
         assert_eq!(strtoul(b"12abc", 0).value, 12);
+        assert_eq!(strtoul(b"12abc", 0).end, 2);
+        assert_eq!(strtoul(b"0x1Fz", 0).end, 4);
+        assert_eq!(strtoul(b"0x", 0).end, 1);
+        assert_eq!(strtoul(b"abc", 0).end, 0);
+        assert_eq!(strtol(b"-13", 0).end, 3);
         assert_eq!(strtoul(b"0x", 0).value, 0);
         assert_eq!(strtoul(b"c000003e", 16).value, 0xc000003e);
         assert_eq!(strtoul(b"-1", 0).value, u64::MAX);

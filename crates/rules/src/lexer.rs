@@ -10,6 +10,8 @@ const LINE_SIZE: usize = 6144;
 const ESC_SPACE: u8 = 0x07;
 const ESC_BACKSLASH: u8 = 0x04;
 
+use crate::warning::Warning;
+
 /// One command line of a rules file: its 1-based line number and its words.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Line {
@@ -19,34 +21,92 @@ pub struct Line {
     pub words: Vec<Vec<u8>>,
 }
 
-/// Raw lines of a file as auditctl's `fgets` loop sees them, numbered.
-pub fn raw_lines(data: &[u8]) -> Vec<(usize, &[u8])> {
+/// One line as auditctl's `fgets` loop reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawLine<'a> {
+    /// Line number as auditctl counts it.
+    pub lineno: usize,
+    /// The bytes auditctl sees (up to a NUL, without the newline).
+    pub text: &'a [u8],
+    /// The line went on past auditctl's buffer: the rest is the next line.
+    pub cut: bool,
+    /// A NUL byte hid the rest of the line from auditctl.
+    pub nul: bool,
+}
+
+/// The lines of a file as auditctl's `fgets` loop reads them.
+pub fn scan(data: &[u8]) -> Vec<RawLine<'_>> {
     let mut out = Vec::new();
     let mut pos = 0;
     let mut lineno = 1;
     while pos < data.len() {
         let max = (LINE_SIZE - 1).min(data.len() - pos);
         let chunk = &data[pos..pos + max];
-        let take = chunk
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(max, |i| i + 1);
+        let newline = chunk.iter().position(|&b| b == b'\n');
+        let take = newline.map_or(max, |i| i + 1);
         let mut line = &data[pos..pos + take];
         pos += take;
-        if let Some(nl) = line.iter().position(|&b| b == b'\n') {
+        if let Some(nl) = newline {
             line = &line[..nl];
         }
-        if let Some(nul) = line.iter().position(|&b| b == 0) {
-            line = &line[..nul];
+        let nul = line.iter().position(|&b| b == 0);
+        if let Some(at) = nul {
+            line = &line[..at];
         }
-        out.push((lineno, line));
+        out.push(RawLine {
+            lineno,
+            text: line,
+            cut: newline.is_none() && pos < data.len(),
+            nul: nul.is_some(),
+        });
         lineno += 1;
+    }
+    out
+}
+
+/// Raw lines of a file as auditctl's `fgets` loop sees them, numbered.
+pub fn raw_lines(data: &[u8]) -> Vec<(usize, &[u8])> {
+    scan(data).into_iter().map(|l| (l.lineno, l.text)).collect()
+}
+
+/// What auditctl silently does to a line otherwise than it reads: cut it
+/// at its buffer, stop at a NUL, keep a control byte inside a word, drop
+/// words. Blank and comment lines only get the cut (their rest is a line).
+pub fn line_warnings(line: &RawLine) -> Vec<Warning> {
+    let mut out = Vec::new();
+    if line.cut {
+        out.push(Warning::LongLine {
+            limit: LINE_SIZE - 1,
+        });
+    }
+    let Some((words, dropped)) = split(line.text) else {
+        return out;
+    };
+    if line.nul {
+        out.push(Warning::NulByte);
+    }
+    if let Some(&byte) = line.text.iter().find(|&&b| b < 0x20 || b == 0x7f) {
+        let word = words
+            .iter()
+            .find(|w| w.contains(&byte))
+            .cloned()
+            .unwrap_or_else(|| line.text.to_vec());
+        out.push(Warning::ControlByte { byte, word });
+    }
+    if dropped > 0 {
+        out.push(Warning::WordsDropped { dropped });
     }
     out
 }
 
 /// Words of one raw line, or `None` for a blank or comment line.
 pub fn words(line: &[u8]) -> Option<Vec<Vec<u8>>> {
+    split(line).map(|(words, _)| words)
+}
+
+/// Words of one raw line and how many auditctl drops, or `None` for a
+/// blank or comment line.
+fn split(line: &[u8]) -> Option<(Vec<Vec<u8>>, usize)> {
     if line.iter().all(|&b| b == b' ') {
         return None;
     }
@@ -64,11 +124,13 @@ pub fn words(line: &[u8]) -> Option<Vec<Vec<u8>>> {
         return None;
     }
     // argv[0] is "auditctl", so max_words - 1 slots remain for the words.
-    words.truncate(max_words.saturating_sub(2));
+    let keep = max_words.saturating_sub(2);
+    let dropped = words.len().saturating_sub(keep);
+    words.truncate(keep);
     for w in words.iter_mut().skip(1) {
         *w = postprocess(w);
     }
-    Some(words)
+    Some((words, dropped))
 }
 
 /// Mark escaped spaces and backslashes so the split does not see them.
@@ -166,6 +228,30 @@ mod tests {
         assert_eq!(l.len(), 3);
         assert_eq!(l[0].1.len(), 6143);
         assert_eq!(l[2], (3, &b"-D"[..]));
+    }
+
+    #[test]
+    fn what_auditctl_does_silently_is_noted() {
+        let data = b"-w /etc/passwd\r\n# c\r\n-D\0 -k x\n";
+        let l = scan(data);
+        assert_eq!(
+            line_warnings(&l[0]),
+            vec![Warning::ControlByte {
+                byte: b'\r',
+                word: b"/etc/passwd\r".to_vec()
+            }]
+        );
+        assert!(line_warnings(&l[1]).is_empty(), "a comment");
+        assert_eq!(line_warnings(&l[2]), vec![Warning::NulByte]);
+        let long = format!("{}\n", "a ".repeat(4000));
+        let l = scan(long.as_bytes());
+        assert_eq!(line_warnings(&l[0])[0], Warning::LongLine { limit: 6143 });
+        assert!(!l[1].cut);
+        let l = scan(b"-a a a a a a a a a");
+        assert_eq!(
+            line_warnings(&l[0]),
+            vec![Warning::WordsDropped { dropped: 2 }]
+        );
     }
 
     proptest! {

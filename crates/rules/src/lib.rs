@@ -2,12 +2,15 @@
 //! augenrules do, refuse what auditctl or the kernel would refuse, and list
 //! the result exactly as `auditctl -l` prints it.
 //!
-//! Data flows `lexer` (lines and words) → `getopt` (options) → `parse`
-//! (one request per line, auditctl's checks) → `ruleset` (the kernel's
-//! checks, duplicate and delete semantics, list order) → `listing`.
+//! Data flows `source` (files and directories read safely) → `lexer`
+//! (lines and words) → `getopt` (options) → `parse` (one request per line,
+//! auditctl's checks) → `ruleset` (the kernel's checks, duplicate and
+//! delete semantics, list order) → `listing`. Along the way, what auditctl
+//! takes silently otherwise than written is collected as `warning`s.
 
 pub mod abi;
 pub mod cnum;
+pub mod data;
 pub mod getopt;
 pub mod host;
 pub mod lexer;
@@ -16,9 +19,12 @@ pub mod parse;
 pub mod rule;
 pub mod ruleset;
 pub mod settings;
+pub mod source;
 pub mod tables;
+pub mod warning;
 
 pub use host::{FixedHost, Host, SystemHost};
 pub use rule::{Field, Rule};
 pub use ruleset::{LineError, LoadErrors, Loaded, Origin, RuleSet};
 pub use settings::Setting;
+pub use warning::Warning;

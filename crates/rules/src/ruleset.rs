@@ -3,16 +3,16 @@
 //! kernel, with every refused line reported by file and line.
 
 use crate::host::Host;
-use crate::lexer;
 use crate::listing::Lister;
 use crate::parse::{self, Parsed, Request};
 use crate::rule::{self, KernelError, Rule};
 use crate::settings::{Query, Setting};
-use std::cmp::Ordering;
+use crate::source;
+use crate::warning::Warning;
 use std::collections::HashMap;
 use std::fmt;
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use thiserror::Error;
 
 /// Where a line came from.
@@ -69,8 +69,8 @@ pub struct RuleSet {
     pub settings: Vec<(Origin, Setting)>,
     /// Read-only queries found in the files (they change nothing).
     pub queries: Vec<(Origin, Query)>,
-    /// Warnings auditctl would print for accepted lines.
-    pub warnings: Vec<(Origin, String)>,
+    /// Warnings about the inputs and their accepted lines, in file order.
+    pub warnings: Vec<(Origin, Warning)>,
 }
 
 impl RuleSet {
@@ -180,18 +180,40 @@ impl RuleSet {
     /// Load rules files and directories in order into a new set. Every line
     /// is tried (a refused line changes nothing); all refusals are returned.
     pub fn load(paths: &[PathBuf], host: &dyn Host) -> Result<RuleSet, LoadErrors> {
+        RuleSet::load_with(paths, host, false)
+    }
+
+    /// [`RuleSet::load`]; with `strict`, every warning is a refusal too
+    /// (`--strict`: nothing is loaded unless the input is clean).
+    pub fn load_with(
+        paths: &[PathBuf],
+        host: &dyn Host,
+        strict: bool,
+    ) -> Result<RuleSet, LoadErrors> {
         let mut set = RuleSet::default();
         let mut errors = Vec::new();
         for path in paths {
-            match source_lines(path) {
+            let first = errors.len();
+            let seen = set.warnings.len();
+            match source::read_source(path) {
                 Err(e) => errors.push(e),
-                Ok(lines) => {
-                    for (origin, words) in lines {
+                Ok(src) => {
+                    set.warnings.extend(src.warnings);
+                    for (origin, words) in src.lines {
                         if let Err(e) = set.apply_words(&words, &origin, host) {
                             errors.push(e);
                         }
                     }
                 }
+            }
+            // This input's warnings (whole file first) by file and line.
+            set.warnings[seen..].sort_by(|a, b| by_origin(&a.0, &b.0));
+            if strict && !set.warnings.is_empty() {
+                errors.extend(set.warnings.drain(..).map(|(origin, w)| LineError {
+                    origin,
+                    message: format!("{w} (a warning, refused by --strict)"),
+                }));
+                errors[first..].sort_by(|a, b| by_origin(&a.origin, &b.origin));
             }
         }
         if errors.is_empty() {
@@ -200,6 +222,11 @@ impl RuleSet {
             Err(LoadErrors(errors))
         }
     }
+}
+
+/// File, then line order (stable sorts keep a line's own order).
+fn by_origin(a: &Origin, b: &Origin) -> std::cmp::Ordering {
+    (&a.file, a.line).cmp(&(&b.file, b.line))
 }
 
 /// `-D -k key`: auditctl deletes rules whose key contains `key`.
@@ -211,193 +238,10 @@ fn key_matches(rule: &Rule, key: &[u8]) -> bool {
         .is_some_and(|k| k.windows(key.len()).any(|w| w == key))
 }
 
-type Words = Vec<Vec<u8>>;
-
-/// Largest rules file read, in bytes: far above any real rule set (100,000
-/// rules are about 10 MB), and a bound so that an endless input cannot
-/// exhaust memory.
-pub const MAX_RULES_FILE: u64 = 64 << 20;
-
-/// A rules file's bytes, read safely: only a regular file (a FIFO, device
-/// or socket is refused before it is read, and opened without blocking),
-/// at most `max` bytes. auditctl would block on a FIFO and read a device
-/// until memory runs out; refusing them is deliberate.
-fn read_rules_file(path: &Path, max: u64) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    let regular = |meta: &std::fs::Metadata| -> Result<(), String> {
-        use std::os::unix::fs::FileTypeExt;
-        let t = meta.file_type();
-        let kind = if t.is_file() {
-            return Ok(());
-        } else if t.is_fifo() {
-            "a FIFO"
-        } else if t.is_char_device() {
-            "a character device"
-        } else if t.is_block_device() {
-            "a block device"
-        } else if t.is_socket() {
-            "a socket"
-        } else {
-            "not a regular file"
-        };
-        Err(format!("{kind}, not a regular file: refused"))
-    };
-    // Checked before opening (opening a device can have effects of its
-    // own) and again on the opened file (the path may have changed).
-    regular(&std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?)?;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_NOCTTY | nix::libc::O_CLOEXEC)
-        .open(path)
-        .map_err(|e| format!("cannot read: {e}"))?;
-    regular(&file.metadata().map_err(|e| format!("cannot read: {e}"))?)?;
-    let mut data = Vec::new();
-    file.take(max + 1)
-        .read_to_end(&mut data)
-        .map_err(|e| format!("cannot read: {e}"))?;
-    if data.len() as u64 > max {
-        return Err(format!("larger than {max} bytes: refused"));
-    }
-    Ok(data)
-}
-
-/// The command lines of a file, or of a directory combined as augenrules does.
-pub fn source_lines(path: &Path) -> Result<Vec<(Origin, Words)>, LineError> {
-    let whole = |message: String| LineError {
-        origin: Origin {
-            file: path.to_path_buf(),
-            line: 0,
-        },
-        message,
-    };
-    let meta = std::fs::metadata(path).map_err(|e| whole(format!("cannot read: {e}")))?;
-    if !meta.is_dir() {
-        let data = read_rules_file(path, MAX_RULES_FILE).map_err(whole)?;
-        return Ok(lexer::lines(&data)
-            .into_iter()
-            .map(|l| {
-                (
-                    Origin {
-                        file: path.to_path_buf(),
-                        line: l.lineno,
-                    },
-                    l.words,
-                )
-            })
-            .collect());
-    }
-    let mut names: Vec<_> = std::fs::read_dir(path)
-        .map_err(|e| whole(format!("cannot read directory: {e}")))?
-        .filter_map(Result::ok)
-        .map(|e| e.file_name())
-        .filter(|n| n.as_encoded_bytes().ends_with(b".rules"))
-        .collect();
-    names.sort_by(|a, b| version_cmp(a.as_encoded_bytes(), b.as_encoded_bytes()));
-    let mut raw = Vec::new();
-    for name in names {
-        let file = path.join(&name);
-        let data = read_rules_file(&file, MAX_RULES_FILE).map_err(|message| LineError {
-            origin: Origin {
-                file: file.clone(),
-                line: 0,
-            },
-            message,
-        })?;
-        for (line, text) in lexer::raw_lines(&data) {
-            raw.push((
-                Origin {
-                    file: file.clone(),
-                    line,
-                },
-                text.to_vec(),
-            ));
-        }
-    }
-    Ok(augenrules_order(raw)
-        .into_iter()
-        .filter_map(|(o, text)| lexer::words(&text).map(|w| (o, w)))
-        .collect())
-}
-
-/// augenrules' reordering: the last bare `-D` first, then the last `-b` and
-/// `-f`, the other lines in order, and the last `-e` at the very end; empty
-/// and comment lines dropped. Debian runs augenrules' awk program with mawk,
-/// where its `\s` means a literal `s`, so an indented `-e` or a `-D ` with a
-/// trailing space stays in place; this follows that awk, the oracle here.
-fn augenrules_order(raw: Vec<(Origin, Vec<u8>)>) -> Vec<(Origin, Vec<u8>)> {
-    let (mut d, mut b, mut f, mut e) = (None, None, None, None);
-    let mut rest = Vec::new();
-    for (o, text) in raw {
-        let body = &text[text.iter().take_while(|&&c| c == b's').count()..];
-        if text.is_empty() || body.starts_with(b"#") {
-            continue;
-        }
-        if body.starts_with(b"-e") {
-            e = Some((o, text));
-        } else if body.starts_with(b"-D") && body[2..].iter().all(|&c| c == b's') {
-            d = Some((o, text));
-        } else if body.starts_with(b"-f") {
-            f = Some((o, text));
-        } else if body.starts_with(b"-b") {
-            b = Some((o, text));
-        } else {
-            rest.push((o, text));
-        }
-    }
-    [d, b, f]
-        .into_iter()
-        .flatten()
-        .chain(rest)
-        .chain(e)
-        .collect()
-}
-
-/// `ls -v` order: digit runs compare by value, the rest byte by byte.
-pub fn version_cmp(a: &[u8], b: &[u8]) -> Ordering {
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        if a[i].is_ascii_digit() && b[j].is_ascii_digit() {
-            let si = i;
-            while i < a.len() && a[i].is_ascii_digit() {
-                i += 1;
-            }
-            let sj = j;
-            while j < b.len() && b[j].is_ascii_digit() {
-                j += 1;
-            }
-            let (x, y) = (trim_zeros(&a[si..i]), trim_zeros(&b[sj..j]));
-            let ord = x.len().cmp(&y.len()).then_with(|| x.cmp(y));
-            if ord != Ordering::Equal {
-                return ord;
-            }
-        } else {
-            if a[i] != b[j] {
-                return a[i].cmp(&b[j]);
-            }
-            i += 1;
-            j += 1;
-        }
-    }
-    (a.len() - i).cmp(&(b.len() - j)).then_with(|| a.cmp(b))
-}
-
-fn trim_zeros(d: &[u8]) -> &[u8] {
-    let n = d.iter().take_while(|&&c| c == b'0').count();
-    &d[n.min(d.len().saturating_sub(1))..]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::host::FixedHost;
-
-    fn temp(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("fa-ruleset-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d
-    }
 
     fn line(set: &mut RuleSet, text: &str) -> Result<(), LineError> {
         let words: Vec<Vec<u8>> = text.split(' ').map(|w| w.as_bytes().to_vec()).collect();
@@ -423,45 +267,5 @@ mod tests {
         assert_eq!(set.len(), 0);
         line(&mut set, a).unwrap();
         assert_eq!(set.len(), 1);
-    }
-
-    #[test]
-    fn fifos_and_devices_are_refused_without_blocking() {
-        let d = temp("fifo");
-        let fifo = d.join("x.rules");
-        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
-        for path in [fifo.clone(), d.clone(), PathBuf::from("/dev/zero")] {
-            let err = source_lines(&path).unwrap_err();
-            assert!(
-                err.message.contains("not a regular file"),
-                "{}: {}",
-                err.origin.file.display(),
-                err.message
-            );
-        }
-        // In a directory the refusal names the file.
-        assert_eq!(source_lines(&d).unwrap_err().origin.file, fifo);
-        let _ = std::fs::remove_dir_all(&d);
-    }
-
-    #[test]
-    fn inputs_past_the_bound_are_refused() {
-        let d = temp("big");
-        let f = d.join("a.rules");
-        std::fs::write(&f, vec![b'#'; 100]).unwrap();
-        assert!(read_rules_file(&f, 100).is_ok());
-        let err = read_rules_file(&f, 99).unwrap_err();
-        assert!(err.contains("larger than 99 bytes"), "{err}");
-        let _ = std::fs::remove_dir_all(&d);
-    }
-
-    #[test]
-    fn version_sort() {
-        let mut v = vec!["10-a.rules", "9-b.rules", "99-z.rules", "10-A.rules"];
-        v.sort_by(|a, b| version_cmp(a.as_bytes(), b.as_bytes()));
-        assert_eq!(
-            v,
-            vec!["9-b.rules", "10-A.rules", "10-a.rules", "99-z.rules"]
-        );
     }
 }

@@ -1,4 +1,5 @@
-//! The lmbench operations (lat_syscall, lat_select, lat_sig, lat_proc).
+//! The lmbench operations (lat_syscall, lat_select, lat_sig, lat_proc),
+//! and a loopback UDP connect (the cost of an audited SOCKADDR).
 
 use super::{cstring, errno, per_op, Measured};
 use nix::libc;
@@ -108,6 +109,33 @@ pub(super) fn lmbench(dir: &Path, seconds: f64) -> Result<Vec<Measured>, String>
     if SIGNALS.load(Ordering::Relaxed) == 0 {
         return Err("signal handle: no signal was delivered".into());
     }
+    // A loopback UDP connect (no packet is sent): with a connect rule the
+    // audited call carries a SOCKADDR record.
+    let addr = libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: 9u16.to_be(),
+        sin_addr: libc::in_addr {
+            s_addr: u32::from_be_bytes([127, 0, 0, 1]).to_be(),
+        },
+        sin_zero: [0; 8],
+    };
+    out.push(per_op("udp connect", seconds, 1.0, || {
+        // SAFETY: a fresh socket, a valid sockaddr_in and its size.
+        let rc = unsafe {
+            let fd = libc::socket(libc::AF_INET, libc::SOCK_DGRAM, 0);
+            if fd < 0 {
+                return Err(errno("socket"));
+            }
+            let rc = libc::connect(
+                fd,
+                (&addr as *const libc::sockaddr_in).cast(),
+                std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+            );
+            libc::close(fd);
+            rc
+        };
+        (rc == 0).then_some(()).ok_or_else(|| errno("connect"))
+    })?);
     let sh = CString::new("/bin/sh").unwrap_or_default();
     let truebin = CString::new("/bin/true").unwrap_or_default();
     let dash_c = CString::new("-c").unwrap_or_default();

@@ -10,6 +10,7 @@ mod compile;
 mod lmbench;
 mod threads;
 mod uring;
+mod uring_script;
 
 pub use compile::generate_project;
 
@@ -73,6 +74,14 @@ pub enum Work {
         /// Time per operation.
         seconds: f64,
     },
+    /// io_uring operations one at a time, as a script says (see
+    /// `uring_script`): a workload for the differential tests, not timed.
+    UringScript {
+        /// Set the ring up with SQPOLL (a kernel thread submits).
+        sqpoll: bool,
+        /// The steps.
+        steps: Vec<String>,
+    },
     /// A generated C project built with make -jN.
     Compile {
         /// Where to generate it.
@@ -110,6 +119,9 @@ pub struct Report {
     pub cpu: Option<usize>,
     /// Its measurements.
     pub measured: Vec<Measured>,
+    /// What each step of a script returned (a CQE's result), in order.
+    #[serde(default)]
+    pub results: Vec<i32>,
 }
 
 /// Run a job in this process.
@@ -120,6 +132,7 @@ pub fn run(job: &Job) -> Result<Report, String> {
         nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set)
             .map_err(|e| format!("pinning to cpu {cpu}: {e}"))?;
     }
+    let mut results = Vec::new();
     let measured = match &job.work {
         Work::Getpid { seconds } => vec![per_op("getpid", *seconds, 1.0, || {
             // SAFETY: getpid takes no arguments and cannot fail.
@@ -134,11 +147,16 @@ pub fn run(job: &Job) -> Result<Report, String> {
             .collect::<Result<_, _>>()?,
         Work::IoUring { dir, seconds } => uring::io_uring_ops(dir, *seconds)?,
         Work::Compile { dir, files, jobs } => vec![compile::compile(dir, *files, *jobs)?],
+        Work::UringScript { sqpoll, steps } => {
+            results = uring_script::run(*sqpoll, steps)?;
+            Vec::new()
+        }
     };
     Ok(Report {
         pid: std::process::id(),
         cpu: job.pin,
         measured,
+        results,
     })
 }
 

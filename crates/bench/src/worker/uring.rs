@@ -5,7 +5,13 @@ use io_uring::{opcode, types, IoUring};
 use nix::libc;
 use std::path::Path;
 
-/// io_uring: NOPs, and openat + close pairs, 32 / 16 per submission.
+/// Size of the file random reads go to (cached after the first pass).
+const READ_FILE_BYTES: usize = 16 << 20;
+/// Size of one random read.
+const READ_BYTES: usize = 4096;
+
+/// io_uring: NOPs, random 4 KiB reads of a cached file (32 per
+/// submission), and openat + close pairs (16 per submission).
 pub(super) fn io_uring_ops(dir: &Path, seconds: f64) -> Result<Vec<Measured>, String> {
     let mut ring = IoUring::new(64).map_err(|e| format!("io_uring_setup: {e}"))?;
     let file = dir.join("uring-file");
@@ -24,6 +30,40 @@ pub(super) fn io_uring_ops(dir: &Path, seconds: f64) -> Result<Vec<Measured>, St
         (done == 32)
             .then_some(())
             .ok_or_else(|| format!("{done} of 32 NOPs completed"))
+    })?);
+    let data = dir.join("uring-reads");
+    std::fs::write(&data, vec![7u8; READ_FILE_BYTES])
+        .map_err(|e| format!("{}: {e}", data.display()))?;
+    let reads = std::fs::File::open(&data).map_err(|e| format!("{}: {e}", data.display()))?;
+    let fd = std::os::fd::AsRawFd::as_raw_fd(&reads);
+    let mut bufs = vec![0u8; READ_BYTES * 32];
+    // A fixed pseudo-random walk over the file's blocks (an LCG), so every
+    // mode reads the same offsets.
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let blocks = (READ_FILE_BYTES / READ_BYTES) as u64;
+    out.push(per_op("random 4KiB read", seconds, 32.0, || {
+        for (i, buf) in bufs.chunks_mut(READ_BYTES).enumerate() {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let off = ((state >> 33) % blocks) * READ_BYTES as u64;
+            let e = opcode::Read::new(types::Fd(fd), buf.as_mut_ptr(), READ_BYTES as u32)
+                .offset(off)
+                .build()
+                .user_data(i as u64);
+            // SAFETY: the buffers and the file outlive the completions,
+            // waited for below.
+            unsafe { ring.submission().push(&e) }.map_err(|_| "submission queue full")?;
+        }
+        ring.submit_and_wait(32)
+            .map_err(|e| format!("io_uring_enter: {e}"))?;
+        let short = ring
+            .completion()
+            .filter(|c| c.result() != READ_BYTES as i32)
+            .count();
+        (short == 0)
+            .then_some(())
+            .ok_or_else(|| format!("{short} of 32 reads failed or were short"))
     })?);
     out.push(per_op("openat+close", seconds, 16.0, || {
         for i in 0..16u64 {

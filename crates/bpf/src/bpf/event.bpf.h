@@ -4,9 +4,10 @@
 #ifndef FA_EVENT_BPF_H
 #define FA_EVENT_BPF_H
 
-/* The command line as the kernel's audit_log_proctitle reads it: the
- * first FA_PROCTITLE_LEN bytes of the argument area. */
-static __always_inline void read_proctitle(struct task_struct *task, struct fa_event *ev)
+/* The command line as the kernel's get_cmdline reads it for
+ * audit_log_proctitle: the first FA_PROCTITLE_LEN bytes of the argument
+ * area. */
+static __always_inline void read_cmdline(struct task_struct *task, struct fa_event *ev)
 {
 	struct mm_struct *mm = BPF_CORE_READ(task, mm);
 	ev->proctitle_len = 0;
@@ -23,54 +24,84 @@ static __always_inline void read_proctitle(struct task_struct *task, struct fa_e
 		ev->proctitle_len = len;
 }
 
+/* PROCTITLE's command line: the one the task's first record showed
+ * (proctitle.bpf.h), else read now. */
+static __always_inline void read_proctitle(struct task_struct *task, struct fa_event *ev)
+{
+	long cached = cached_proctitle(task, ev->proctitle);
+	if (cached >= 0) {
+		ev->proctitle_len = cached;
+		return;
+	}
+	read_cmdline(task, ev);
+	cache_proctitle(task, ev->proctitle, ev->proctitle_len);
+}
+
 struct exe_walk {
 	struct walk_pos pos;
-	struct fa_event *ev;
-	__u32 n;
+	char *buf;      /* a fa_exe_buf's bytes */
+	__u32 at;       /* the path built so far is buf[at .. FA_EXE_MAX) */
+	__u32 too_long; /* it cannot be built whole */
 };
 
+/* One component of the executable's path, put in front of the others. */
 static long exe_walk_step(__u32 i, struct exe_walk *w)
 {
 	struct dentry *child = w->pos.d;
 	enum walk_step s = dentry_up(&w->pos);
 	if (s == WALK_MOUNT)
 		return 0;
-	if (s != WALK_PARENT || w->n >= FA_PATH_DEPTH)
+	if (s == WALK_ROOT)
 		return 1;
+	__u32 len = BPF_CORE_READ(child, d_name.len);
+	/* A walk that cannot reach the root, a name longer than NAME_MAX or
+	 * a path past FA_EXE_MAX bytes: no shorter path may stand for it. */
+	if (s != WALK_PARENT || len == 0 || len > 255 || len + 1 > w->at) {
+		w->too_long = 1;
+		return 1;
+	}
+	w->at -= len;
 	const unsigned char *name = BPF_CORE_READ(child, d_name.name);
-	__u32 slot = w->n & (FA_PATH_DEPTH - 1);
-	bpf_probe_read_kernel_str(w->ev->exe_names[slot], FA_NAME_LEN, name);
-	w->n++;
+	if (bpf_probe_read_kernel(&w->buf[w->at & (FA_EXE_MAX - 1)], len & 0xff, name)) {
+		w->too_long = 1;
+		return 1;
+	}
+	w->at -= 1;
+	w->buf[w->at & (FA_EXE_MAX - 1)] = '/';
 	return 0;
 }
 
-/* The executable's path components, last first, as d_path spells them.
- * Returns FA_EV_EXE_DELETED when d_path would add " (deleted)". */
-static __always_inline __u32 read_exe_path(struct file *f, struct fa_event *ev)
+/* The executable's path as d_path spells it, built in buf[*at ..
+ * FA_EXE_MAX); returns FA_EV_EXE_DELETED when d_path would add
+ * " (deleted)", FA_EV_EXE_TOO_LONG when it cannot be given whole. */
+static __always_inline __u32 read_exe_path(struct file *f, char *buf, __u32 *at)
 {
-	ev->exe_depth = 0;
+	*at = FA_EXE_MAX;
 	if (!f)
 		return 0;
 	struct walk_pos start = {
 		.d = BPF_CORE_READ(f, f_path.dentry),
 		.vm = BPF_CORE_READ(f, f_path.mnt),
 	};
-	struct exe_walk w = { .pos = start, .ev = ev };
-	bpf_loop(FA_PATH_DEPTH * 2, exe_walk_step, &w, 0);
-	ev->exe_depth = w.n;
+	struct exe_walk w = { .pos = start, .buf = buf, .at = FA_EXE_MAX };
+	/* Each step is one component or one mount crossing; a path of
+	 * FA_EXE_MAX bytes has at most FA_EXE_MAX / 2 components. */
+	bpf_loop(FA_EXE_MAX, exe_walk_step, &w, 0);
+	if (w.too_long)
+		return FA_EV_EXE_TOO_LONG;
+	*at = w.at;
 	return dentry_deleted(start.d) ? FA_EV_EXE_DELETED : 0;
 }
 
-/* Fill an event for the syscall of s, whose record carries rule key_rule. */
+/* Fill an event for the syscall of s, whose record carries rule key_rule
+ * (all but its head, fa_msg, which emit() writes). */
 static __always_inline void fill_event(struct fa_event *ev, struct subject *s, __u32 key_rule)
 {
 	struct task_struct *task = s->task;
 	const struct cred *c = BPF_CORE_READ(task, cred);
-	ev->time_ns = bpf_ktime_get_ns();
 	ev->ret = s->ret;
 	for (int i = 0; i < 4; i++)
 		ev->args[i] = arg(s, i);
-	__u32 deleted = read_exe_path(task_exe(task), ev);
 	read_proctitle(task, ev);
 	ev->arch = abi_arch(s->compat);
 	ev->syscall = s->nr;
@@ -80,7 +111,7 @@ static __always_inline void fill_event(struct fa_event *ev, struct subject *s, _
 	ev->auid = BPF_CORE_READ(task, loginuid.val);
 	ev->ses = BPF_CORE_READ(task, sessionid);
 	ev->pers = BPF_CORE_READ(task, personality);
-	ev->flags = (s->returned ? 0 : FA_EV_NO_RETURN) | deleted;
+	ev->flags = s->returned ? 0 : FA_EV_NO_RETURN;
 	ev->ids[0] = BPF_CORE_READ(c, uid.val);
 	ev->ids[1] = BPF_CORE_READ(c, gid.val);
 	ev->ids[2] = BPF_CORE_READ(c, euid.val);

@@ -15,11 +15,18 @@
 #include "dentry.bpf.h"      /* inode identity, the dentry walk */
 #include "subject.bpf.h"     /* the syscall being judged */
 #include "hits.bpf.h"        /* watched objects a syscall touched */
+#include "objects.bpf.h"     /* the objects a syscall names (PATH, obj_* fields) */
 #include "pathnorm.bpf.h"    /* failed syscalls' paths, normalized */
 #include "watches.bpf.h"     /* what a syscall touched, gathered */
+#include "sockaddr.bpf.h"    /* a socket syscall's address */
 #include "rules.bpf.h"       /* rule evaluation */
+#include "proctitle.bpf.h"   /* PROCTITLE's command line, cached per task */
 #include "event.bpf.h"       /* the event sent to user space */
+#include "aux.bpf.h"         /* its auxiliary records, sent before it */
+#include "paths.bpf.h"       /* ... its CWD and PATH data */
 #include "companion.bpf.h"   /* syscalls that make a kernel record (LOGIN) */
+#include "handover.bpf.h"    /* live rule changes: which object judges */
+#include "uring.bpf.h"       /* io_uring ops (URINGOP) */
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -27,6 +34,10 @@ char LICENSE[] SEC("license") = "GPL";
  * these, from the one definition in fastaudit.h. */
 struct fa_enums fa_enums_layout = {};
 struct fa_event fa_event_layout = {};
+struct fa_handover fa_handover_layout = {};
+struct fa_decision fa_decision_layout = {};
+struct fa_aux_head fa_aux_layout = {};
+struct fa_aux_layouts fa_aux_layouts = {};
 
 /* Save an exec's arguments at entry: its registers are gone at exit. */
 static __always_inline void save_entry_args(struct pt_regs *regs, __u32 compat)
@@ -36,6 +47,8 @@ static __always_inline void save_entry_args(struct pt_regs *regs, __u32 compat)
 	for (int i = 0; i < 4; i++)
 		a.a[i] = regs_arg(regs, compat, i);
 	bpf_map_update_elem(&entry_args, &tid, &a, BPF_ANY);
+	save_exec_entry();
+	save_exec_name(regs, compat, (__u32)regs_syscall_nr(regs));
 }
 
 /* Take the arguments saved at entry of the thread's exec, if any. */
@@ -45,7 +58,8 @@ static __always_inline int take_entry_args(__u32 tid, struct fa_args *out)
 	if (!a)
 		return 0;
 	*out = *a;
-	bpf_map_delete_elem(&entry_args, &tid);
+	if (entry_args_consumable())
+		bpf_map_delete_elem(&entry_args, &tid);
 	return 1;
 }
 
@@ -61,18 +75,70 @@ static __always_inline int names_needed(struct fa_span *span, struct subject *s)
 }
 
 /* Send the event for the syscall of s, carrying rule key_rule's key
- * (FA_NO_RULE: none), with the FA_EV_* flags in `flags`. */
+ * (FA_NO_RULE: none), with the FA_EV_* flags in `flags`. The record is
+ * the event followed by the executable's path, so it takes only the
+ * path's length (a dynptr reservation, whose size need not be constant). */
 static __always_inline void emit(struct subject *s, __u32 key_rule, __u32 flags)
 {
-	struct fa_event *ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	struct fa_msg m = {
+		.kind = FA_MSG_AUX,
+		.tid = (__u32)bpf_get_current_pid_tgid(),
+		.stamp = bpf_ktime_get_ns(),
+	};
+	__u32 aux_lost = emit_aux(s, &m);
+	__u32 zero = 0;
+	struct fa_exe_buf *xb = bpf_map_lookup_elem(&exe_scratch, &zero);
+	if (!xb)
+		return;
+	__u32 at = FA_EXE_MAX;
+	__u32 exe_flags = read_exe_path(task_exe(s->task), xb->buf, &at);
+	__u32 len = (FA_EXE_MAX - at) & (FA_EXE_MAX - 1);
+	at &= FA_EXE_MAX - 1;
+	struct bpf_dynptr rec;
+	if (bpf_ringbuf_reserve_dynptr(&events, sizeof(struct fa_event) + len, 0, &rec)) {
+		bpf_ringbuf_discard_dynptr(&rec, 0);
+		count(FA_STAT_LOST);
+		return;
+	}
+	struct fa_event *ev = bpf_dynptr_data(&rec, 0, sizeof(*ev));
 	if (!ev) {
+		bpf_ringbuf_discard_dynptr(&rec, 0);
 		count(FA_STAT_LOST);
 		return;
 	}
 	fill_event(ev, s, key_rule);
-	ev->flags |= flags;
+	ev->msg = m;
+	ev->msg.kind = FA_MSG_EVENT;
+	ev->flags |= flags | aux_lost | exe_flags;
+	ev->exe_len = len;
+	if (len && bpf_dynptr_write(&rec, sizeof(*ev), &xb->buf[at], len, 0))
+		ev->flags |= FA_EV_EXE_TOO_LONG;
+	ev->generation = generation;
 	count(FA_STAT_EMITTED);
-	bpf_ringbuf_submit(ev, BPF_RB_NO_WAKEUP);
+	bpf_ringbuf_submit_dynptr(&rec, BPF_RB_NO_WAKEUP);
+}
+
+/* io_uring_enter's end for a thread whose inline io_uring ops made URINGOP
+ * records (uring.bpf.h): its SYSCALL after them, or a marker that closes
+ * them. Returns 1 when that was the case. */
+static __always_inline int uring_enter_exit(struct task_struct *task, __u32 tgid, __u32 tid, long ret,
+					    struct fa_span *span)
+{
+	struct subject s = {
+		.task = task,
+		.regs = (struct pt_regs *)bpf_task_pt_regs(task),
+		.ret = ret,
+		.returned = 1,
+		.tgid = tgid,
+		.nr = FA_NR64_io_uring_enter,
+	};
+	__u32 key_rule = FA_NO_RULE;
+	enum uring_end end = uring_enter_end(&s, span, tid, &key_rule);
+	if (end == URING_END_RECORD)
+		emit(&s, key_rule, FA_EV_URING_END);
+	else if (end == URING_END_NONE)
+		uring_emit_end_marker(tgid, tid);
+	return end != URING_END_OTHER;
 }
 
 /* The end of syscall `nr` of the current task: at its exit, or for
@@ -95,6 +161,9 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 	/* A syscall whose kernel record stock audit follows with SYSCALL and
 	 * PROCTITLE (LOGIN) is sent whatever the rules select. */
 	__u32 companion = wants_companion(task, nr, compat, ret, returned) ? FA_EV_COMPANION : 0;
+	if (have_uring && !compat && nr == FA_NR64_io_uring_enter &&
+	    uring_enter_exit(task, tgid, tid, ret, span))
+		return 0;
 	if ((!span || !span->count) && !task_rule && !companion)
 		return 0;
 	struct fa_span *rules_span = task_rule ? 0 : span;
@@ -103,6 +172,9 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 	/* A new task's first return (0 from fork/clone) ends no syscall it
 	 * entered; the kernel audits only the parent's side. */
 	if (returned && ret == 0 && is_fork(nr, compat))
+		return 0;
+	/* During a rule change, one of the two rule sets judges this end. */
+	if (!judged_here(tid, nr))
 		return 0;
 
 	struct subject s = {
@@ -125,6 +197,7 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 		s.perm = perm_bits(&s);
 	if (names_needed(rules_span, &s))
 		gather_hits(&s, key, s.hits);
+	objs_gather(&s, key);
 
 	__s64 verdict = rules_span ? judge(&s, rules_span) : VERDICT_NONE;
 	/* The rule whose key the record carries: the matching exit rule's, or
@@ -161,7 +234,7 @@ static __always_inline int task_new_body(__u64 *ctx)
 	struct task_struct *task = (struct task_struct *)ctx[0];
 	__u32 key = FA_TASK_SPAN;
 	struct fa_span *span = bpf_map_lookup_elem(&spans, &key);
-	if (!span || !span->count)
+	if (!span || !span->count || !generation_active())
 		return 0;
 	struct subject s = { .task = task, .tgid = BPF_CORE_READ(task, tgid) };
 	__s64 verdict = judge(&s, span);
@@ -219,6 +292,29 @@ TWICE(task_newtask, task_new)
 TWICE(sched_process_exit, task_exit)
 TWICE(sys_enter, raw_enter)
 TWICE(sys_exit, raw_exit)
+
+/* io_uring ops: as TWICE, but the tp_btf variant reads the request's
+ * fields directly (typed arguments), the raw_tp one with probe reads. */
+#define URING_TWICE(tp, name)                                            \
+	SEC("tp_btf/" #tp) int fa_##name(__u64 *ctx)                     \
+	{ return name##_body(ctx, 1); }                                  \
+	SEC("raw_tp/" #tp) int fa_rtp_##name(__u64 *ctx)                 \
+	{ return name##_body(ctx, 0); }
+URING_TWICE(io_uring_submit_req, uring_submit)
+URING_TWICE(io_uring_queue_async_work, uring_queue)
+URING_TWICE(io_uring_poll_arm, uring_poll)
+URING_TWICE(io_uring_complete, uring_complete)
+
+/* io_uring_enter's entry: ops issued inline until its exit are judged in
+ * its context (uring.bpf.h). */
+SEC("tracepoint")
+int fa_uring_enter(struct syscall_trace_enter *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct uring_enter fresh = { .state = VERDICT_NONE };
+	bpf_map_update_elem(&uring_enter, &tid, &fresh, BPF_ANY);
+	return 0;
+}
 
 /* Probes: which hook kinds this kernel loads and attaches (fexit is the
  * zero-cost kind: a trampoline on the audited functions only). */

@@ -17,6 +17,7 @@ enum fa_limit {
 	FA_RINGBUF_BYTES = 16 << 20,
 	FA_PROCTITLE_LEN = 128,     /* MAX_PROCTITLE_AUDIT_LEN */
 	FA_PATH_DEPTH = 16,         /* path components kept of a dentry walk */
+	FA_EXE_MAX = 4096,          /* bytes of the executable's path (PATH_MAX) */
 	FA_NAME_LEN = 64,           /* bytes kept of each component */
 	FA_MAX_WATCHED = 65536,     /* watched inodes (files, dirs, mount roots) */
 	FA_MAX_HITS = 8,            /* watched objects one syscall can touch */
@@ -28,12 +29,20 @@ enum fa_limit {
 	 * (ia32) syscalls; FA_TASK_SPAN holds the task-list rules. */
 	FA_NR_SPANS = 2 * FA_NR_SYSCALLS,
 	FA_TASK_SPAN = FA_NR_SPANS,
+	FA_URING_OPS = 64,          /* io_uring op numbers (IORING_OP_LAST is below) */
 };
 
 /* A test whose field can never hold (an LSM field without an LSM). Rule
  * field codes are otherwise the kernel's (AUDIT_*, audit_abi.h). */
 enum fa_field {
 	FA_FIELD_NEVER = 0xFFFF,
+	/* A test of the syscall's objects (names): FA_FIELD_OBJ | the
+	 * kernel's field (AUDIT_INODE, _DEVMAJOR, _DEVMINOR, _OBJ_UID,
+	 * _OBJ_GID, _FILETYPE), value the rule's. */
+	FA_FIELD_OBJ = 0x10000,
+	/* -C between a task field and a file owner's (uid!=obj_uid):
+	 * FA_FIELD_OBJ_COMPARE | task field << 8 | AUDIT_OBJ_UID/_OBJ_GID. */
+	FA_FIELD_OBJ_COMPARE = 0x20000,
 };
 
 /* How the kernel's audit_match_perm judges a syscall (the sysclass map):
@@ -66,13 +75,172 @@ enum fa_event_flag {
 	 * event's rule is FA_NO_RULE (key (null)) unless a rule also
 	 * selected the syscall. */
 	FA_EV_COMPANION = 4,
+	/* An auxiliary record of this event found no room in the ring
+	 * buffer: the event's records are incomplete (counted in
+	 * FA_STAT_AUX_LOST). */
+	FA_EV_AUX_LOST = 8,
+	/* The executable's path does not fit in FA_EXE_MAX bytes (or could
+	 * not be read whole): exe= is the kernel's own marker for a path
+	 * d_path cannot give, "<too_long>", never a shorter path. */
+	FA_EV_EXE_TOO_LONG = 16,
+	/* A URINGOP record: `syscall` is the io_uring op, `ret` the issue
+	 * attempt's return, `rule` the key's rule, `args[0]` its items=;
+	 * only these, the ids, pid, ppid and msg are filled. */
+	FA_EV_URINGOP = 32,
+	/* ... made inside io_uring_enter: its records wait for that
+	 * syscall's end (FA_EV_URING_END from the same msg.tid) and share its stamp. */
+	FA_EV_URING_INLINE = 64,
+	/* The end of an io_uring_enter that made URINGOP records: its
+	 * SYSCALL, or with FA_EV_NO_RECORD none (only pid and msg filled). */
+	FA_EV_URING_END = 128,
+	FA_EV_NO_RECORD = 256,
+};
+
+/* What a ring-buffer sample is (fa_msg.kind). */
+enum fa_msg_kind {
+	FA_MSG_EVENT = 1,   /* struct fa_event: one audited syscall */
+	FA_MSG_AUX = 2,     /* struct fa_aux_head + payload: one of its records */
+};
+
+/* The head of every ring-buffer sample. An event's auxiliary samples
+ * (PATH, CWD, EXECVE, ... data) are submitted before the event by the
+ * same program run, with the event's tid and stamp: user space holds
+ * them by tid until the event with that stamp arrives. */
+struct fa_msg {
+	__u32 kind;    /* enum fa_msg_kind */
+	__u32 tid;
+	__u64 stamp;   /* CLOCK_MONOTONIC ns at the syscall's end; the event's time */
+};
+
+/* An auxiliary sample: `len` bytes of a payload whose layout
+ * `rec_type` names (an AUDIT_* record type, or a FA_AUX_* kind) follow the head. */
+struct fa_aux_head {
+	struct fa_msg msg;
+	__u32 rec_type;
+	__u32 len;
+};
+
+/* Payloads of the auxiliary records other than PATH and CWD (issue 12):
+ * what the kernel's audit_log_exit prints, read by the BPF side at the
+ * syscall's exit (execve's old credentials at its entry). */
+enum fa_aux_limit {
+	FA_ARGS_CHUNK = 4096,    /* bytes of an exec's argument area per sample */
+	FA_ARGS_CHUNKS = 64,     /* samples at most: 256 KiB of arguments */
+	FA_SOCKADDR_MAX = 128,   /* sizeof(struct sockaddr_storage) */
+};
+
+/* fa_execve.flags. */
+enum fa_execve_flag {
+	FA_EXECVE_LAST = 1,      /* the argument area's last chunk */
+	FA_EXECVE_CUT = 2,       /* ... and the area went on past FA_ARGS_CHUNKS */
+};
+
+/* EXECVE: one chunk of the new program's argument area (argv strings,
+ * NUL-terminated, as the kernel's audit_log_execve_info reads them from
+ * mm->arg_start), chunks in order. */
+struct fa_execve {
+	__u32 argc;      /* argc at the new stack's top (bprm->argc) */
+	__u32 index;     /* chunk number */
+	__u32 len;       /* bytes of data used */
+	__u32 flags;     /* FA_EXECVE_* */
+	char data[FA_ARGS_CHUNK];
+};
+
+/* SOCKADDR: the address a socket syscall passed or returned. */
+struct fa_sockaddr {
+	__u32 len;       /* the kernel's length (may exceed what was read) */
+	__u32 read;      /* bytes in addr */
+	__u8 addr[FA_SOCKADDR_MAX];
+};
+
+/* FD_PAIR: the two descriptors of pipe, pipe2, socketpair. */
+struct fa_fd_pair {
+	__s32 fd[2];
+};
+
+/* MMAP: the descriptor and flags of a file mapping. */
+struct fa_mmap {
+	__s32 fd;
+	__u32 flags;
+};
+
+/* OPENAT2: struct open_how as the caller passed it. */
+struct fa_openat2 {
+	__u64 flags;
+	__u64 mode;
+	__u64 resolve;
+};
+
+/* A process's capability sets (kernel_cap_t values). */
+struct fa_caps {
+	__u64 permitted;
+	__u64 inheritable;
+	__u64 effective;
+	__u64 ambient;
+};
+
+/* CAPSET: the caller's new sets (the kernel prints effective as cap_pi). */
+struct fa_capset {
+	__u32 pid;
+	__u32 pad;
+	struct fa_caps caps;
+};
+
+/* fa_bprm_fcaps.flags: which clauses of the kernel's nonroot_raised_pE
+ * held for the exec. */
+enum fa_bprm_flag {
+	FA_BPRM_RAISED = 1,     /* one that does not depend on the file's capabilities */
+	FA_BPRM_PP_GAINED = 2,  /* same euid and the permitted set grew: raised
+				 * if the file has capabilities */
+};
+
+/* BPRM_FCAPS: an exec that may have raised capabilities
+ * (nonroot_raised_pE): the sets before and after; user space reads the
+ * file's own capabilities (they decide FA_BPRM_PP_GAINED). */
+struct fa_bprm_fcaps {
+	__u32 flags;     /* FA_BPRM_* */
+	__u32 pad;
+	struct fa_caps old;
+	struct fa_caps new;
+};
+
+/* OBJ_PID: a task the syscall signalled (or ptraced). */
+struct fa_obj_pid {
+	__u32 pid;       /* tgid */
+	__u32 auid;
+	__u32 uid;
+	__u32 ses;
+	char comm[16];
+};
+
+/* The capability sets and euid an exec started with (saved at entry). */
+struct fa_exec_entry {
+	struct fa_caps caps;
+	__u32 euid;
+	__u32 pad;
+};
+
+/* The aux payloads reach the Rust skeleton's BTF through this struct. */
+struct fa_aux_layouts {
+	enum fa_aux_limit limit;
+	enum fa_execve_flag execve_flag;
+	enum fa_bprm_flag bprm_flag;
+	struct fa_execve execve;
+	struct fa_sockaddr sockaddr;
+	struct fa_fd_pair fd_pair;
+	struct fa_mmap mmap;
+	struct fa_openat2 openat2;
+	struct fa_capset capset;
+	struct fa_bprm_fcaps bprm_fcaps;
+	struct fa_obj_pid obj_pid;
 };
 
 /* Counters in the stats map (per CPU; user space sums them). */
 enum fa_stat {
 	FA_STAT_EMITTED = 0,   /* events put into the ring buffer */
 	FA_STAT_LOST = 1,      /* events the ring buffer had no room for */
-	FA_NR_STATS = 2,
+	FA_STAT_AUX_LOST = 2,  /* auxiliary samples the ring buffer had no room for */
+	FA_NR_STATS = 3,
 };
 
 struct fa_test {
@@ -90,6 +258,7 @@ struct fa_rule {
 /* fa_span.flags. */
 enum fa_span_flag {
 	FA_SPAN_PATH_RULES = 1,       /* a candidate rule tests path= or dir= */
+	FA_SPAN_URING_OP = 2,         /* uring_spans: the op is audited at all */
 };
 
 /* Where one syscall's candidate rule ids sit in the candidates array
@@ -158,6 +327,78 @@ struct fa_hits {
 	__u64 moved[FA_MAX_MOVED];
 };
 
+
+/* ---- PATH and CWD records (paths.bpf.h, engine names.rs) ---- */
+
+/* Sizes of the objects a syscall names (the kernel's audit_names). */
+enum fa_names_limit {
+	FA_MAX_OBJS = 8,            /* objects kept per syscall */
+	FA_NAME_MAX = 4096,         /* PATH_MAX: bytes of a path argument or cwd */
+	FA_EXEC_NAMES = 1024,       /* execs in flight whose file name is kept */
+};
+
+/* Auxiliary sample kinds of the path records (fa_aux_head.rec_type): not
+ * record types, user space builds CWD and PATH records from them. */
+enum fa_aux_kind {
+	FA_AUX_OBJS = 0x10001,      /* struct fa_objs: the objects */
+	FA_AUX_NAME = 0x10002,      /* struct fa_aux_name: a path argument */
+	FA_AUX_CWD = 0x10003,       /* struct fa_aux_name: the working directory */
+};
+
+/* fa_obj.flags. */
+enum fa_obj_flag {
+	FA_OBJ_ALIAS = 1,     /* name/parent: the inode's dentry when seen */
+	FA_OBJ_OPENED = 2,    /* the file an open returned */
+	FA_OBJ_CREATED = 4,   /* ... which the open created (FMODE_CREATED) */
+	FA_OBJ_PARENT = 8,    /* the directory holding the opened file */
+	FA_OBJ_EXEC = 16,     /* the executable an exec left */
+	FA_OBJ_LOADER = 32,   /* the ELF interpreter an exec mapped */
+	FA_OBJ_CHANGED = 64,  /* its ctime changed during the syscall */
+};
+
+/* One inode a syscall touched, with the attributes the kernel's PATH
+ * record prints, as first seen (before later changes in the syscall). */
+struct fa_obj {
+	__u64 ino;
+	__u64 parent_ino;   /* FA_OBJ_ALIAS: the dentry's parent directory */
+	__u32 dev;          /* kernel dev_t: major << 20 | minor */
+	__u32 mode;
+	__u32 uid;
+	__u32 gid;
+	__u32 rdev;
+	__u32 flags;        /* FA_OBJ_* */
+	__u32 parent_dev;
+	__u32 name_len;     /* bytes of the dentry's name (may exceed name[]) */
+	char name[FA_NAME_LEN];
+};
+
+/* The objects of a thread's current syscall (key: its span index, so
+ * objects never leak into a later syscall). */
+struct fa_objs {
+	__u32 key;
+	__u32 count;
+	__u32 unknown;      /* path arguments whose lookup named no inode */
+	__u32 owner;        /* the span index of the syscall whose list this is, once gathered */
+	struct fa_obj o[FA_MAX_OBJS];
+	/* The inodes seen without a dentry (new ones, not yet linked), read
+	 * again at exit: their mode is final only then (ACL, umask). */
+	__u64 fresh[FA_MAX_OBJS];
+};
+
+/* A path argument (index: its position among the syscall's path
+ * arguments) or the cwd, as a string. */
+struct fa_aux_name {
+	__u32 index;
+	__u32 len;          /* bytes in name, NUL excluded */
+	char name[FA_NAME_MAX];
+};
+
+/* A path as the kernel read it at entry (an exec's file name: the old
+ * program's memory is gone at exit). */
+struct fa_exec_name {
+	char name[FA_NAME_MAX];
+};
+
 /* The enums reach the skeleton's BTF (and so Rust) through this struct. */
 struct fa_enums {
 	enum fa_limit limit;
@@ -168,6 +409,10 @@ struct fa_enums {
 	enum fa_perm_kind perm_kind;
 	enum fa_perm_class perm_class;
 	enum fa_event_flag event_flag;
+	enum fa_msg_kind msg_kind;
+	enum fa_names_limit names_limit;
+	enum fa_aux_kind aux_kind;
+	enum fa_obj_flag obj_flag;
 };
 
 /* An executable's identity, for exe= tests. */
@@ -183,8 +428,22 @@ struct fa_args {
 	__u64 a[4];
 };
 
+/* Live rule changes (handover.bpf.h): the generation whose judgment
+ * counts, and whether two generations are attached. */
+struct fa_handover {
+	__u32 active;
+	__u32 overlap;
+};
+
+/* The first object's decision for a thread's syscall end, for the other. */
+struct fa_decision {
+	__u32 nr;
+	__u32 writer;   /* the generation that decided */
+	__u32 winner;   /* the generation that judges it */
+};
+
 struct fa_event {
-	__u64 time_ns;   /* CLOCK_MONOTONIC at syscall exit */
+	struct fa_msg msg;   /* FA_MSG_EVENT; stamp: the syscall's end */
 	__s64 ret;
 	__u64 args[4];
 	__u32 arch;      /* AUDIT_ARCH_* */
@@ -196,15 +455,22 @@ struct fa_event {
 	__u32 ses;
 	__u32 pers;
 	__u32 flags;     /* FA_EV_* */
+	__u32 generation; /* the rule set (object) that judged it */
 	__u32 ids[8];    /* uid gid euid suid fsuid egid sgid fsgid */
 	__u32 proctitle_len;
-	__u32 exe_depth;     /* components in exe_names; more if truncated */
+	__u32 exe_len;       /* bytes of the executable's path after the event */
 	char comm[16];
 	char tty[64];
 	char proctitle[FA_PROCTITLE_LEN];
-	/* The executable's path, last component first (a dentry walk across
-	 * mounts, as d_path would give it). */
-	char exe_names[FA_PATH_DEPTH][FA_NAME_LEN];
+	/* The ring buffer record goes on with the executable's path, exe_len
+	 * bytes (no NUL), as d_path gives it (without " (deleted)"). */
+};
+
+/* Scratch space the executable's path is built in, from its end at
+ * FA_EXE_MAX backwards; twice as large so that every write the verifier
+ * sees (an offset below FA_EXE_MAX, a name of at most 255 bytes) fits. */
+struct fa_exe_buf {
+	char buf[2 * FA_EXE_MAX];
 };
 
 #endif

@@ -17,6 +17,11 @@ const volatile __u32 have_perm = 0;
 const volatile __u32 companion_with_context = 0;
 /* Whether an always,task rule is loaded. */
 const volatile __u32 have_always_task = 0;
+/* Whether some exit rule names kill, tkill or tgkill (the kernel then
+ * notes the tasks a syscall signals: OBJ_PID), and whether the loaded
+ * programs may look a task up by pid (not raw_tp ones). */
+const volatile __u32 have_signal_rules = 0;
+const volatile __u32 task_lookup = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -102,6 +107,14 @@ struct {
 	__type(key, struct fa_name_key);
 	__type(value, __u32);
 } watch_by_parent_name SEC(".maps");
+
+/* Where the executable's path is built for an event (see fa_exe_buf). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fa_exe_buf);
+} exe_scratch SEC(".maps");
 
 /* Watched files by path, and scratch space to read a path argument. */
 struct {

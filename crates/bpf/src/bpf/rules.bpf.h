@@ -17,28 +17,26 @@ struct eval {
 	__u32 start;
 	__u32 ok;
 	__s64 matched;   /* enum verdict, or the matching always rule */
+	__u32 prio_floor; /* only rules of a higher priority can match (0: all) */
+	__u32 rid;        /* the matching rule, always or never */
 };
 
-static __always_inline int compare(__u32 l, __u32 op, __u32 r)
-{
-	switch (op) {
-	case AUDIT_EQUAL: return l == r;
-	case AUDIT_NOT_EQUAL: return l != r;
-	case AUDIT_LESS_THAN: return l < r;
-	case AUDIT_LESS_THAN_OR_EQUAL: return l <= r;
-	case AUDIT_GREATER_THAN: return l > r;
-	case AUDIT_GREATER_THAN_OR_EQUAL: return l >= r;
-	case AUDIT_BIT_MASK: return (l & r) != 0;
-	case AUDIT_BIT_TEST: return (l & r) == r;
-	}
-	return 0;
-}
+/* Per exit and io_uring rule: the kernel's priority (audit_rule.prio) as
+ * a rank, higher for rules added earlier. Within one syscall context a
+ * match only lets rules of a higher priority match after it (matters for
+ * io_uring ops issued inline in io_uring_enter). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FA_MAX_RULES);
+	__type(key, __u32);
+	__type(value, __u32);
+} rule_prio SEC(".maps");
 
 /* The value of a field for the current syscall. */
 static __always_inline __u32 value_of(struct subject *s, __u32 field)
 {
 	struct task_struct *t = s->task;
-	const struct cred *c = BPF_CORE_READ(t, cred);
+	const struct cred *c = s->cred ? s->cred : BPF_CORE_READ(t, cred);
 	switch (field) {
 	case AUDIT_PID: return s->tgid;
 	case AUDIT_UID: return BPF_CORE_READ(c, uid.val);
@@ -51,7 +49,7 @@ static __always_inline __u32 value_of(struct subject *s, __u32 field)
 	case AUDIT_FSGID: return BPF_CORE_READ(c, fsgid.val);
 	case AUDIT_LOGINUID: return BPF_CORE_READ(t, loginuid.val);
 	case AUDIT_PERS: return BPF_CORE_READ(t, personality);
-	case AUDIT_ARCH: return abi_arch(s->compat);
+	case AUDIT_ARCH: return s->no_arch ? 0 : abi_arch(s->compat);
 	case AUDIT_PPID: return BPF_CORE_READ(t, real_parent, tgid);
 	case AUDIT_LOGINUID_SET: return BPF_CORE_READ(t, loginuid.val) != (__u32)-1;
 	case AUDIT_SESSIONID: return BPF_CORE_READ(t, sessionid);
@@ -65,9 +63,31 @@ static __always_inline __u32 value_of(struct subject *s, __u32 field)
 	return 0;
 }
 
-/* A -C test: the AUDIT_COMPARE_* id names the two fields compared. The
- * object comparisons are refused by the engine, never loaded. */
-static __always_inline int compare_fields(struct subject *s, __u32 which, __u32 op)
+/* An id field -C compares, of the task at `task` with credentials at
+ * `cred` (addresses as numbers). */
+static __always_inline __u32 id_of(__u64 task, __u64 cred, __u32 field)
+{
+	struct task_struct *t = (struct task_struct *)task;
+	const struct cred *c = (const struct cred *)cred;
+	switch (field) {
+	case AUDIT_UID: return BPF_CORE_READ(c, uid.val);
+	case AUDIT_EUID: return BPF_CORE_READ(c, euid.val);
+	case AUDIT_SUID: return BPF_CORE_READ(c, suid.val);
+	case AUDIT_FSUID: return BPF_CORE_READ(c, fsuid.val);
+	case AUDIT_GID: return BPF_CORE_READ(c, gid.val);
+	case AUDIT_EGID: return BPF_CORE_READ(c, egid.val);
+	case AUDIT_SGID: return BPF_CORE_READ(c, sgid.val);
+	case AUDIT_FSGID: return BPF_CORE_READ(c, fsgid.val);
+	case AUDIT_LOGINUID: return BPF_CORE_READ(t, loginuid.val);
+	}
+	return 0;
+}
+
+/* A -C test between two of the task's ids: the AUDIT_COMPARE_* id names
+ * them (those with a file's owner come as FA_FIELD_OBJ_COMPARE,
+ * objects.bpf.h). A global function of scalars: the verifier checks its
+ * 25 cases once, not in every state of test_one. */
+__noinline int fa_compare_fields(__u64 task, __u64 cred, __u32 which, __u32 op)
 {
 	__u32 a, b;
 	switch (which) {
@@ -76,7 +96,19 @@ static __always_inline int compare_fields(struct subject *s, __u32 which, __u32 
 #undef FA_COMPARE_CASE
 	default: return 0;
 	}
-	return compare(value_of(s, a), op, value_of(s, b));
+	return compare(id_of(task, cred, a), op, id_of(task, cred, b));
+}
+
+/* compare_fields for the syscall of s: its task's and credentials'
+ * addresses, as numbers (read through the stack), to fa_compare_fields. */
+static __always_inline int compare_fields(struct subject *s, __u32 which, __u32 op)
+{
+	struct task_struct *t = s->task;
+	const struct cred *c = s->cred ? s->cred : BPF_CORE_READ(t, cred);
+	__u64 ta = 0, ca = 0;
+	bpf_probe_read_kernel(&ta, sizeof(ta), &t);
+	bpf_probe_read_kernel(&ca, sizeof(ca), &c);
+	return fa_compare_fields(ta, ca, which, op);
 }
 
 /* exe=: the task's executable is the one at index idx of the exes map. */
@@ -128,6 +160,27 @@ static __always_inline __u32 perm_bits(struct subject *s)
 	return 0;
 }
 
+/* saddr_fam=: the syscall has an audited address of that family (else
+ * the test fails, whatever its operator). A global function of scalars,
+ * its subject rebuilt from the current task: the verifier checks it
+ * once, alone, not in every state of test_one (the raw exit program
+ * reached the 1M-instruction limit with it inlined). */
+__noinline int fa_saddr_fam_test(__u32 op, __u32 value, __u64 ret, __u32 returned)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	struct subject s = {
+		.task = task,
+		.regs = regs,
+		.ret = (long)ret,
+		.returned = returned,
+		.compat = task_compat(task),
+		.nr = (__u32)regs_syscall_nr(regs),
+	};
+	__u32 fam = 0;
+	return sockaddr_family(&s, &fam) && compare(fam, op, value);
+}
+
 static long test_one(__u32 i, struct eval *e)
 {
 	struct fa_rule *r = e->rule;
@@ -142,14 +195,18 @@ static long test_one(__u32 i, struct eval *e)
 	int ok;
 	if (t->field == FA_FIELD_NEVER)
 		ok = 0;
+	else if (t->field & (FA_FIELD_OBJ | FA_FIELD_OBJ_COMPARE))
+		ok = fa_objs_test(span_index(e->s->nr, e->s->compat), t->field, t->op, t->value);
 	else if (t->field == AUDIT_FIELD_COMPARE)
 		ok = compare_fields(e->s, t->value, t->op);
 	else if (t->field == AUDIT_EXE)
 		ok = exe_is(e->s, t->value) == (t->op == AUDIT_EQUAL);
 	else if (t->field == AUDIT_WATCH || t->field == AUDIT_DIR)
-		ok = e->s->hits && has_hit(e->s->hits, t->value);   /* the kernel ignores the operator */
+		ok = fa_has_hit(e->s->hits, t->value);   /* the kernel ignores the operator */
 	else if (t->field == AUDIT_PERM)
 		ok = (t->value & e->s->perm) != 0;
+	else if (t->field == AUDIT_SADDR_FAM)
+		ok = fa_saddr_fam_test(t->op, t->value, (__u64)e->s->ret, e->s->returned);
 	else if ((t->field == AUDIT_EXIT || t->field == AUDIT_SUCCESS) && !e->s->returned)
 		ok = 0;   /* exit=, success=: no return value, the test fails whatever its operator */
 	else
@@ -168,6 +225,11 @@ static long try_rule(__u32 i, struct eval *e)
 	if (!id)
 		return 1;
 	__u32 rid = *id;
+	if (e->prio_floor) {
+		__u32 *prio = bpf_map_lookup_elem(&rule_prio, &rid);
+		if (!prio || *prio <= e->prio_floor)
+			return 0;
+	}
 	struct fa_rule *r = bpf_map_lookup_elem(&rules, &rid);
 	if (!r)
 		return 1;
@@ -176,6 +238,7 @@ static long try_rule(__u32 i, struct eval *e)
 	bpf_loop(r->ntests < FA_MAX_TESTS ? r->ntests : FA_MAX_TESTS, test_one, e, 0);
 	if (e->ok) {
 		e->matched = r->always ? (__s64)rid : VERDICT_NEVER;
+		e->rid = rid;
 		return 1;
 	}
 	return 0;
@@ -186,6 +249,16 @@ static __always_inline __s64 judge(struct subject *s, struct fa_span *span)
 {
 	struct eval e = { .s = s, .start = span->start, .matched = VERDICT_NONE };
 	bpf_loop(span->count, try_rule, &e, 0);
+	return e.matched;
+}
+
+/* The same among rules of a priority above `floor`; the matching rule's
+ * id goes to *rid (never rules included). */
+static __always_inline __s64 judge_above(struct subject *s, struct fa_span *span, __u32 floor, __u32 *rid)
+{
+	struct eval e = { .s = s, .start = span->start, .matched = VERDICT_NONE, .prio_floor = floor };
+	bpf_loop(span->count, try_rule, &e, 0);
+	*rid = e.rid;
 	return e.matched;
 }
 

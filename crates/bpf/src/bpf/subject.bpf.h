@@ -17,6 +17,10 @@ struct subject {
 	/* Watched objects the syscall touched, in the hits map: kept off
 	 * the stack so the verifier does not track its contents. */
 	struct fa_hits *hits;
+	/* The credentials judged and recorded when not the task's own (an
+	 * io_uring op runs with the request's or the ring's). */
+	const struct cred *cred;
+	__u32 no_arch;   /* an io thread's context: arch= reads 0 */
 };
 
 /* Syscall argument n (0-3): the entry arguments where they were saved
@@ -35,6 +39,25 @@ static __always_inline __u64 arg(struct subject *s, int n)
 static __always_inline int failed(long ret)
 {
 	return ret >= -MAX_ERRNO && ret < 0;
+}
+
+/* The kernel's audit_comparator on 32-bit values. A global function:
+ * the verifier checks its eight operators once, instead of once more
+ * in every state of every rule callback that compares (the raw exit
+ * program was at the 1M-instruction limit with them inlined). */
+__noinline int compare(__u32 l, __u32 op, __u32 r)
+{
+	switch (op) {
+	case AUDIT_EQUAL: return l == r;
+	case AUDIT_NOT_EQUAL: return l != r;
+	case AUDIT_LESS_THAN: return l < r;
+	case AUDIT_LESS_THAN_OR_EQUAL: return l <= r;
+	case AUDIT_GREATER_THAN: return l > r;
+	case AUDIT_GREATER_THAN_OR_EQUAL: return l >= r;
+	case AUDIT_BIT_MASK: return (l & r) != 0;
+	case AUDIT_BIT_TEST: return (l & r) == r;
+	}
+	return 0;
 }
 
 #endif

@@ -167,6 +167,9 @@ static __always_inline int on_ctime(struct inode *inode)
 	struct task_struct *task = bpf_get_current_task_btf();
 	if (BPF_CORE_READ(task, flags) & PF_KTHREAD)
 		return 0;
+	objs_note_changed(task, inode);
+	if (!have_watches)
+		return 0;
 	struct fa_hits local = {};
 	struct hlist_node *alias = BPF_CORE_READ(inode, i_dentry.first);
 	if (alias) {

@@ -24,12 +24,15 @@
 use super::Side;
 use crate::output::Output;
 use anyhow::Result;
-use fastaudit_engine::AuditEvent;
+use fastaudit_engine::names::{path_records, PathRecords};
+use fastaudit_engine::{exit_records, AuditEvent};
 use fastaudit_netlink::Record;
 use fastaudit_records::enrich::SystemNames;
+use fastaudit_records::exit::rank;
 use fastaudit_records::line::line;
+use fastaudit_records::path::cwd_body;
 use fastaudit_records::syscall::proctitle_body;
-use fastaudit_records::{types, Format, Stamp};
+use fastaudit_records::{types, Format, Stamp, Syscall};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
@@ -226,33 +229,23 @@ impl Joiner {
     }
 }
 
-/// The SOCKADDR body of a config send: the sockaddr_nl of kernel audit
-/// (AF_NETLINK, port 0, no groups), as the kernel hex-encodes it. Derived,
-/// not read: a message reaches kernel audit only at that address.
-/// (auditctl always passes it; a send without an address, on a connected
-/// socket, would have no SOCKADDR under stock audit.)
-pub const NETLINK_KERNEL_SADDR: &[u8] = b"saddr=100000000000000000000000";
-
-/// A BPF event's SYSCALL and PROCTITLE lines under `stamp`, with a config
-/// send's SOCKADDR between them.
+/// A BPF event's records under `stamp`: SYSCALL, the records the kernel
+/// writes after it (EXECVE, SOCKADDR, ..., in audit_log_exit's order),
+/// PROCTITLE.
 pub fn event_lines(ev: &AuditEvent, stamp: Stamp, format: Format) -> Vec<u8> {
-    let mut lines = line(
-        None,
-        types::SYSCALL,
-        stamp,
-        &ev.syscall.body(),
-        format,
-        &SystemNames,
-    );
-    if is_config(ev) {
-        lines.extend(line(
-            None,
-            types::SOCKADDR,
-            stamp,
-            NETLINK_KERNEL_SADDR,
-            format,
-            &SystemNames,
-        ));
+    let paths = path_records(&ev.syscall, &ev.aux);
+    // items= counts the PATH records.
+    let body = match &paths {
+        Some(p) => Syscall {
+            items: p.items.len() as u32,
+            ..ev.syscall.clone()
+        }
+        .body(),
+        None => ev.syscall.body(),
+    };
+    let mut lines = line(None, types::SYSCALL, stamp, &body, format, &SystemNames);
+    for (ty, body) in after_syscall(ev, paths) {
+        lines.extend(line(None, ty, stamp, &body, format, &SystemNames));
     }
     lines.extend(line(
         None,
@@ -263,6 +256,29 @@ pub fn event_lines(ev: &AuditEvent, stamp: Stamp, format: Format) -> Vec<u8> {
         &SystemNames,
     ));
     lines
+}
+
+/// The records between SYSCALL and PROCTITLE as (type, body), in the
+/// order audit_log_exit writes them (`fastaudit_records::exit::rank`):
+/// each record family adds its records here. A config send's SOCKADDR is
+/// the address its sendto passed, read like any other.
+pub fn after_syscall(ev: &AuditEvent, paths: Option<PathRecords>) -> Vec<(u32, Vec<u8>)> {
+    let mut recs: Vec<(u32, Vec<u8>)> = Vec::new();
+    for r in exit_records::decode(&ev.aux, ev.syscall.exe.as_deref()) {
+        recs.extend(r.bodies().into_iter().map(|b| (r.ty(), b)));
+    }
+    if let Some(p) = paths {
+        recs.extend(p.cwd.map(|c| (types::CWD, cwd_body(&c))));
+        recs.extend(
+            p.items
+                .iter()
+                .enumerate()
+                .map(|(i, it)| (types::PATH, it.body(i))),
+        );
+    }
+    // Stable: EXECVE's records keep their order.
+    recs.sort_by_key(|(ty, _)| rank(*ty));
+    recs
 }
 
 impl Side {
@@ -305,7 +321,8 @@ impl Side {
                     msec: ev.msec,
                     serial: self.serial(),
                 };
-                if log.write_event(&event_lines(&ev, stamp, self.format))? {
+                let lines = event_lines(&ev, stamp, self.format);
+                if self.log_event(log, &lines, Some(stamp))? {
                     self.companions_logged += 1;
                 }
                 Ok(())
@@ -313,7 +330,7 @@ impl Side {
             Out::Joined(r, ev) => {
                 let (stamp, mut lines) = self.kernel_line(log, &r)?;
                 lines.extend(event_lines(&ev, stamp, self.format));
-                if log.write_event(&lines)? {
+                if self.log_event(log, &lines, Some(stamp))? {
                     self.kernel_logged += 1;
                     self.companions_logged += 1;
                 }
@@ -349,6 +366,10 @@ mod tests {
             },
             cmdline: b"sh".to_vec(),
             companion: true,
+            uringops: Vec::new(),
+            no_syscall: false,
+            aux: Vec::new(),
+            aux_lost: false,
         }
     }
 
@@ -462,6 +483,14 @@ mod tests {
         ev.syscall.syscall = 44;
         ev.syscall.auid = auid;
         ev.syscall.ses = 4294967295;
+        // The sockaddr_nl auditctl passes, as the BPF side sends it
+        // (struct fa_sockaddr: len, bytes read, the address).
+        let mut data = vec![12, 0, 0, 0, 12, 0, 0, 0, 0x10];
+        data.resize(8 + 128, 0);
+        ev.aux.push(fastaudit_engine::Aux {
+            ty: types::SOCKADDR,
+            data,
+        });
         ev
     }
 

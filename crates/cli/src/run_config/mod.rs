@@ -3,13 +3,16 @@
 //! exists), over fastaudit's own defaults when no file is read. A file,
 //! once read, is taken as auditd takes it: a key it does not set has
 //! auditd's default. Keys fastaudit does not act on are reported with
-//! FILE:LINE; values it cannot honour are refused.
+//! FILE:LINE; values it cannot honour are refused. The plugin keys go to
+//! the dispatcher (crate::plugins), under its own flags.
 
 pub mod host;
 mod node;
 
 use crate::cli::{LogFormat, RunArgs};
+use crate::plugins::{OverflowAction, Settings as PluginSettings};
 use anyhow::Context;
+use clap::ValueEnum;
 use fastaudit_config::keys::Missing;
 use fastaudit_config::{Conf, ConfigError, Value, DEFAULT_PATH};
 use fastaudit_log::{Config as LogConfig, Flush, SizeAction, SpaceAction};
@@ -36,6 +39,8 @@ pub struct RunSettings {
     /// auditd's end_of_event_timeout: how long a kernel event's records
     /// are gathered (JSON) before it is written as complete.
     pub end_of_event: Duration,
+    /// The plugin dispatcher's settings (before the plugin flags).
+    pub plugins: PluginSettings,
     /// Warnings for stderr (unsupported keys, values not applied yet).
     pub warnings: Vec<String>,
 }
@@ -89,6 +94,7 @@ fn without_conf(args: &RunArgs) -> RunSettings {
         log_group: None,
         priority_boost: 0,
         end_of_event: Duration::from_secs(2),
+        plugins: PluginSettings::default(),
         warnings: Vec::new(),
     }
 }
@@ -132,7 +138,7 @@ fn from_conf(args: &RunArgs, conf: &Conf) -> Result<RunSettings, Refused> {
         };
         refused.push(refuse(
             key,
-            "write_logs = no: fastaudit runs no plugins yet, so its log is its only output and every event would be lost: refused",
+            "write_logs = no: fastaudit always writes its log (plugins only, without a log, is not supported yet): refused",
         ));
     }
     if conf.get("tcp_listen_port").is_some() {
@@ -141,9 +147,7 @@ fn from_conf(args: &RunArgs, conf: &Conf) -> Result<RunSettings, Refused> {
             "tcp_listen_port: fastaudit has no network listener and cannot receive remote audit events: refused",
         ));
     }
-    let plugins = active_plugins(conf);
-    warnings.extend(unsupported_keys(conf, !plugins.is_empty()));
-    warnings.extend(plugins);
+    warnings.extend(unsupported_keys(conf));
 
     let path = args
         .log
@@ -216,48 +220,47 @@ fn from_conf(args: &RunArgs, conf: &Conf) -> Result<RunSettings, Refused> {
         log_group: gid,
         priority_boost: u32::try_from(conf.number("priority_boost")).unwrap_or(u32::MAX),
         end_of_event: Duration::from_secs(conf.number("end_of_event_timeout")),
+        plugins: plugin_settings(conf),
         warnings,
     })
 }
 
-/// The keys fastaudit does not act on yet (listener, Kerberos, plugins).
-/// One that does nothing in auditd either here (listener settings without
-/// tcp_listen_port, which is refused; plugin settings with no active
-/// plugin) is listed on one summary line; any other gets a line of its own.
-fn unsupported_keys(conf: &Conf, active_plugins: bool) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut idle = Vec::new();
-    for u in conf.unsupported() {
-        let inert = match u.missing {
-            Missing::Listener | Missing::Kerberos => conf.get("tcp_listen_port").is_none(),
-            Missing::Plugins => !active_plugins,
-        };
-        if u.key.name == "tcp_listen_port" {
-            continue;
-        } else if inert {
-            idle.push(format!("{} (line {})", u.key.name, u.line));
-        } else {
-            out.push(warning(
-                conf,
-                Some(u.line),
-                &format!("{}: not applied: {}", u.key.name, u.missing.why()),
-            ));
-        }
+/// The keys fastaudit does not act on yet: the network listener's and
+/// Kerberos's. tcp_listen_port itself is refused, so the others do nothing
+/// in auditd either: they are listed on one warning line with their lines.
+fn unsupported_keys(conf: &Conf) -> Vec<String> {
+    let idle: Vec<String> = conf
+        .unsupported()
+        .iter()
+        .filter(|u| u.key.name != "tcp_listen_port")
+        .map(|u| format!("{} (line {})", u.key.name, u.line))
+        .collect();
+    if idle.is_empty() {
+        return Vec::new();
     }
-    if !idle.is_empty() {
-        out.insert(
-            0,
-            warning(
-                conf,
-                None,
-                &format!(
-                    "not applied, as they do nothing in auditd either without tcp_listen_port or an active plugin (fastaudit has neither yet): {}",
-                    idle.join(", ")
-                ),
-            ),
-        );
+    vec![warning(
+        conf,
+        None,
+        &format!(
+            "not applied, as they do nothing in auditd either without tcp_listen_port ({}): {}",
+            Missing::Listener.why(),
+            idle.join(", ")
+        ),
+    )]
+}
+
+/// auditd.conf's plugin keys as the dispatcher's settings (crate::plugins).
+fn plugin_settings(conf: &Conf) -> PluginSettings {
+    let d = PluginSettings::default();
+    PluginSettings {
+        plugin_dir: conf.text("plugin_dir").map_or(d.plugin_dir, PathBuf::from),
+        q_depth: usize::try_from(conf.number("q_depth")).unwrap_or(d.q_depth),
+        overflow_action: conf
+            .word("overflow_action")
+            .and_then(|w| OverflowAction::from_str(w, true).ok())
+            .unwrap_or(d.overflow_action),
+        max_restarts: u32::try_from(conf.number("max_restarts")).unwrap_or(d.max_restarts),
     }
-    out
 }
 
 /// The disk and space keys (space_left, space_left_action,
@@ -338,44 +341,6 @@ fn percent_of_disk(dir: &Path, percent: u64) -> u64 {
     };
     let blocks = (st.blocks() as f64 * (percent as f64 / 100.0)) as u64;
     (blocks.saturating_mul(st.block_size()) >> 20) << 20
-}
-
-/// Plugins that plugin_dir makes active: reported, since fastaudit does
-/// not run them yet.
-fn active_plugins(conf: &Conf) -> Vec<String> {
-    let Some(dir) = conf.text("plugin_dir") else {
-        return Vec::new();
-    };
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut names: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "conf"))
-        .collect();
-    names.sort();
-    names
-        .into_iter()
-        .filter(|p| {
-            std::fs::read_to_string(p).is_ok_and(|t| {
-                t.lines().any(|l| {
-                    let w: Vec<&str> = l.split_whitespace().collect();
-                    w.len() >= 3 && w[0] == "active" && w[1] == "=" && w[2].eq_ignore_ascii_case("yes")
-                })
-            })
-        })
-        .map(|p| {
-            warning(
-                conf,
-                conf.line("plugin_dir"),
-                &format!(
-                    "plugin {} is active, but fastaudit does not run plugins yet: it receives nothing",
-                    p.display()
-                ),
-            )
-        })
-        .collect()
 }
 
 /// Lower the nice value by `boost`, as auditd's priority_boost does.

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod auditd;
+pub mod bench_bin;
 
 use std::fs::File;
 use std::io::Write;

@@ -1,5 +1,8 @@
 //! The differential harness: auditd and `fastaudit run` side by side on
-//! the same rules and workload, and the comparison of their SYSCALL events.
+//! the same rules and workload, and the comparison of their events: the
+//! sequence of records of each and every field of every record.
+
+#![allow(dead_code)]
 
 use super::common::auditd::*;
 use super::common::*;
@@ -13,35 +16,152 @@ use std::time::Duration;
 pub const TREE_RULE: &str = "-a always,exit -F arch=b64 -S clone,clone3,fork,vfork -k fa-tree\n";
 pub const TREE_KEY: &str = "\"fa-tree\"";
 
-pub const COMPARED: &[&str] = &[
-    "key", "arch", "syscall", "success", "exit", "a0", "a1", "a2", "a3", "pid", "ppid", "auid",
-    "uid", "gid", "euid", "suid", "fsuid", "egid", "sgid", "fsgid", "tty", "ses", "comm", "exe",
+/// The records the kernel's `audit_log_exit` writes for a syscall, in
+/// its order (kernel/auditsc.c): an event's records of these types are
+/// compared, in sequence. Records the kernel makes inside a syscall by
+/// other paths (LOGIN, CONFIG_CHANGE, AVC, ...) are not: with
+/// `--bpf-only` fastaudit leaves them to auditd.
+pub const EXIT_RECORDS: &[&str] = &[
+    "SYSCALL",
+    "BPRM_FCAPS",
+    "SOCKETCALL",
+    "IPC",
+    "IPC_SET_PERM",
+    "MQ_OPEN",
+    "MQ_SENDRECV",
+    "MQ_NOTIFY",
+    "MQ_GETSETATTR",
+    "CAPSET",
+    "MMAP",
+    "OPENAT2",
+    "EXECVE",
+    "KERN_MODULE",
+    "TIME_ADJNTPVAL",
+    "TIME_INJOFFSET",
+    "FD_PAIR",
+    "SOCKADDR",
+    "OBJ_PID",
+    "CWD",
+    "PATH",
+    "PROCTITLE",
 ];
 
-/// SYSCALL records of a log as field maps (values as encoded). The
-/// kernel's keyless SYSCALL of a loginuid write (beside its LOGIN) is
-/// compared like any other: fastaudit writes it too.
-pub fn syscalls(log: &Path) -> Vec<BTreeMap<String, String>> {
+/// Issue 12: the records fastaudit does not write yet. Scenarios written
+/// before them compare every other record ([`scenario_except`] etc.);
+/// [`scenario`] compares them all, so a scenario expecting them fails
+/// until they land. SYSCALL's `items=` counts PATH records, so it is
+/// compared with them.
+pub const NOT_YET: &[&str] = &[
+    "PATH",
+    "CWD",
+    "SOCKETCALL",
+    "IPC",
+    "IPC_SET_PERM",
+    "MQ_OPEN",
+    "MQ_SENDRECV",
+    "MQ_NOTIFY",
+    "MQ_GETSETATTR",
+    "KERN_MODULE",
+    "TIME_ADJNTPVAL",
+    "TIME_INJOFFSET",
+];
+
+/// PATH and CWD (and SYSCALL's `items=`, their count), made by the
+/// records-path work of issue 12: the records-aux scenarios compare every
+/// other record until those land.
+pub const PATH_RECORDS: &[&str] = &["PATH", "CWD"];
+
+/// Fields never compared, as (record type, field): values that differ
+/// between the two logs of one run for the same syscall. Both daemons
+/// record the same syscall instances, so pids, inode numbers and ids
+/// agree; only the stamp (`msg=audit(TIME:SERIAL)`, not a field here)
+/// differs. `items` is masked only when PATH records are not compared.
+pub const MASKED: &[(&str, &str)] = &[];
+
+/// One record: its type name and its fields, in order, values as encoded.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Rec {
+    pub ty: String,
+    pub fields: Vec<(String, String)>,
+}
+
+/// The audit_log_exit records of a log, grouped by serial into events (in
+/// order of first appearance), each event's records in log order.
+pub fn events(log: &Path) -> Vec<Vec<Rec>> {
     let text = std::fs::read(log).unwrap_or_default();
     let text = String::from_utf8_lossy(&text);
-    text.lines()
-        .filter(|l| l.starts_with("type=SYSCALL "))
-        .map(|l| {
-            let body = l.split_once("): ").map(|x| x.1).unwrap_or("");
-            let body = body.split('\x1d').next().unwrap_or("");
-            body.split(' ')
-                .filter_map(|kv| kv.split_once('='))
-                .filter(|(k, _)| COMPARED.contains(k))
-                // Values as written: the kernel's quoting/hex encoding must match too.
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect()
-        })
+    let mut order: Vec<String> = Vec::new();
+    let mut by_serial: BTreeMap<String, Vec<Rec>> = BTreeMap::new();
+    for l in text.lines() {
+        let Some(rest) = l.strip_prefix("type=") else {
+            continue;
+        };
+        let Some((ty, rest)) = rest.split_once(' ') else {
+            continue;
+        };
+        if !EXIT_RECORDS.contains(&ty) {
+            continue;
+        }
+        let Some((stamp, body)) = rest.split_once("): ") else {
+            continue;
+        };
+        let serial = stamp.rsplit(':').next().unwrap_or("").to_string();
+        // RAW logs only: an ENRICHED suffix is not the kernel's.
+        let body = body.split('\x1d').next().unwrap_or("");
+        let fields = body
+            .split(' ')
+            .filter_map(|kv| kv.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        if !by_serial.contains_key(&serial) {
+            order.push(serial.clone());
+        }
+        by_serial.entry(serial).or_default().push(Rec {
+            ty: ty.to_string(),
+            fields,
+        });
+    }
+    order
+        .into_iter()
+        .filter_map(|s| by_serial.remove(&s))
         .collect()
+}
+
+/// An event's SYSCALL fields (empty when it has none).
+pub fn syscall_fields(ev: &[Rec]) -> BTreeMap<String, String> {
+    ev.iter()
+        .find(|r| r.ty == "SYSCALL")
+        .map(|r| r.fields.iter().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// An event as compared: its records of the compared types, each with its
+/// unmasked fields, one line per record.
+fn comparable(ev: &[Rec], skip: &[&str]) -> String {
+    let mut out = String::new();
+    for r in ev.iter().filter(|r| !skip.contains(&r.ty.as_str())) {
+        out.push_str("\n  ");
+        out.push_str(&r.ty);
+        for (k, v) in &r.fields {
+            let masked = MASKED.contains(&(r.ty.as_str(), k.as_str()))
+                || (r.ty == "SYSCALL" && k == "items" && skip.contains(&"PATH"));
+            if !masked {
+                out.push_str(&format!(" {k}={v}"));
+            }
+        }
+    }
+    out
 }
 
 /// Run a scenario; returns the differences (empty when both agree).
 pub fn scenario(name: &str, rules: &str, workload: &[&str]) -> Vec<String> {
     run_scenario(name, rules, workload, &[]).0
+}
+
+/// [`scenario`], leaving records of the types in `skip` out of the
+/// comparison.
+pub fn scenario_except(skip: &[&str], name: &str, rules: &str, workload: &[&str]) -> Vec<String> {
+    run_scenario_except(skip, name, rules, workload, &[]).0
 }
 
 /// The key field of a SYSCALL record as the kernel writes it for a rule's
@@ -61,6 +181,20 @@ pub fn encoded_key(keys: &[&str]) -> String {
 /// kernel never selected: each rule must be exercised by the workload.
 pub fn scenario_every_key(name: &str, rules: &str, workload: &[&str]) -> Vec<String> {
     every_key(name, rules, run_scenario(name, rules, workload, &[]))
+}
+
+/// [`scenario_every_key`], leaving records of the types in `skip` out.
+pub fn scenario_every_key_except(
+    skip: &[&str],
+    name: &str,
+    rules: &str,
+    workload: &[&str],
+) -> Vec<String> {
+    every_key(
+        name,
+        rules,
+        run_scenario_except(skip, name, rules, workload, &[]),
+    )
 }
 
 /// The differences of a run, plus one for every keyed rule of `rules` that
@@ -87,17 +221,59 @@ pub fn every_key(
     diffs
 }
 
-/// SYSCALL events as field maps.
+/// The kernel's events for the workload: their SYSCALL fields.
 pub type Events = Vec<BTreeMap<String, String>>;
 
 /// Run a scenario, `fastaudit run` getting `fa_args` too; returns the
-/// differences and the kernel's events for the workload.
+/// differences and the kernel's events for the workload. Every record
+/// of every event is compared.
 pub fn run_scenario(
     name: &str,
     rules: &str,
     workload: &[&str],
     fa_args: &[&str],
 ) -> (Vec<String>, Events) {
+    run_scenario_except(&[], name, rules, workload, fa_args)
+}
+
+/// [`run_scenario`], leaving records of the types in `skip` out of the
+/// comparison.
+pub fn run_scenario_except(
+    skip: &[&str],
+    name: &str,
+    rules: &str,
+    workload: &[&str],
+    fa_args: &[&str],
+) -> (Vec<String>, Events) {
+    let (diffs, kernel) = run_full(skip, name, rules, workload, fa_args);
+    (diffs, kernel.iter().map(|e| syscall_fields(e)).collect())
+}
+
+/// The kernel's events for the workload, every record.
+pub type FullEvents = Vec<Vec<Rec>>;
+
+/// Run a scenario; returns the differences and the kernel's events for
+/// the workload with all their records.
+pub fn run_full(
+    skip: &[&str],
+    name: &str,
+    rules: &str,
+    workload: &[&str],
+    fa_args: &[&str],
+) -> (Vec<String>, FullEvents) {
+    run_full_then(skip, name, rules, workload, fa_args, |_, _| Vec::new())
+}
+
+/// [`run_full`], then `after(kernel_log, fastaudit_log)` (both in the
+/// scenario's directory, where FILE is), whose differences are added.
+pub fn run_full_then(
+    skip: &[&str],
+    name: &str,
+    rules: &str,
+    workload: &[&str],
+    fa_args: &[&str],
+    after: impl FnOnce(&Path, &Path) -> Vec<String>,
+) -> (Vec<String>, FullEvents) {
     let _ka = KernelAudit::acquire();
     let dir = tempdir();
     let rules_file = dir.join("rules");
@@ -150,8 +326,10 @@ pub fn run_scenario(
     drop(auditd);
     restore_kernel();
 
-    let kernel = syscalls(&dir.join("kernel.log"));
-    let ours = syscalls(&fa_log);
+    let kernel_full = events(&dir.join("kernel.log"));
+    let ours_full = events(&fa_log);
+    let kernel: Events = kernel_full.iter().map(|e| syscall_fields(e)).collect();
+    let ours: Events = ours_full.iter().map(|e| syscall_fields(e)).collect();
     // The workload's processes: the shells and everything they started,
     // found through the kernel's fork records (and any event's ppid).
     let forks = ["56", "57", "58", "435"];
@@ -177,27 +355,29 @@ pub fn run_scenario(
             break;
         }
     }
-    // Events as multisets: the same fields twice must be recorded twice.
-    let pick = |v: &[BTreeMap<String, String>]| {
+    let of_workload = |e: &Vec<Rec>| {
+        syscall_fields(e)
+            .get("pid")
+            .is_some_and(|p| pids.contains(p))
+    };
+    // Events as multisets: the same records twice must be recorded twice.
+    let pick = |v: &FullEvents| {
         let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-        for e in v
-            .iter()
-            .filter(|e| e.get("pid").is_some_and(|p| pids.contains(p)))
-        {
-            *counts.entry(format!("{e:?}")).or_default() += 1;
+        for e in v.iter().filter(|e| of_workload(e)) {
+            *counts.entry(comparable(e, skip)).or_default() += 1;
         }
         counts
     };
-    let mine: Events = kernel
+    let mine: FullEvents = kernel_full
         .iter()
-        .filter(|e| e.get("pid").is_some_and(|p| pids.contains(p)))
+        .filter(|e| of_workload(e))
         .cloned()
         .collect();
-    let (k, o) = (pick(&kernel), pick(&ours));
+    let (k, o) = (pick(&kernel_full), pick(&ours_full));
     let mut diffs = Vec::new();
     if mine
         .iter()
-        .all(|e| e.get("key").is_some_and(|k| k == TREE_KEY))
+        .all(|e| syscall_fields(e).get("key").is_some_and(|k| k == TREE_KEY))
     {
         diffs.push(format!("{name}: the kernel recorded nothing for the workload (scenario is not testing anything)"));
     }
@@ -213,6 +393,64 @@ pub fn run_scenario(
             diffs.push(format!("{name}: only fastaudit recorded ({}x) {e}", n - m));
         }
     }
+    diffs.extend(after(&dir.join("kernel.log"), &fa_log));
     let _ = std::fs::remove_dir_all(&dir);
     (diffs, mine)
+}
+
+/// What auditors' tools answer on both logs for executable `exe`:
+/// `ausearch -x EXE --raw` must give the same events (every record but
+/// those in `skip`), and `aureport -x --summary` the same count.
+pub fn tool_diffs(
+    name: &str,
+    kernel: &Path,
+    ours: &Path,
+    exe: &Path,
+    skip: &[&str],
+) -> Vec<String> {
+    let tool = |cmd: &str, log: &Path, args: &[&str]| -> String {
+        let out = Command::new(cmd)
+            .arg("-if")
+            .arg(log)
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("{cmd}: {e}"));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let exe = exe.to_str().expect("utf8 path");
+    let mut diffs = Vec::new();
+    let found = |log: &Path| -> BTreeMap<String, usize> {
+        let text = tool("ausearch", log, &["-x", exe, "--raw"]);
+        let tmp = log.with_extension("ausearch");
+        std::fs::write(&tmp, text).expect("write ausearch output");
+        let mut counts = BTreeMap::new();
+        for e in events(&tmp) {
+            *counts.entry(comparable(&e, skip)).or_default() += 1;
+        }
+        counts
+    };
+    let (k, o) = (found(kernel), found(ours));
+    if k.is_empty() {
+        diffs.push(format!(
+            "{name}: ausearch -x {exe} found nothing in the kernel's log"
+        ));
+    }
+    if k != o {
+        diffs.push(format!(
+            "{name}: ausearch -x {exe} differs:\n kernel: {k:?}\n fastaudit: {o:?}"
+        ));
+    }
+    let summary = |log: &Path| -> Option<String> {
+        tool("aureport", log, &["-x", "--summary"])
+            .lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(exe))
+            .map(str::to_string)
+    };
+    let (k, o) = (summary(kernel), summary(ours));
+    if k.is_none() || k != o {
+        diffs.push(format!(
+            "{name}: aureport -x --summary for {exe}: kernel {k:?}, fastaudit {o:?}"
+        ));
+    }
+    diffs
 }

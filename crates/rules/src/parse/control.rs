@@ -71,7 +71,7 @@ impl State<'_> {
         } else {
             "backlog (-b)"
         };
-        let v = number_setting(arg, what)?;
+        let v = self.number_setting(arg, what)?;
         self.out.settings.push(if c == b'r' {
             Setting::RateLimit(v)
         } else {
@@ -169,7 +169,7 @@ impl State<'_> {
         match name {
             "loginuid-immutable" => self.return_with(Setting::LoginuidImmutable),
             "backlog_wait_time" => {
-                let v = number_setting(&arg, "backlog_wait_time")?;
+                let v = self.number_setting(&arg, "backlog_wait_time")?;
                 self.out.settings.push(Setting::BacklogWaitTime(v));
                 Ok(Flow::Continue(Pending::Nothing))
             }
@@ -191,14 +191,22 @@ impl State<'_> {
     }
 }
 
-/// `-b`, `-r`, `--backlog_wait_time`: a leading digit, then C conversion.
-fn number_setting(arg: &[u8], what: &str) -> Result<u32, SyntaxError> {
-    if !starts_with_digit(arg) {
-        return err(format!("{what} must be a numeric value, was {}", show(arg)));
+impl State<'_> {
+    /// `-b`, `-r`, `--backlog_wait_time`: a leading digit, then C
+    /// conversion (refused only on `ERANGE`, stored in 32 bits).
+    fn number_setting(&mut self, arg: &[u8], what: &str) -> Result<u32, SyntaxError> {
+        if !starts_with_digit(arg) {
+            return err(format!("{what} must be a numeric value, was {}", show(arg)));
+        }
+        let c = strtoul(arg, 0);
+        if c.range_error {
+            return err(format!("{what}: {} is out of range", show(arg)));
+        }
+        // "rate (-r)" → "-r"; "backlog_wait_time" → "--backlog_wait_time".
+        let flag = match what.split_once(" (") {
+            Some((_, f)) => f.trim_end_matches(')').to_string(),
+            None => format!("--{what}"),
+        };
+        Ok(self.note_u32(&flag, arg, c))
     }
-    let c = strtoul(arg, 0);
-    if c.range_error {
-        return err(format!("{what}: {} is out of range", show(arg)));
-    }
-    Ok(c.value as u32)
 }

@@ -3,6 +3,7 @@
 
 use super::{err, show, State, SyntaxError};
 use crate::abi;
+use crate::warning::Warning;
 
 impl State<'_> {
     /// `-k` and `-F key=`: append to the rule's key, joined with `\x01`.
@@ -16,9 +17,7 @@ impl State<'_> {
             ));
         }
         if k.contains(&abi::KEY_SEPARATOR) {
-            self.out
-                .warnings
-                .push(format!("key {} has an illegal character", show(k)));
+            self.warn(Warning::KeyIllegalChar(k.to_vec()));
         }
         if !self.key.is_empty() {
             self.key.push(abi::KEY_SEPARATOR);
@@ -30,6 +29,12 @@ impl State<'_> {
     /// `-l -k key` / `-D -k key`: auditctl copies at most the key size.
     pub(super) fn append_key_truncated(&mut self, k: &[u8]) {
         let room = abi::MAX_KEY_LEN.saturating_sub(self.key.len());
+        if k.len() > room {
+            self.warn(Warning::KeyTruncated {
+                key: k.to_vec(),
+                kept: room,
+            });
+        }
         let k = &k[..k.len().min(room)];
         self.key.extend_from_slice(k);
     }

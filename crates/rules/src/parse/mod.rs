@@ -17,6 +17,7 @@ mod control;
 mod fields;
 mod key;
 mod lists;
+mod number;
 mod options;
 mod syscalls;
 mod watch;
@@ -26,6 +27,7 @@ use crate::getopt::Getopt;
 use crate::host::Host;
 use crate::rule::{Field, Rule};
 use crate::settings::{Query, Setting};
+use crate::warning::Warning;
 use thiserror::Error;
 
 /// Why auditctl refuses a line (the message names the option or value).
@@ -53,8 +55,8 @@ pub struct Parsed {
     pub queries: Vec<Query>,
     /// The rule change, if any.
     pub request: Option<Request>,
-    /// Things auditctl warns about but accepts.
-    pub warnings: Vec<String>,
+    /// Things auditctl warns about, or takes silently otherwise than written.
+    pub warnings: Vec<Warning>,
 }
 
 /// Refuse the line with `msg`.
@@ -179,9 +181,7 @@ impl State<'_> {
                 }
                 Flow::Deprecated => {
                     let mut p = std::mem::take(&mut self.out);
-                    p.warnings.push(
-                        "the 'possible' action is deprecated; auditctl skips this line".into(),
-                    );
+                    p.warnings.push(Warning::PossibleAction);
                     p.request = None;
                     return Ok(p);
                 }

@@ -6,6 +6,7 @@ use crate::abi::list;
 use crate::cnum::{starts_with_digit, strtol};
 use crate::rule::Rule;
 use crate::tables::{self, Machine};
+use crate::warning::Warning;
 
 /// The comma-separated names of a `-S` value (empty names skipped, as
 /// auditctl's `strtok` does).
@@ -55,10 +56,7 @@ impl State<'_> {
         }
         self.syscall_added = true;
         if unknown_arch && self.add.is_some() && self.differs_on_32bit(arg) {
-            self.out.warnings.push(
-                "32/64 bit syscall mismatch, you should specify an arch (-F arch=b64 or b32)"
-                    .into(),
-            );
+            self.warn(Warning::ArchMismatch);
         }
         Ok(Flow::Continue(Pending::Nothing))
     }
@@ -95,6 +93,7 @@ impl State<'_> {
             name,
             |n| machine.syscall_number(n),
             Rule::add_all_syscalls,
+            "-S",
             "-S: syscall name unknown",
         )
     }
@@ -110,6 +109,7 @@ impl State<'_> {
             name,
             tables::uring_op_number,
             all_ops,
+            "-U",
             "io_uring op unknown",
         )
     }
@@ -121,6 +121,7 @@ impl State<'_> {
         name: &[u8],
         lookup: impl Fn(&[u8]) -> Option<u32>,
         all: impl FnOnce(&mut Rule),
+        what: &str,
         unknown: &str,
     ) -> Result<(), SyntaxError> {
         if name == b"all" {
@@ -129,7 +130,17 @@ impl State<'_> {
         }
         let nr = match lookup(name) {
             Some(nr) => nr as u64,
-            None if starts_with_digit(name) => strtol(name, 0).value as u64,
+            None if starts_with_digit(name) => {
+                // auditctl stores strtol's result in an int and refuses
+                // only what is negative then, so 2^32+2 is syscall 2.
+                let c = strtol(name, 0);
+                let nr = c.value as i32;
+                if nr < 0 {
+                    return err(format!("{unknown}: {}", show(name)));
+                }
+                self.note_i64(what, name, c, 0, i32::MAX.into());
+                nr as u64
+            }
             None => return err(format!("{unknown}: {}", show(name))),
         };
         if !self.rule.add_syscall(nr) {

@@ -2,6 +2,7 @@
 
 use super::{contains, err, show, State, SyntaxError};
 use crate::abi::{self, field, op, perm};
+use crate::warning::Warning;
 
 impl State<'_> {
     /// `-w`/`-W PATH`: check, trim trailing slashes, and build the watch rule.
@@ -17,14 +18,10 @@ impl State<'_> {
             return err("the base name of the watch path is too big");
         }
         if contains(&path, b"..") {
-            self.out
-                .warnings
-                .push("relative path notation is not supported".into());
+            self.warn(Warning::RelativePath);
         }
         if path.contains(&b'*') || path.contains(&b'?') {
-            self.out
-                .warnings
-                .push("wildcard notation is not supported".into());
+            self.warn(Warning::Wildcard);
         }
         // auditctl trims only paths longer than two bytes, so `//` stays.
         if path.len() > 2 && path.ends_with(b"/") {

@@ -488,7 +488,7 @@ pub fn fastaudit_answers(lines: &[String], host: &dyn Host, alone: bool) -> (Vec
             }
             r.warnings = set.warnings[seen..]
                 .iter()
-                .map(|(_, w)| w.clone())
+                .map(|(_, w)| w.to_string())
                 .collect();
             let after = listing(&set, host);
             (r.added, r.removed) = listing_delta(&before, &after);

@@ -9,7 +9,8 @@ use std::path::PathBuf;
 #[command(name = "fastaudit-bench", bin_name = "fastaudit bench")]
 pub struct BenchArgs {
     /// Scenarios to run (default: all): getpid, audited, lmbench, threads,
-    /// io_uring, compile.
+    /// io_uring, compile, rules-scale (100,000 rules checked, listed and
+    /// compiled; no mode, no root needed).
     pub scenarios: Vec<String>,
     /// Modes, run interleaved in this order in every round.
     #[arg(

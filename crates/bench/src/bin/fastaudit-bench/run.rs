@@ -3,7 +3,7 @@
 use crate::args::{BenchArgs, BenchMode};
 use anyhow::{bail, Context, Result};
 use fastaudit_bench::modes::Mode;
-use fastaudit_bench::{report, rulesets, worker, Config, Scenario};
+use fastaudit_bench::{report, rules_scale, rulesets, worker, Config, Scenario};
 use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -12,14 +12,23 @@ use std::sync::Arc;
 
 /// The daemon the fastaudit mode runs, installed beside this binary.
 const FASTAUDIT: &str = "fastaudit";
+/// The experiment that runs outside the modes (see `rules_scale`).
+const RULES_SCALE: &str = "rules-scale";
 
 /// Run the benchmark; print the table; write the JSON and the report.
 pub fn run(args: BenchArgs) -> Result<ExitCode> {
     let exe = std::env::current_exe().context("finding the fastaudit-bench binary")?;
-    let scenarios = if args.scenarios.is_empty() {
+    // rules-scale measures fastaudit alone, outside the modes.
+    let scale = args.scenarios.is_empty() || args.scenarios.iter().any(|s| s == RULES_SCALE);
+    let named: Vec<&String> = args
+        .scenarios
+        .iter()
+        .filter(|s| *s != RULES_SCALE)
+        .collect();
+    let scenarios: Vec<Scenario> = if args.scenarios.is_empty() {
         Scenario::ALL.to_vec()
     } else {
-        args.scenarios
+        named
             .iter()
             .map(|s| s.parse::<Scenario>().map_err(anyhow::Error::msg))
             .collect::<Result<_>>()?
@@ -51,6 +60,30 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
             .with_context(|| format!("{}: not a fastaudit bench --json file", path.display()))?;
         return output(&args, &results);
     }
+    let rounds = args.rounds.unwrap_or(if args.quick { 1 } else { 3 });
+    let run_scale = || -> Result<rules_scale::Scale> {
+        eprintln!(
+            "fastaudit bench: rules-scale ({} rules)",
+            rules_scale::RULES
+        );
+        rules_scale::run(
+            &config.fastaudit,
+            &config.scratch.join("rules-scale"),
+            rules_scale::RULES,
+            rounds,
+        )
+        .context("rules-scale")
+    };
+    if config.scenarios.is_empty() {
+        let s = run_scale()?;
+        let _ = std::fs::remove_dir_all(&config.scratch);
+        print!("{}", rules_scale::table(&s));
+        if let Some(path) = &args.json {
+            let text = serde_json::to_string_pretty(&s).context("encoding the results")?;
+            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     if config.modes.contains(&Mode::Fastaudit) && !config.fastaudit.is_file() {
         bail!(
             "the fastaudit mode runs {}, which is missing (fastaudit-bench expects \
@@ -81,13 +114,20 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     };
     let results = fastaudit_bench::run(&config, &stop, &mut progress);
     bar.finish_and_clear();
-    let results = results.context("benchmark")?;
+    let mut results = results.context("benchmark")?;
+    if scale {
+        results.rules_scale = Some(run_scale()?);
+        let _ = std::fs::remove_dir_all(&config.scratch);
+    }
     output(&args, &results)
 }
 
 /// Print the table; write the JSON and the report when asked.
 fn output(args: &BenchArgs, results: &fastaudit_bench::Results) -> Result<ExitCode> {
     print!("{}", report::table(results));
+    if let Some(s) = &results.rules_scale {
+        print!("{}", rules_scale::table(s));
+    }
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(results).context("encoding the results")?;
         std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;

@@ -22,7 +22,7 @@ impl State<'_> {
             if c.range_error || Machine::from_elf(self.elf).is_none() {
                 return err(format!("-F arch: unknown elf type: {}", show(v)));
             }
-            self.elf
+            self.note_u32(&p.what(), v, c)
         } else {
             let Some(m) = self.determine_machine(v) else {
                 return err(format!("-F arch: unknown architecture: {}", show(v)));
@@ -33,7 +33,7 @@ impl State<'_> {
         Ok(elf)
     }
 
-    fn determine_machine(&self, arch: &[u8]) -> Option<Machine> {
+    fn determine_machine(&mut self, arch: &[u8]) -> Option<Machine> {
         let lower = arch.to_ascii_lowercase();
         let (bits, machine) = match lower.as_slice() {
             b"b64" => (Some(true), self.host.machine()?),
@@ -45,7 +45,9 @@ impl State<'_> {
                     if c.range_error {
                         return None;
                     }
-                    (None, Machine::from_elf(c.value as u32)?)
+                    let m = Machine::from_elf(c.value as u32)?;
+                    self.note_u32("-F arch value", arch, c);
+                    (None, m)
                 }
             },
         };

@@ -1,19 +1,29 @@
 //! `exit=`: a syscall's return value, as a number or an errno name
 //! (`-EPERM` for the negated errno).
 
-use super::{err, show, Pair, SyntaxError};
+use super::{err, show, Pair, State, SyntaxError};
 use crate::cnum::{starts_negative, starts_with_digit, strtol};
 use crate::tables;
 
-/// The exit value (exit list only).
-pub(super) fn exit_value(p: &Pair) -> Result<u32, SyntaxError> {
-    if !p.exitish() {
-        return p.exit_only();
+impl State<'_> {
+    /// The exit value (exit list only): the kernel compares 32 bits, so
+    /// -2^31 to 2^32-1 survive.
+    pub(super) fn exit_value(&mut self, p: &Pair) -> Result<u32, SyntaxError> {
+        if !p.exitish() {
+            return p.exit_only();
+        }
+        let v = p.value;
+        if starts_with_digit(v) || starts_negative(v) {
+            let c = strtol(v, 0);
+            return Ok(self.note_i64(&p.what(), v, c, i32::MIN.into(), u32::MAX.into()));
+        }
+        errno_value(p)
     }
+}
+
+/// `exit=` by errno name (`-EPERM` for the negated errno).
+fn errno_value(p: &Pair) -> Result<u32, SyntaxError> {
     let v = p.value;
-    if starts_with_digit(v) || starts_negative(v) {
-        return Ok(strtol(v, 0).value as u32);
-    }
     let (neg, name) = match v.strip_prefix(b"-") {
         Some(rest) => (true, rest),
         None => (false, v),

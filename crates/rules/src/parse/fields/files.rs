@@ -51,7 +51,7 @@ impl State<'_> {
         let v = p.value;
         // auditctl's "not found" is -1, so the number 0xffffffff is refused too.
         let t = if starts_with_digit(v) {
-            strtoul(v, 0).value as u32
+            self.note_u32(&p.what(), v, strtoul(v, 0))
         } else {
             tables::lookup_lower(tables::FSTYPES, v).unwrap_or(u32::MAX)
         };

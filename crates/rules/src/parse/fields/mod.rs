@@ -45,6 +45,11 @@ impl Pair<'_> {
         show(self.name)
     }
 
+    /// The option and field, for warnings (`-F uid value`).
+    fn what(&self) -> String {
+        format!("-F {} value", self.name())
+    }
+
     /// Whether the rule is on a list with syscall exits (exit or io_uring).
     fn exitish(&self) -> bool {
         matches!(self.list, Some(list::EXIT | list::URING_EXIT))
@@ -135,17 +140,17 @@ impl State<'_> {
             field::GID | field::EGID | field::SGID | field::FSGID | field::OBJ_GID => {
                 self.group_id_value(p)?
             }
-            field::EXIT => exit::exit_value(p)?,
-            field::MSGTYPE => msgtype::msgtype_value(p)?,
+            field::EXIT => self.exit_value(p)?,
+            field::MSGTYPE => self.msgtype_value(p)?,
             f if field::is_string(f) => return self.string_value(p).map(Value::Text),
             field::ARCH => self.arch_value(p)?,
             field::PERM => files::perm_value(p)?,
             field::FILETYPE => files::filetype_value(p)?,
             field::FSTYPE => self.fstype_value(p)?,
-            field::ARG0..=field::ARG3 => numbers::arg_value(p)?,
-            field::SESSIONID => numbers::sessionid_value(p)?,
-            field::SADDR_FAM => numbers::saddr_fam_value(p)?,
-            _ => numbers::plain_value(p)?,
+            field::ARG0..=field::ARG3 => self.arg_value(p)?,
+            field::SESSIONID => self.sessionid_value(p)?,
+            field::SADDR_FAM => self.saddr_fam_value(p)?,
+            _ => self.plain_value(p)?,
         };
         Ok(Value::Number(n))
     }

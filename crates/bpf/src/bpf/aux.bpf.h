@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The records the kernel writes after SYSCALL (PATH, CWD, EXECVE,
+ * SOCKADDR, ...): each travels as its own ring-buffer sample, submitted
+ * before the event it belongs to and tagged with the event's tid and
+ * stamp (struct fa_aux_head), so that records of any size and number
+ * need no room in struct fa_event. */
+#ifndef FA_AUX_BPF_H
+#define FA_AUX_BPF_H
+
+/* Reserve an auxiliary sample of `size` payload bytes (a constant at each
+ * call site) of record `type`, under the event head m (its tid and
+ * stamp); 0 when the ring buffer is full, counted, and *lost then
+ * becomes FA_EV_AUX_LOST for the event. */
+static __always_inline void *aux_reserve(const struct fa_msg *m, __u32 *lost, __u32 type, __u32 size)
+{
+	struct fa_aux_head *h = bpf_ringbuf_reserve(&events, sizeof(*h) + size, 0);
+	if (!h) {
+		count(FA_STAT_AUX_LOST);
+		*lost = FA_EV_AUX_LOST;
+		return 0;
+	}
+	h->msg = *m;
+	h->msg.kind = FA_MSG_AUX;
+	h->rec_type = type;
+	h->len = size;
+	return h + 1;
+}
+
+/* Queue a payload aux_reserve returned. */
+static __always_inline void aux_submit(void *payload)
+{
+	bpf_ringbuf_submit((struct fa_aux_head *)payload - 1, BPF_RB_NO_WAKEUP);
+}
+
+/* Give back a payload aux_reserve returned, unsent. */
+static __always_inline void aux_discard(void *payload)
+{
+	bpf_ringbuf_discard((struct fa_aux_head *)payload - 1, BPF_RB_NO_WAKEUP);
+}
+
+/* The record families' senders (each uses aux_reserve above). */
+#include "execve.bpf.h"      /* BPRM_FCAPS, EXECVE */
+#include "special.bpf.h"     /* MMAP, OPENAT2, CAPSET, FD_PAIR, SOCKADDR, OBJ_PID */
+/* Senders defined after this header (they reserve through it). */
+static __always_inline void emit_paths(struct subject *s, const struct fa_msg *m, __u32 *lost);
+
+/* Send the auxiliary records of the syscall of s before its event, whose
+ * head m will be; returns FA_EV_AUX_LOST if one found no room. Each
+ * record family adds its sender here, in the kernel's record order. */
+static __always_inline __u32 emit_aux(struct subject *s, const struct fa_msg *m)
+{
+	__u32 lost = 0;
+	/* BPRM_FCAPS (the aux list), then show_special's one record
+	 * (EXECVE, MMAP, OPENAT2, CAPSET), FD_PAIR, SOCKADDR. */
+	send_exec_records(s, m, &lost);
+	send_mmap(s, m, &lost);
+	send_openat2(s, m, &lost);
+	send_capset(s, m, &lost);
+	send_fd_pair(s, m, &lost);
+	send_sockaddr(s, m, &lost);
+	send_obj_pid(s, m, &lost);
+	emit_paths(s, m, &lost);   /* CWD, PATH: last, as audit_log_exit writes them */
+	return lost;
+}
+
+#endif

@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The PATH and CWD data of an event, sent before it (emit_aux): the
+ * working directory spelled at exit, the path arguments read as strings
+ * at exit (an exec's at entry: the old program's memory is gone at
+ * exit), and the objects objects.bpf.h collected. User space builds the
+ * CWD and PATH records from them. */
+#ifndef FA_PATHS_BPF_H
+#define FA_PATHS_BPF_H
+
+/* The working directory spelled leaf first from the end of buf (as
+ * d_path builds it); state off the stack, as the normalizer's. */
+struct cwd_build {
+	char buf[2 * FA_NAME_MAX];   /* the path ends at FA_NAME_MAX; the rest is slack for the verifier */
+	struct walk_pos pos;
+	__u32 at;
+	__u32 ok;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cwd_build);
+} cwd_scratch SEC(".maps");
+
+struct cwd_ref {
+	struct cwd_build *c;
+};
+
+/* One component of the working directory, prepended. */
+static long cwd_step(__u32 i, struct cwd_ref *r)
+{
+	struct cwd_build *c = r->c;
+	if (!c)
+		return 1;
+	struct dentry *child = c->pos.d;
+	switch (dentry_up(&c->pos)) {
+	case WALK_ROOT:
+		c->ok = 1;
+		return 1;
+	case WALK_MOUNT:
+		return 0;
+	case WALK_PARENT:
+		break;
+	default:
+		return 1;
+	}
+	__u32 len = BPF_CORE_READ(child, d_name.len);
+	__u32 at = c->at;
+	if (len == 0 || len + 1 > at)
+		return 1;   /* longer than PATH_MAX: not spelled */
+	at -= len;
+	barrier_var(at);
+	bpf_probe_read_kernel(&c->buf[at & (FA_NAME_MAX - 1)], len & (FA_NAME_MAX - 1),
+			      BPF_CORE_READ(child, d_name.name));
+	at -= 1;
+	c->buf[at & (FA_NAME_MAX - 1)] = '/';
+	c->at = at;
+	return 0;
+}
+
+/* An auxiliary name sample being built: head and payload, sent with
+ * only the bytes the name uses (a path is mostly far below PATH_MAX, and
+ * a reservation would take all of it from the ring). */
+struct name_out {
+	struct fa_aux_head head;
+	struct fa_aux_name body;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct name_out);
+} name_scratch SEC(".maps");
+
+static __always_inline struct name_out *name_out_get(void)
+{
+	__u32 zero = 0;
+	return bpf_map_lookup_elem(&name_scratch, &zero);
+}
+
+/* Send o (rec_type `type`, its body's name o->body.len bytes long) under
+ * the event head m; as aux_reserve, a full ring counts and marks the
+ * event. */
+static __always_inline void name_output(const struct fa_msg *m, __u32 *lost, __u32 type,
+					struct name_out *o)
+{
+	__u32 len = o->body.len;
+	if (len > FA_NAME_MAX)
+		len = FA_NAME_MAX;
+	__u32 payload = offsetof(struct fa_aux_name, name) + len;
+	o->head.msg = *m;
+	o->head.msg.kind = FA_MSG_AUX;
+	o->head.rec_type = type;
+	o->head.len = payload;
+	__u64 size = sizeof(o->head) + payload;
+	if (size > sizeof(*o))
+		size = sizeof(*o);
+	if (bpf_ringbuf_output(&events, o, size, BPF_RB_NO_WAKEUP)) {
+		count(FA_STAT_AUX_LOST);
+		*lost = FA_EV_AUX_LOST;
+	}
+}
+
+/* Send the working directory (as d_path spells it; index 1 when it was
+ * removed, for " (deleted)"). */
+static __always_inline void send_cwd(struct task_struct *task, const struct fa_msg *m, __u32 *lost)
+{
+	__u32 zero = 0;
+	struct cwd_build *c = bpf_map_lookup_elem(&cwd_scratch, &zero);
+	struct name_out *o = name_out_get();
+	if (!c || !o)
+		return;
+	struct dentry *pwd = BPF_CORE_READ(task, fs, pwd.dentry);
+	c->pos.d = pwd;
+	c->pos.vm = BPF_CORE_READ(task, fs, pwd.mnt);
+	c->at = FA_NAME_MAX;
+	c->ok = 0;
+	struct cwd_ref r = { .c = c };
+	bpf_loop(FA_NAME_MAX / 2, cwd_step, &r, 0);
+	if (!c->ok)
+		return;
+	__u32 at = c->at;
+	__u32 len = FA_NAME_MAX - at;
+	o->body.index = dentry_deleted(pwd);
+	o->body.len = len;
+	if (len == 0) {
+		o->body.len = 1;
+		o->body.name[0] = '/';
+	} else {
+		barrier_var(at);
+		bpf_probe_read_kernel(o->body.name, len & (FA_NAME_MAX - 1), &c->buf[at & (FA_NAME_MAX - 1)]);
+	}
+	name_output(m, lost, FA_AUX_CWD, o);
+}
+
+/* Send a name as `index`: from user memory, or (an exec's) from the
+ * copy taken at entry. */
+static __always_inline void send_name_from(const struct fa_msg *m, __u32 *lost, __u32 index,
+					   const void *user, const void *kernel)
+{
+	struct name_out *o = name_out_get();
+	if (!o)
+		return;
+	long len = kernel ? bpf_probe_read_kernel_str(o->body.name, sizeof(o->body.name), kernel)
+			  : bpf_probe_read_user_str(o->body.name, sizeof(o->body.name), user);
+	if (len <= 0)
+		return;
+	o->body.index = index;
+	o->body.len = len - 1;
+	name_output(m, lost, FA_AUX_NAME, o);
+}
+
+/* Send path argument i, at user address `addr` (an exec's file name:
+ * the copy taken at entry). */
+static __always_inline void send_name(__u32 exec, const struct fa_msg *m, __u32 *lost, __u32 i,
+				      __u64 addr)
+{
+	if (exec) {
+		__u32 tid = (__u32)bpf_get_current_pid_tgid();
+		struct fa_exec_name *en = bpf_map_lookup_elem(&exec_names, &tid);
+		if (en) {
+			send_name_from(m, lost, i, 0, en->name);
+			bpf_map_delete_elem(&exec_names, &tid);
+		}
+		return;
+	}
+	send_name_from(m, lost, i, (const void *)addr, 0);
+}
+
+/* The PATH and CWD data of the current syscall (span index key; its
+ * event's stamp; the user addresses of its path arguments and of a
+ * symlink's target, which the kernel names too, as index 2): the
+ * working directory, the names, the objects. Returns FA_EV_AUX_LOST if
+ * one found no room. A global function of scalars: the verifier checks
+ * it once, alone, not in every state of its caller. */
+__noinline int fa_emit_paths(__u32 key, __u64 stamp, __u64 path0, __u64 path1, __u64 target)
+{
+	__u32 lost = 0;
+	struct fa_path_args *pa = bpf_map_lookup_elem(&path_args, &key);
+	if (!pa || !pa->n)
+		return 0;
+	struct fa_msg m = {
+		.kind = FA_MSG_AUX,
+		.tid = (__u32)bpf_get_current_pid_tgid(),
+		.stamp = stamp,
+	};
+	__u32 compat = key >= FA_NR_SYSCALLS;
+	__u32 nr = compat ? key - FA_NR_SYSCALLS : key;
+	__u32 exec = is_exec(nr, compat);
+	send_cwd(bpf_get_current_task_btf(), &m, &lost);
+	send_name(exec, &m, &lost, 0, path0);
+	if (pa->n > 1)
+		send_name(exec, &m, &lost, 1, path1);
+	if (target)
+		send_name_from(&m, &lost, 2, (const void *)target, 0);
+	__u32 tid = m.tid;
+	struct fa_objs *h = bpf_map_lookup_elem(&objs, &tid);
+	if (!h || h->owner != key)
+		return lost;
+	struct fa_objs *p = aux_reserve(&m, &lost, FA_AUX_OBJS, sizeof(*p));
+	if (!p)
+		return lost;
+	bpf_probe_read_kernel(p, sizeof(*p), h);
+	aux_submit(p);
+	return lost;
+}
+
+/* emit_aux's sender: the addresses fa_emit_paths reads names from. */
+static __always_inline void emit_paths(struct subject *s, const struct fa_msg *m, __u32 *lost)
+{
+	if (!have_objs)
+		return;
+	__u32 key = span_index(s->nr, s->compat);
+	struct fa_path_args *pa = bpf_map_lookup_elem(&path_args, &key);
+	if (!pa || !pa->n)
+		return;
+	__u64 p0 = arg(s, pa->path[0] & 3), p1 = arg(s, pa->path[1] & 3), target = 0;
+	if (!s->compat && (s->nr == FA_NR64_symlink || s->nr == FA_NR64_symlinkat))
+		target = arg(s, 0);
+	*lost |= fa_emit_paths(key, m->stamp, p0, p1, target);
+}
+
+/* At an exec's entry: keep its file name (the old program's memory is
+ * gone at exit). */
+static __always_inline void save_exec_name(struct pt_regs *regs, __u32 compat, __u32 nr)
+{
+	if (!have_objs)
+		return;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	/* Any value of the right size starts the entry: the name is written over. */
+	struct fa_exec_name *en = bpf_map_lookup_elem(&exec_names, &tid);
+	if (!en) {
+		struct name_out *o = name_out_get();
+		if (!o)
+			return;
+		bpf_map_update_elem(&exec_names, &tid, o->body.name, BPF_ANY);
+		en = bpf_map_lookup_elem(&exec_names, &tid);
+		if (!en)
+			return;
+	}
+	int ai = (compat ? nr == FA_NR32_execveat : nr == FA_NR64_execveat) ? 1 : 0;
+	if (bpf_probe_read_user_str(en->name, sizeof(en->name), (const void *)regs_arg(regs, compat, ai)) < 0)
+		en->name[0] = 0;
+}
+
+#endif

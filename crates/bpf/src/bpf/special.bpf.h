@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The small records audit_log_exit writes for particular syscalls,
+ * read at the syscall's exit: SOCKADDR (sockaddr.bpf.h finds the
+ * address), OBJ_PID, FD_PAIR (pipe, pipe2, socketpair: the
+ * descriptors stored in the caller's array), MMAP (a file mapping's fd
+ * and flags), OPENAT2 (the caller's struct open_how), CAPSET (the
+ * caller's new capability sets). */
+#ifndef FA_SPECIAL_BPF_H
+#define FA_SPECIAL_BPF_H
+
+#define FA_MAP_ANONYMOUS 0x20
+
+/* FD_PAIR: the two descriptors, from the array the kernel filled (set
+ * after it stored them, so only on success). */
+static __always_inline void send_fd_pair(struct subject *s, const struct fa_msg *m, __u32 *lost)
+{
+	__u32 nr = s->nr;
+	int at = -1;
+	if (s->compat) {
+		if (nr == FA_NR32_pipe || nr == FA_NR32_pipe2)
+			at = 0;
+		else if (nr == FA_NR32_socketpair)
+			at = 3;
+	} else {
+		if (nr == FA_NR64_pipe || nr == FA_NR64_pipe2)
+			at = 0;
+		else if (nr == FA_NR64_socketpair)
+			at = 3;
+	}
+	if (at < 0 || !s->returned || s->ret != 0)
+		return;
+	__s32 fd[2];
+	if (bpf_probe_read_user(fd, sizeof(fd), (void *)arg(s, at)))
+		return;
+	struct fa_fd_pair *r = aux_reserve(m, lost, AUDIT_FD_PAIR, sizeof(*r));
+	if (!r)
+		return;
+	r->fd[0] = fd[0];
+	r->fd[1] = fd[1];
+	aux_submit(r);
+}
+
+/* MMAP: the kernel notes fd and flags of every mapping that is not
+ * anonymous, before it looks the descriptor up (so failures too). */
+static __always_inline void send_mmap(struct subject *s, const struct fa_msg *m, __u32 *lost)
+{
+	if (s->compat ? s->nr != FA_NR32_mmap2 : s->nr != FA_NR64_mmap)
+		return;
+	__u32 flags = (__u32)arg(s, 3);
+	if (flags & FA_MAP_ANONYMOUS)
+		return;
+	struct pt_regs *regs = s->regs;
+	__s32 fd = (__s32)(s->compat ? BPF_CORE_READ(regs, di) : BPF_CORE_READ(regs, r8));
+	struct fa_mmap *r = aux_reserve(m, lost, AUDIT_MMAP, sizeof(*r));
+	if (!r)
+		return;
+	r->fd = fd;
+	r->flags = flags;
+	aux_submit(r);
+}
+
+/* OPENAT2: struct open_how, noted once copied in (any later failure
+ * keeps it). */
+static __always_inline void send_openat2(struct subject *s, const struct fa_msg *m, __u32 *lost)
+{
+	if (s->compat ? s->nr != FA_NR32_openat2 : s->nr != FA_NR64_openat2)
+		return;
+	long ret = s->ret;
+	__u64 size = arg(s, 3);
+	if (ret == -EFAULT || ret == -E2BIG || size < 24)
+		return;
+	__u64 how[3];
+	if (bpf_probe_read_user(how, sizeof(how), (void *)arg(s, 2)))
+		return;
+	struct fa_openat2 *r = aux_reserve(m, lost, AUDIT_OPENAT2, sizeof(*r));
+	if (!r)
+		return;
+	r->flags = how[0];
+	r->mode = how[1];
+	r->resolve = how[2];
+	aux_submit(r);
+}
+
+/* CAPSET: the new sets, noted just before they are committed (so only
+ * on success), read from the credentials now in place. */
+static __always_inline void send_capset(struct subject *s, const struct fa_msg *m, __u32 *lost)
+{
+	if (s->compat ? s->nr != FA_NR32_capset : s->nr != FA_NR64_capset)
+		return;
+	if (!s->returned || s->ret != 0)
+		return;
+	struct fa_capset *r = aux_reserve(m, lost, AUDIT_CAPSET, sizeof(*r));
+	if (!r)
+		return;
+	struct task_struct *task = s->task;
+	const struct cred *c = BPF_CORE_READ(task, cred);
+	r->pid = s->tgid;
+	r->pad = 0;
+	read_caps(c, &r->caps);
+	aux_submit(r);
+}
+
+/* OBJ_PID. The kernel notes each task a syscall signals (its
+ * check_kill_permission, once the task is found and the signal number is
+ * valid: sig 0 and refused signals too) when some exit rule names kill,
+ * tkill or tgkill, and the task a ptrace attaches to. fastaudit finds the
+ * target by the syscall's pid argument at the exit, with the
+ * bpf_task_from_pid kfunc, which tracepoint and tp_btf programs may call
+ * (raw_tp ones may not: `task_lookup` is 0 then, and no OBJ_PID is sent).
+ * Signals to a process group or to every process (kill with pid <= 0),
+ * pidfd_send_signal and the ia32 ABI are not followed. */
+/* SOCKADDR, when the syscall has an audited address. */
+static __always_inline void send_sockaddr(struct subject *s, const struct fa_msg *m, __u32 *lost)
+{
+	__u32 len = 0;
+	unsigned long addr = sockaddr_of(s, &len);
+	if (!addr)
+		return;
+	struct fa_sockaddr *r = aux_reserve(m, lost, AUDIT_SOCKADDR, sizeof(*r));
+	if (!r)
+		return;
+	__u64 n = len > FA_SOCKADDR_MAX ? FA_SOCKADDR_MAX : len;
+	/* Keep the clamped copy as the size the verifier checks. */
+	barrier_var(n);
+	r->len = len;
+	r->read = 0;
+	if (n <= FA_SOCKADDR_MAX && bpf_probe_read_user(r->addr, n, (void *)addr) == 0)
+		r->read = n;
+	aux_submit(r);
+}
+
+extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
+extern void bpf_task_release(struct task_struct *p) __ksym;
+
+#define FA_PTRACE_ATTACH 16
+#define FA_PTRACE_SEIZE 0x4206
+
+/* The pid argument naming the target of the syscall of s (0: none), and
+ * the tgid it must belong to (tgkill, rt_tgsigqueueinfo; 0: any). */
+static __always_inline __s32 obj_pid_target(struct subject *s, __s32 *tgid)
+{
+	__u32 nr = s->nr;
+	long ret = s->ret;
+	if (s->compat || !s->returned || ret == -ESRCH || ret == -EINVAL)
+		return 0;
+	if (nr == FA_NR64_ptrace) {
+		__u64 req = arg(s, 0);
+		return req == FA_PTRACE_ATTACH || req == FA_PTRACE_SEIZE ? (__s32)arg(s, 1) : 0;
+	}
+	if (!have_signal_rules)
+		return 0;
+	if (nr == FA_NR64_kill || nr == FA_NR64_tkill || nr == FA_NR64_rt_sigqueueinfo)
+		return (__s32)arg(s, 0);
+	if (nr == FA_NR64_tgkill || nr == FA_NR64_rt_tgsigqueueinfo) {
+		*tgid = (__s32)arg(s, 0);
+		return (__s32)arg(s, 1);
+	}
+	return 0;
+}
+
+/* OBJ_PID for the task the syscall signalled or attached to. */
+static __always_inline void send_obj_pid(struct subject *s, const struct fa_msg *m, __u32 *lost)
+{
+	if (!task_lookup)
+		return;
+	__s32 tgid = 0;
+	__s32 pid = obj_pid_target(s, &tgid);
+	if (pid <= 0)
+		return;
+	struct task_struct *t = bpf_task_from_pid(pid);
+	if (!t)
+		return;
+	if (!tgid || t->tgid == tgid) {
+		struct fa_obj_pid *r = aux_reserve(m, lost, AUDIT_OBJ_PID, sizeof(*r));
+		if (r) {
+			struct task_struct *tt = t;
+			r->pid = t->tgid;
+			r->auid = t->loginuid.val;
+			r->uid = BPF_CORE_READ(tt, real_cred, uid.val);
+			r->ses = t->sessionid;
+			bpf_probe_read_kernel(r->comm, sizeof(r->comm), t->comm);
+			aux_submit(r);
+		}
+	}
+	bpf_task_release(t);
+}
+
+#endif

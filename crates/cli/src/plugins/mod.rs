@@ -1,0 +1,421 @@
+//! auditd's plugins (audisp), run by fastaudit: every active `type =
+//! always` plugin of `plugin_dir` is started with its `args` and fed every
+//! logged record on its stdin in auditd's string format (the log line and a
+//! newline; after each syscall event, the `EOE` record auditd passes to
+//! plugins but never writes to disk). Each plugin has its own queue of at
+//! most `q_depth` records (queued or written and not yet read) and its own
+//! thread, so neither the log nor another plugin ever waits for it; a full
+//! queue triggers `overflow_action`. A plugin that dies is started again,
+//! up to `max_restarts` times, and gets every record it had not read.
+//! At stop its stdin is closed (it reads the rest and exits), then SIGTERM.
+//! Every record a plugin never read is counted.
+
+pub mod conf;
+mod feeder;
+mod sys;
+
+use conf::{Kind, PluginConf, Wire};
+use fastaudit_records::{Format, Stamp};
+use feeder::{records, Feeder};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use sys::Priority;
+
+/// Send an error message to syslog (facility daemon), as auditd does.
+pub fn syslog_err(msg: &str) {
+    sys::syslog(Priority::Err, msg);
+}
+
+/// How long plugins get at stop to be handed what is queued for them.
+const STOP_DRAIN: Duration = Duration::from_secs(5);
+
+/// auditd's syslog messages about a full queue stop after this many.
+const QUEUE_FULL_LIMIT: u32 = 5;
+
+/// What to do when a plugin's queue is full (auditd's `overflow_action`;
+/// auditd.conf's spelling: `ValueEnum::from_str(s, true)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OverflowAction {
+    /// Drop the event (counted).
+    Ignore,
+    /// Drop the event (counted) and say so in syslog (the first 5 times).
+    Syslog,
+    /// Stop passing events to plugins (dropped, counted) until SIGUSR2 or SIGHUP.
+    Suspend,
+    /// Switch the system to single user mode (`/sbin/init 1`), as auditd.
+    Single,
+    /// Halt the system (`/sbin/init 0`), as auditd.
+    Halt,
+}
+
+/// The dispatcher's settings: auditd.conf's `plugin_dir`, `q_depth`,
+/// `overflow_action` and `max_restarts`, with auditd 3.0.9's defaults.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// Where plugin configurations are read from.
+    pub plugin_dir: PathBuf,
+    /// Records each plugin may have waiting (1..=99999).
+    pub q_depth: usize,
+    /// What a full queue does.
+    pub overflow_action: OverflowAction,
+    /// How many times a dead plugin is started again.
+    pub max_restarts: u32,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            plugin_dir: PathBuf::from("/etc/audit/plugins.d"),
+            q_depth: 2000,
+            overflow_action: OverflowAction::Syslog,
+            max_restarts: 10,
+        }
+    }
+}
+
+impl Settings {
+    /// auditd's checks: an error for a value it refuses, warnings for one
+    /// it takes with a warning.
+    pub fn check(&self) -> Result<Vec<String>, String> {
+        if self.q_depth > 99_999 {
+            return Err("q_depth must be 99999 or less".into());
+        }
+        if self.q_depth == 0 {
+            // auditd divides by it; refuse rather than crash.
+            return Err("q_depth must be at least 1".into());
+        }
+        if self.max_restarts > i32::MAX as u32 {
+            return Err(format!("max_restarts {} is too large", self.max_restarts));
+        }
+        let mut w = Vec::new();
+        if self.q_depth < 512 {
+            w.push("q_depth should be larger than 512 for safety margin".into());
+        }
+        Ok(w)
+    }
+}
+
+/// `fastaudit run`'s plugin flags, named after the auditd.conf keys; each
+/// given one overrides the configuration.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct PluginArgs {
+    /// Directory of plugin configurations (auditd.conf plugin_dir;
+    /// default /etc/audit/plugins.d).
+    #[arg(long, value_name = "DIR")]
+    pub plugin_dir: Option<PathBuf>,
+    /// Records each plugin may have waiting (q_depth; default 2000).
+    #[arg(long, value_name = "N")]
+    pub q_depth: Option<usize>,
+    /// What a full plugin queue does (overflow_action; default syslog).
+    #[arg(long, value_enum, value_name = "ACTION")]
+    pub overflow_action: Option<OverflowAction>,
+    /// Times a dead plugin is started again (max_restarts; default 10).
+    #[arg(long, value_name = "N")]
+    pub max_restarts: Option<u32>,
+}
+
+impl PluginArgs {
+    /// `base` (auditd.conf's values, or the defaults) with the given flags applied.
+    pub fn apply(&self, mut base: Settings) -> Settings {
+        if let Some(d) = &self.plugin_dir {
+            base.plugin_dir.clone_from(d);
+        }
+        if let Some(n) = self.q_depth {
+            base.q_depth = n;
+        }
+        if let Some(a) = self.overflow_action {
+            base.overflow_action = a;
+        }
+        if let Some(n) = self.max_restarts {
+            base.max_restarts = n;
+        }
+        base
+    }
+}
+
+/// One plugin's counters at stop.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The configuration file's name.
+    pub name: String,
+    /// Records it read.
+    pub delivered: u64,
+    /// Records it never read.
+    pub dropped: u64,
+    /// Restarts after it died.
+    pub restarts: u64,
+    /// Whether it was given up (max_restarts exceeded, or could not run).
+    pub gave_up: bool,
+}
+
+/// The running plugins.
+pub struct Dispatcher {
+    feeders: Vec<Feeder>,
+    settings: Settings,
+    /// RAW EOE keeps the kernel's trailing space (auditd passes the raw
+    /// record); ENRICHED has none (auditd formats it).
+    eoe_space: bool,
+    suspended: AtomicBool,
+    full_warnings: AtomicU32,
+    runlevel_changed: AtomicBool,
+}
+
+impl Dispatcher {
+    /// No plugins.
+    pub fn none() -> Dispatcher {
+        Dispatcher {
+            feeders: Vec::new(),
+            settings: Settings::default(),
+            eoe_space: true,
+            suspended: AtomicBool::new(false),
+            full_warnings: AtomicU32::new(0),
+            runlevel_changed: AtomicBool::new(false),
+        }
+    }
+
+    /// Read `settings.plugin_dir` and start every active plugin. A
+    /// configuration auditd would skip is skipped and reported in
+    /// `notes` (`FILE:LINE: what`), as are plugins fastaudit cannot run.
+    pub fn start(settings: &Settings, format: Format, notes: &mut Vec<String>) -> Dispatcher {
+        let mut d = Dispatcher::none();
+        d.settings = settings.clone();
+        d.eoe_space = format == Format::Raw;
+        for c in load_dir(&settings.plugin_dir, notes) {
+            match Feeder::start(c.clone(), settings.max_restarts) {
+                Ok(f) => d.feeders.push(f),
+                Err(e) => notes.push(format!("plugin {}: cannot start: {e}", c.name)),
+            }
+        }
+        if !d.feeders.is_empty() {
+            sys::syslog(
+                Priority::Notice,
+                &format!(
+                    "audit dispatcher initialized with q_depth={} and {} active plugins",
+                    settings.q_depth,
+                    d.feeders.len()
+                ),
+            );
+        }
+        d
+    }
+
+    /// Hand one logged event (its lines, each ending in a newline) to every
+    /// plugin; with `eoe`, the event ends with an EOE record of that stamp,
+    /// as the kernel ends a syscall event. Never blocks.
+    pub fn feed(&self, lines: &[u8], eoe: Option<Stamp>) {
+        if self.feeders.is_empty() {
+            return;
+        }
+        let mut event = lines.to_vec();
+        if let Some(s) = eoe {
+            event.extend_from_slice(&self.eoe_line(s));
+        }
+        let n = records(&event);
+        let event: Arc<[u8]> = event.into();
+        for f in &self.feeders {
+            let c = &f.counters;
+            if c.gave_up.load(Ordering::SeqCst) || self.suspended.load(Ordering::SeqCst) {
+                c.dropped.fetch_add(n as u64, Ordering::SeqCst);
+                continue;
+            }
+            let waiting = c.in_flight.load(Ordering::SeqCst);
+            if waiting > 0 && waiting + n > self.settings.q_depth {
+                c.dropped.fetch_add(n as u64, Ordering::SeqCst);
+                self.overflow(&f.conf);
+                continue;
+            }
+            f.push(Arc::clone(&event), n);
+        }
+    }
+
+    /// An EOE record alone (the kernel's, ending a syscall event of a task
+    /// with an audit context): for plugins only, never logged.
+    pub fn feed_eoe(&self, stamp: Stamp) {
+        self.feed(b"", Some(stamp));
+    }
+
+    fn eoe_line(&self, s: Stamp) -> Vec<u8> {
+        let sp = if self.eoe_space { " " } else { "" };
+        format!(
+            "type=EOE msg=audit({}.{:03}:{}):{sp}\n",
+            s.sec, s.msec, s.serial
+        )
+        .into_bytes()
+    }
+
+    fn overflow(&self, plugin: &PluginConf) {
+        match self.settings.overflow_action {
+            OverflowAction::Ignore => {}
+            OverflowAction::Syslog => {
+                let n = self.full_warnings.fetch_add(1, Ordering::SeqCst);
+                if n < QUEUE_FULL_LIMIT {
+                    sys::syslog(
+                        Priority::Err,
+                        &format!("queue to plugin {} is full - dropping event", plugin.name),
+                    );
+                    if n + 1 == QUEUE_FULL_LIMIT {
+                        sys::syslog(
+                            Priority::Err,
+                            "queue full reporting limit reached - ending dropped event notifications",
+                        );
+                    }
+                }
+            }
+            OverflowAction::Suspend => {
+                if !self.suspended.swap(true, Ordering::SeqCst) {
+                    let m = "suspending event passing to plugins due to overflowing its queue";
+                    eprintln!("fastaudit: {m}");
+                    sys::syslog(Priority::Alert, m);
+                }
+            }
+            OverflowAction::Single => {
+                self.change_runlevel("1", "changing the system to single user mode")
+            }
+            OverflowAction::Halt => self.change_runlevel("0", "halting the system"),
+        }
+    }
+
+    /// auditd's `single` and `halt`: `/sbin/init LEVEL`, once.
+    fn change_runlevel(&self, level: &str, what: &str) {
+        if self.runlevel_changed.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let m = format!("fastaudit is now {what} due to overflowing a plugin queue");
+        eprintln!("fastaudit: {m}");
+        sys::syslog(Priority::Alert, &m);
+        let r = std::process::Command::new("/sbin/init")
+            .arg(level)
+            .env_clear()
+            .spawn();
+        match r {
+            // Reaped by a thread of its own: init may take a while.
+            Ok(mut c) => drop(std::thread::spawn(move || c.wait())),
+            Err(e) => sys::syslog(Priority::Alert, &format!("failed to exec /sbin/init: {e}")),
+        }
+    }
+
+    /// Pass events to plugins again after `overflow_action = suspend`
+    /// (auditd: SIGUSR2, or a reconfiguration).
+    pub fn resume(&self) {
+        self.suspended.store(false, Ordering::SeqCst);
+        self.full_warnings.store(0, Ordering::SeqCst);
+    }
+
+    /// Records dropped so far, per plugin with any.
+    pub fn dropped(&self) -> Vec<(String, u64)> {
+        self.feeders
+            .iter()
+            .map(|f| {
+                (
+                    f.conf.name.clone(),
+                    f.counters.dropped.load(Ordering::SeqCst),
+                )
+            })
+            .filter(|(_, n)| *n > 0)
+            .collect()
+    }
+
+    /// Lines for the status file: one per plugin.
+    pub fn status(&self) -> String {
+        let mut s = String::new();
+        for f in &self.feeders {
+            let c = &f.counters;
+            s.push_str(&format!(
+                "plugin {} pid={} delivered={} dropped={} waiting={} restarts={} state={}\n",
+                f.conf.name,
+                c.pid.load(Ordering::SeqCst),
+                c.delivered.load(Ordering::SeqCst),
+                c.dropped.load(Ordering::SeqCst),
+                c.in_flight.load(Ordering::SeqCst),
+                c.restarts.load(Ordering::SeqCst),
+                if c.gave_up.load(Ordering::SeqCst) {
+                    "stopped"
+                } else if self.suspended.load(Ordering::SeqCst) {
+                    "suspended"
+                } else {
+                    "running"
+                }
+            ));
+        }
+        s
+    }
+
+    /// Deliver what is queued (at most [`STOP_DRAIN`]), close every
+    /// plugin's stdin, end them; their counters.
+    pub fn stop(mut self) -> Vec<Report> {
+        self.stop_all()
+    }
+
+    fn stop_all(&mut self) -> Vec<Report> {
+        let mut feeders = std::mem::take(&mut self.feeders);
+        let by = Instant::now() + STOP_DRAIN;
+        for f in &feeders {
+            f.request_stop(by);
+        }
+        let mut out = Vec::new();
+        for f in &mut feeders {
+            f.join();
+            let c = &f.counters;
+            out.push(Report {
+                name: f.conf.name.clone(),
+                delivered: c.delivered.load(Ordering::SeqCst),
+                dropped: c.dropped.load(Ordering::SeqCst),
+                restarts: c.restarts.load(Ordering::SeqCst),
+                gave_up: c.gave_up.load(Ordering::SeqCst),
+            });
+        }
+        out
+    }
+}
+
+impl Drop for Dispatcher {
+    /// Plugins are ended on every path out of a run, errors included.
+    fn drop(&mut self) {
+        self.stop_all();
+    }
+}
+
+/// The active plugins of `dir` that fastaudit runs; the rest reported.
+fn load_dir(dir: &Path, notes: &mut Vec<String>) -> Vec<PluginConf> {
+    let files = match conf::files(dir) {
+        Ok(f) => f,
+        // auditd: no directory, no plugins.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
+        Err(e) => {
+            notes.push(format!("{}: {e}: no plugins started", dir.display()));
+            return Vec::new();
+        }
+    };
+    let mut out = Vec::new();
+    for f in files {
+        let c = match conf::load(&f, notes) {
+            Ok(c) => c,
+            Err(e) => {
+                notes.push(format!("{e}: plugin skipped"));
+                continue;
+            }
+        };
+        if !c.active {
+            continue;
+        }
+        if c.kind == Kind::Builtin || c.path.to_ascii_lowercase().starts_with("builtin_") {
+            notes.push(format!(
+                "{}: builtin plugin {} is not supported by fastaudit: skipped",
+                f.display(),
+                c.path
+            ));
+            continue;
+        }
+        if c.format == Wire::Binary {
+            notes.push(format!(
+                "{}: format = binary is not supported by fastaudit (string only): plugin skipped",
+                f.display()
+            ));
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}

@@ -1,0 +1,37 @@
+//! The `fastaudit-bench` binary beside `fastaudit`: the benchmark harness
+//! and its workers (the io_uring tests run its scripted workload).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Once;
+
+/// `fastaudit bench` execs `fastaudit-bench` from beside `fastaudit`; that
+/// binary belongs to another package, which `cargo test -p fastaudit` does
+/// not build: build it, with the same profile, into the same directory.
+/// Returns its path.
+pub fn build_bench_binary() -> PathBuf {
+    static BUILT: Once = Once::new();
+    let dir = Path::new(env!("CARGO_BIN_EXE_fastaudit"))
+        .parent()
+        .expect("fastaudit's directory");
+    let bench = dir.join("fastaudit-bench");
+    BUILT.call_once(|| {
+        let profile = match dir.file_name().and_then(|n| n.to_str()) {
+            Some("debug") | None => "dev",
+            Some(other) => other,
+        };
+        let out = Command::new(env!("CARGO"))
+            .args(["build", "--locked", "-p", "fastaudit-bench", "--bin"])
+            .args(["fastaudit-bench", "--profile", profile])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("run cargo");
+        assert!(
+            out.status.success(),
+            "building fastaudit-bench: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(bench.is_file(), "{} not built", bench.display());
+    });
+    bench
+}

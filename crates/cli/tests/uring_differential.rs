@@ -1,0 +1,145 @@
+//! io_uring ops against the kernel: the io_uring list's rules loaded into
+//! the kernel (over netlink) and into `fastaudit run --bpf-only`, a ring
+//! doing opens (success and failure), connect, rename, unlink, mkdir,
+//! inline, with IOSQE_ASYNC and with SQPOLL; every URINGOP record (and the
+//! io_uring_enter SYSCALL and PROCTITLE the kernel writes with inline
+//! ones) must agree. The harness is in `uring/harness.rs`.
+
+mod common;
+#[path = "uring/harness.rs"]
+mod harness;
+use common::assert_agrees;
+use harness::{run, Scenario};
+
+const RULES: &str =
+    "-a always,io_uring -S openat,openat2,connect,renameat,unlinkat,mkdirat,close -k ur\n";
+
+/// The same operations, each as given (inline first) or with `prefix`.
+fn steps(prefix: &str) -> Vec<String> {
+    [
+        "openat /etc/passwd",
+        "close",
+        "openat DIR/missing",
+        "create DIR/f",
+        "mkdir DIR/d",
+        "rename DIR/d DIR/e",
+        "rmdir DIR/e",
+        "unlink DIR/f",
+        "unlink DIR/f",
+        "mkdir DIR",
+        "connect 127.0.0.1:1",
+        "statx /etc",
+        "nop",
+    ]
+    .iter()
+    .map(|s| format!("{prefix}{s}"))
+    .collect()
+}
+
+fn scenario(name: &str, rules: &str, steps: &[String], sqpoll: bool, not_compared: &[&str]) {
+    let steps: Vec<&str> = steps.iter().map(String::as_str).collect();
+    let (diffs, results) = run(&Scenario {
+        name,
+        rules,
+        steps: &steps,
+        sqpoll,
+        as_user: None,
+        not_compared,
+    });
+    assert_agrees(&diffs);
+    assert_eq!(results.len(), steps.len(), "every step ran");
+}
+
+#[test]
+fn inline_ops_and_their_io_uring_enter() {
+    scenario("inline", RULES, &steps(""), false, &[]);
+}
+
+#[test]
+fn forced_async_ops_run_by_io_wq() {
+    scenario("async", RULES, &steps("async "), false, &[]);
+}
+
+#[test]
+fn sqpoll_ops() {
+    // The SQPOLL thread's context collects file names in ways not followed
+    // yet (items=): everything else is compared.
+    scenario("sqpoll", RULES, &steps(""), true, &["items"]);
+}
+
+#[test]
+fn first_match_never_rules_fields_and_skipped_ops() {
+    // never before always, success/exit of the issue attempt (connect's
+    // first attempt returns -EAGAIN), ops the kernel never audits (statx,
+    // nop) named by a rule.
+    let rules = "-a never,io_uring -S mkdirat\n-a always,io_uring -S connect -F exit=-11 -k eagain\n-a always,io_uring -S all -F success=1 -k all\n";
+    scenario("never-first", rules, &steps(""), false, &[]);
+}
+
+#[test]
+fn credentials_of_an_unprivileged_submitter() {
+    // Workers run with the submitter's credentials (taken when queued).
+    let rules = "-a always,io_uring -S openat,mkdirat,unlinkat -F uid=65534 -k nobody\n-a always,io_uring -S openat -F uid=0 -k root\n";
+    let steps = [
+        "openat /etc/passwd",
+        "async openat /etc/passwd",
+        "mkdir DIR/n",
+        "rmdir DIR/n",
+    ];
+    let (diffs, _) = run(&Scenario {
+        name: "nobody",
+        rules,
+        steps: &steps,
+        sqpoll: false,
+        as_user: Some(65534),
+        not_compared: &[],
+    });
+    assert_agrees(&diffs);
+}
+
+#[test]
+fn skipped_ops_are_audited_only_when_asked_and_ausearch_reads_them() {
+    // nop, statx and read are audit_skip ops: the kernel never writes a
+    // URINGOP for them, whatever the rules; fastaudit neither, unless run
+    // with --audit-skipped-uring-ops.
+    let rules = "-a always,io_uring -S nop,statx,read,openat -k skip\n";
+    let steps = [
+        "nop",
+        "statx /etc",
+        "read /etc/passwd",
+        "openat /etc/passwd",
+    ];
+    let (log, pid) = harness::fastaudit_only(rules, &steps, &[]);
+    assert_eq!(harness::uring_ops(&log, &pid), ["18"], "{log}");
+    let (log, pid) = harness::fastaudit_only(rules, &steps, &["--audit-skipped-uring-ops"]);
+    assert_eq!(
+        harness::uring_ops(&log, &pid),
+        ["0", "21", "22", "18"],
+        "{log}"
+    );
+    let file = common::tempdir().join("log");
+    std::fs::write(&file, &log).unwrap();
+    // ausearch 3.0.9 finds a URINGOP of its own (an io-wq attempt: statx)
+    // by type only, not by -k or -p, for the kernel's records as well.
+    let ausearch = |args: &[&str]| {
+        let out = std::process::Command::new("ausearch")
+            .args(["--input", file.to_str().unwrap(), "--format", "raw"])
+            .args(args)
+            .output()
+            .expect("ausearch");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let ours = format!(" pid={pid} ");
+    let found = ausearch(&["-m", "URINGOP"]);
+    let n = found
+        .lines()
+        .filter(|l| l.starts_with("type=URINGOP") && l.contains(&ours))
+        .count();
+    assert_eq!(n, 4, "{found}");
+    let found = ausearch(&["-k", "skip", "-p", &pid]);
+    assert_eq!(
+        found.matches("type=URINGOP").count(),
+        3,
+        "the inline ones by key and pid, with their SYSCALL: {found}"
+    );
+}

@@ -1,0 +1,134 @@
+//! The payloads of the records after SYSCALL that the BPF side sends
+//! (EXECVE, SOCKADDR, FD_PAIR, MMAP, OPENAT2, CAPSET, BPRM_FCAPS),
+//! decoded into the records crate's values, in the kernel's order.
+
+use crate::samples::{read, Aux};
+use fastaudit_bpf::types::{
+    fa_bprm_fcaps, fa_bprm_flag, fa_caps, fa_capset, fa_execve, fa_execve_flag, fa_fd_pair,
+    fa_mmap, fa_obj_pid, fa_openat2, fa_sockaddr,
+};
+use fastaudit_records::exit::{rank, ExitRecord};
+use fastaudit_records::special::{Caps, FileCaps, ObjPid};
+use fastaudit_records::types;
+
+fn caps(c: &fa_caps) -> Caps {
+    Caps {
+        permitted: c.permitted,
+        inheritable: c.inheritable,
+        effective: c.effective,
+        ambient: c.ambient,
+    }
+}
+
+fn cstr(b: &[u8]) -> Vec<u8> {
+    b.iter().take_while(|&&c| c != 0).copied().collect()
+}
+
+/// The capabilities of the file at `path` (`security.capability`), read
+/// now: the exec's file, whose xattr the BPF side cannot read. `None`:
+/// it has none (or they are malformed, which the kernel treats alike).
+fn file_caps(path: &[u8]) -> Option<FileCaps> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(std::ffi::OsStr::from_bytes(path).as_bytes()).ok()?;
+    let name = c"security.capability";
+    let mut buf = [0u8; 64];
+    // SAFETY: valid NUL-terminated path and name, and a buffer of its size.
+    let n = unsafe {
+        nix::libc::getxattr(
+            path.as_ptr(),
+            name.as_ptr(),
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+        )
+    };
+    let n = usize::try_from(n).ok()?;
+    FileCaps::from_xattr(&buf[..n.min(buf.len())])
+}
+
+/// The records an event's auxiliary samples stand for, in the order
+/// `audit_log_exit` writes them; `exe` is the task's executable (an
+/// exec's file). Payloads of other types (PATH, CWD, ...) are left to
+/// their own decoders; malformed ones are skipped.
+pub fn decode(aux: &[Aux], exe: Option<&[u8]>) -> Vec<ExitRecord> {
+    let mut out = Vec::new();
+    // EXECVE's argument area comes in chunks, in order.
+    let mut execve: Option<(u32, Vec<u8>)> = None;
+    for a in aux {
+        let d = &a.data[..];
+        match a.ty {
+            types::EXECVE => {
+                if let Some(e) = read::<fa_execve>(d) {
+                    let len = (e.len as usize).min(e.data.len());
+                    let bytes = e.data[..len].iter().map(|&c| c as u8);
+                    let (_, area) = execve.get_or_insert_with(|| (e.argc, Vec::new()));
+                    area.extend(bytes);
+                    if e.flags & fa_execve_flag::FA_EXECVE_LAST.0 != 0 {
+                        if let Some((argc, area)) = execve.take() {
+                            out.push(ExitRecord::Execve { argc, area });
+                        }
+                    }
+                }
+            }
+            types::SOCKADDR => {
+                if let Some(s) = read::<fa_sockaddr>(d) {
+                    let n = (s.read as usize).min(s.addr.len());
+                    out.push(ExitRecord::Sockaddr(s.addr[..n].to_vec()));
+                }
+            }
+            types::FD_PAIR => {
+                if let Some(p) = read::<fa_fd_pair>(d) {
+                    out.push(ExitRecord::FdPair(p.fd[0], p.fd[1]));
+                }
+            }
+            types::MMAP => {
+                if let Some(m) = read::<fa_mmap>(d) {
+                    out.push(ExitRecord::Mmap(m.fd, m.flags));
+                }
+            }
+            types::OPENAT2 => {
+                if let Some(h) = read::<fa_openat2>(d) {
+                    out.push(ExitRecord::Openat2(h.flags, h.mode, h.resolve));
+                }
+            }
+            types::CAPSET => {
+                if let Some(c) = read::<fa_capset>(d) {
+                    out.push(ExitRecord::Capset(c.pid, caps(&c.caps)));
+                }
+            }
+            types::BPRM_FCAPS => {
+                if let Some(b) = read::<fa_bprm_fcaps>(d) {
+                    let file = exe.and_then(file_caps);
+                    // The permitted set's growth raises only with file capabilities.
+                    let raised = b.flags & fa_bprm_flag::FA_BPRM_RAISED.0 != 0
+                        || (file.is_some() && b.flags & fa_bprm_flag::FA_BPRM_PP_GAINED.0 != 0);
+                    if raised {
+                        out.push(ExitRecord::BprmFcaps(
+                            file.unwrap_or_default(),
+                            caps(&b.old),
+                            caps(&b.new),
+                        ));
+                    }
+                }
+            }
+            types::OBJ_PID => {
+                if let Some(o) = read::<fa_obj_pid>(d) {
+                    let comm: Vec<u8> = o.comm.iter().map(|&c| c as u8).collect();
+                    out.push(ExitRecord::ObjPid(ObjPid {
+                        pid: o.pid,
+                        auid: o.auid,
+                        uid: o.uid,
+                        ses: o.ses,
+                        comm: cstr(&comm),
+                    }));
+                }
+            }
+            _ => {}
+        }
+    }
+    // An area whose last chunk was lost: what came.
+    if let Some((argc, area)) = execve {
+        out.push(ExitRecord::Execve { argc, area });
+    }
+    out.sort_by_key(|r| rank(r.ty()));
+    out
+}

@@ -1,0 +1,199 @@
+//! The names of a failed syscall (and of a successful one whose object
+//! changed nothing BPF sees: readlink, getxattr, ...), looked up from
+//! user space right after the event, the way the kernel's lookup went:
+//! the parent directory of a create or delete (PARENT), the object when
+//! it exists (NORMAL, or DELETE for a delete that failed later), else the
+//! bare name (UNKNOWN). The files may have changed since the syscall (a
+//! race the kernel does not have), and a lookup the syscall's task was
+//! refused on the way (a 0700 directory) is made here with fastaudit's
+//! rights; both are documented in the README.
+
+use crate::exec_files::{inode_of, resolve};
+use fastaudit_records::path::{parent_len, Inode, NameType, PathItem};
+use std::path::PathBuf;
+
+/// `AT_FDCWD`, `AT_SYMLINK_NOFOLLOW`, `O_CREAT`, `O_NOFOLLOW`.
+const AT_FDCWD: u64 = -100i64 as u64;
+const AT_SYMLINK_NOFOLLOW: u64 = 0x100;
+const O_CREAT: u64 = 0o100;
+const O_NOFOLLOW: u64 = 0o400000;
+
+/// What user space knows of the syscall: its name, arguments, pid, the
+/// path arguments and the working directory BPF sent.
+pub(crate) struct Call<'a> {
+    pub name: &'a str,
+    pub args: [u64; 4],
+    pub pid: i32,
+    pub cwd: Option<&'a [u8]>,
+    pub names: &'a [Option<Vec<u8>>; 3],
+}
+
+impl Call<'_> {
+    /// The dirfd argument of path argument i, for the *at syscalls.
+    fn dirfd(&self, i: usize) -> u64 {
+        let at = |n: usize| self.args[n] as u32 as i32 as i64 as u64;
+        match (self.name, i) {
+            (
+                "openat" | "openat2" | "mkdirat" | "mknodat" | "fchownat" | "unlinkat" | "fchmodat"
+                | "fchmodat2" | "execveat" | "readlinkat" | "renameat" | "renameat2" | "linkat",
+                0,
+            ) => at(0),
+            ("renameat" | "renameat2" | "linkat", 1) => at(2),
+            ("symlinkat", 0) => at(1),
+            _ => AT_FDCWD,
+        }
+    }
+
+    /// Where path argument i (or, with `parent`, its directory) is.
+    fn path(&self, i: usize, parent: bool) -> Option<PathBuf> {
+        let n = self.names[i].as_ref()?;
+        let n = if parent {
+            match parent_len(n) {
+                0 => &b"."[..],
+                len => &n[..len],
+            }
+        } else {
+            &n[..]
+        };
+        let dfd = self.dirfd(i);
+        if dfd == AT_FDCWD || n.starts_with(b"/") {
+            return Some(resolve(self.cwd, n));
+        }
+        // Relative to an open directory: through the task's fd, if it is
+        // still there.
+        let base = format!("/proc/{}/fd/{}", self.pid, dfd as i64);
+        Some(PathBuf::from(base).join(std::ffi::OsStr::new(std::str::from_utf8(n).ok()?)))
+    }
+
+    fn stat(&self, i: usize, parent: bool, follow: bool) -> Option<Inode> {
+        let p = self.path(i, parent)?;
+        let md = if follow {
+            std::fs::metadata(p)
+        } else {
+            std::fs::symlink_metadata(p)
+        };
+        md.ok().map(|m| inode_of(&m))
+    }
+
+    /// The directory part of argument i as the kernel prints it (the
+    /// working directory for a plain name).
+    fn parent_name(&self, i: usize) -> Option<Vec<u8>> {
+        let n = self.names[i].as_ref()?;
+        match parent_len(n) {
+            0 => self.cwd.map(<[u8]>::to_vec),
+            len => Some(n[..len].to_vec()),
+        }
+    }
+
+    fn item(&self, i: usize, inode: Option<Inode>, t: NameType) -> PathItem {
+        PathItem {
+            name: self.names[i].clone(),
+            inode,
+            nametype: if inode.is_some() {
+                t
+            } else {
+                NameType::Unknown
+            },
+        }
+    }
+
+    fn parent_item(&self, i: usize) -> Option<PathItem> {
+        let dir = self.stat(i, true, true)?;
+        Some(PathItem {
+            name: self.parent_name(i),
+            inode: Some(dir),
+            nametype: NameType::Parent,
+        })
+    }
+
+    /// Argument i as a create's or delete's parent, else its bare name.
+    fn parent_or_name(&self, i: usize) -> PathItem {
+        self.parent_item(i)
+            .unwrap_or_else(|| self.item(i, None, NameType::Unknown))
+    }
+
+    /// Whether the syscall follows a final symlink.
+    fn follows(&self) -> bool {
+        match self.name {
+            "lchown" | "lsetxattr" | "lremovexattr" | "lgetxattr" | "llistxattr" | "readlink"
+            | "readlinkat" => false,
+            "fchownat" => self.args[3] & AT_SYMLINK_NOFOLLOW == 0,
+            "open" => self.args[1] & O_NOFOLLOW == 0,
+            "openat" => self.args[2] & O_NOFOLLOW == 0,
+            _ => true,
+        }
+    }
+}
+
+/// The items of a failed syscall, or of a successful one whose object BPF
+/// did not see, in the kernel's order (its names list: the path arguments
+/// in getname order, then the children of creates and deletes).
+pub(crate) fn items(c: &Call, nargs: usize) -> Vec<PathItem> {
+    match c.name {
+        "mkdir" | "mkdirat" | "mknod" | "mknodat" => vec![c.parent_or_name(0)],
+        "symlink" | "symlinkat" => vec![
+            c.parent_or_name(0),
+            PathItem {
+                name: c.names[2].clone(),
+                inode: None,
+                nametype: NameType::Unknown,
+            },
+        ],
+        "link" | "linkat" => {
+            // getname(new) before getname(old); old is looked up first.
+            // Neither follows a final symlink (linkat's AT_SYMLINK_FOLLOW
+            // is in a4, which the record does not keep).
+            let old = c.stat(0, false, false);
+            let new = match old {
+                Some(_) => c.parent_or_name(1),
+                None => c.item(1, None, NameType::Unknown),
+            };
+            vec![new, c.item(0, old, NameType::Normal)]
+        }
+        "unlink" | "unlinkat" | "rmdir" => {
+            let Some(parent) = c.parent_item(0) else {
+                return vec![c.item(0, None, NameType::Unknown)];
+            };
+            let mut v = vec![parent];
+            if let Some(victim) = c.stat(0, false, false) {
+                v.push(c.item(0, Some(victim), NameType::Delete));
+            }
+            v
+        }
+        "rename" | "renameat" | "renameat2" => {
+            let old_dir = c.parent_item(0);
+            let new_dir = old_dir.as_ref().and_then(|_| c.parent_item(1));
+            let mut v = vec![
+                new_dir.unwrap_or_else(|| c.item(1, None, NameType::Unknown)),
+                old_dir
+                    .clone()
+                    .unwrap_or_else(|| c.item(0, None, NameType::Unknown)),
+            ];
+            if old_dir.is_some() {
+                if let Some(moved) = c.stat(0, false, false) {
+                    v.push(c.item(0, Some(moved), NameType::Delete));
+                    if let Some(victim) = c.stat(1, false, false) {
+                        v.push(c.item(1, Some(victim), NameType::Delete));
+                    }
+                }
+            }
+            v
+        }
+        "open" | "openat" | "creat" | "openat2" => {
+            let flags = match c.name {
+                "open" => c.args[1],
+                "openat" => c.args[2],
+                "creat" => O_CREAT,
+                _ => 0,
+            };
+            match c.stat(0, false, c.follows()) {
+                Some(o) => vec![c.item(0, Some(o), NameType::Normal)],
+                None if flags & O_CREAT != 0 => vec![c.parent_or_name(0)],
+                None => vec![c.item(0, None, NameType::Unknown)],
+            }
+        }
+        _ => (0..nargs)
+            .map(|i| c.item(i, c.stat(i, false, c.follows()), NameType::Normal))
+            .collect(),
+    }
+}

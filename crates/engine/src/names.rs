@@ -1,0 +1,474 @@
+//! The CWD and PATH records of an event, from what the BPF side sent
+//! (paths.bpf.h): the working directory, the path arguments as strings,
+//! and the inodes the syscall touched (objects.bpf.h). The kernel fills
+//! its names list during path lookup; here each syscall family's items
+//! are rebuilt in the kernel's order and name types (`audit_inode`,
+//! `audit_inode_child` as fs/namei.c calls them), matched to the inodes
+//! by their flags and dentry names.
+
+use crate::exec_files;
+use crate::lookup;
+use crate::samples::Aux;
+use fastaudit_bpf::types::{fa_aux_kind, fa_obj_flag, fa_objs};
+use fastaudit_records::path::{parent_len, Inode, NameType, PathItem};
+use fastaudit_records::Syscall;
+use fastaudit_rules::tables::Machine;
+
+/// `AUDIT_ARCH_X86_64`: the path table covers native syscalls.
+const ARCH_X86_64: u32 = 0xc000_003e;
+/// `S_IFMT`, `S_IFDIR`.
+const S_IFMT: u32 = 0o170000;
+const S_IFDIR: u32 = 0o040000;
+
+/// An inode as the BPF side saw it.
+#[derive(Clone, Debug, Default)]
+struct Obj {
+    inode: Inode,
+    flags: u32,
+    parent_ino: u64,
+    name: Vec<u8>,
+}
+
+impl Obj {
+    fn has(&self, f: fa_obj_flag) -> bool {
+        self.flags & f.0 != 0
+    }
+    fn is_dir(&self) -> bool {
+        self.inode.mode & S_IFMT == S_IFDIR
+    }
+}
+
+/// An event's decoded path data.
+#[derive(Debug, Default)]
+struct Sent {
+    cwd: Option<Vec<u8>>,
+    /// Path arguments 0 and 1; 2: a symlink's target.
+    names: [Option<Vec<u8>>; 3],
+    objs: Vec<Obj>,
+}
+
+fn u32_at(d: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_ne_bytes(d.get(at..at + 4)?.try_into().ok()?))
+}
+
+/// A `struct fa_aux_name`: index, length, bytes.
+fn name_of(a: &Aux) -> Option<(u32, Vec<u8>)> {
+    let index = u32_at(&a.data, 0)?;
+    let len = u32_at(&a.data, 4)? as usize;
+    Some((index, a.data.get(8..8 + len)?.to_vec()))
+}
+
+fn objs_of(a: &Aux) -> Vec<Obj> {
+    if a.data.len() < std::mem::size_of::<fa_objs>() {
+        return Vec::new();
+    }
+    // SAFETY: fa_objs is a plain repr(C) struct of integers and byte
+    // arrays (generated from fastaudit.h) and data holds its size.
+    let h: fa_objs = unsafe { std::ptr::read_unaligned(a.data.as_ptr().cast()) };
+    h.o.iter()
+        .take(h.count as usize)
+        .map(|o| {
+            let len = (o.name_len as usize).min(o.name.len());
+            let name: Vec<u8> = o.name[..len].iter().map(|&c| c as u8).collect();
+            Obj {
+                inode: Inode {
+                    ino: o.ino,
+                    dev: o.dev,
+                    mode: o.mode,
+                    uid: o.uid,
+                    gid: o.gid,
+                    rdev: o.rdev,
+                },
+                flags: o.flags,
+                parent_ino: o.parent_ino,
+                name,
+            }
+        })
+        .collect()
+}
+
+fn decode(aux: &[Aux]) -> Option<Sent> {
+    let mut s = Sent::default();
+    let mut any = false;
+    for a in aux {
+        if a.ty == fa_aux_kind::FA_AUX_CWD.0 {
+            let (deleted, mut cwd) = name_of(a)?;
+            if deleted != 0 {
+                cwd.extend_from_slice(b" (deleted)");
+            }
+            s.cwd = Some(cwd);
+            any = true;
+        } else if a.ty == fa_aux_kind::FA_AUX_NAME.0 {
+            let (i, n) = name_of(a)?;
+            if let Some(slot) = s.names.get_mut(i as usize) {
+                *slot = Some(n);
+            }
+            any = true;
+        } else if a.ty == fa_aux_kind::FA_AUX_OBJS.0 {
+            s.objs = objs_of(a);
+            any = true;
+        }
+    }
+    any.then_some(s)
+}
+
+/// The last component of a path (trailing slashes ignored).
+fn base(path: &[u8]) -> &[u8] {
+    let trimmed = match path.iter().rposition(|&c| c != b'/') {
+        Some(end) => &path[..=end],
+        None => path,
+    };
+    &trimmed[parent_len(trimmed)..]
+}
+
+/// The CWD body's path and the PATH items of one event, in the kernel's order.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct PathRecords {
+    /// The working directory, as d_path spells it.
+    pub cwd: Option<Vec<u8>>,
+    /// The PATH records, item 0 first.
+    pub items: Vec<PathItem>,
+}
+
+struct Build<'a> {
+    sent: &'a Sent,
+    items: Vec<PathItem>,
+}
+
+impl Build<'_> {
+    fn name(&self, i: usize) -> Option<Vec<u8>> {
+        self.sent.names[i].clone()
+    }
+
+    /// The directory part of argument i, or the working directory for a
+    /// plain name (`audit_log_name` with name_len 0).
+    fn parent_name(&self, i: usize) -> Option<Vec<u8>> {
+        let n = self.sent.names[i].as_ref()?;
+        match parent_len(n) {
+            0 => self.sent.cwd.clone(),
+            len => Some(n[..len].to_vec()),
+        }
+    }
+
+    fn push(&mut self, name: Option<Vec<u8>>, obj: Option<&Obj>, t: NameType) {
+        self.items.push(PathItem {
+            name,
+            inode: obj.map(|o| o.inode),
+            nametype: t,
+        });
+    }
+
+    fn obj(&self, pick: impl Fn(&Obj) -> bool) -> Option<&Obj> {
+        self.sent.objs.iter().find(|o| pick(o))
+    }
+
+    fn obj_ino(&self, ino: u64) -> Option<&Obj> {
+        self.obj(|o| o.inode.ino == ino)
+    }
+
+    /// An entry named by argument i among the changed objects (its dentry
+    /// still had that name when its ctime changed).
+    fn entry(&self, i: usize) -> Option<&Obj> {
+        let n = self.sent.names[i].as_ref()?;
+        let want = base(n);
+        self.obj(|o| o.has(fa_obj_flag::FA_OBJ_ALIAS) && o.name == want)
+    }
+}
+
+/// The CWD and PATH records of ev's syscall (`None` when it names no
+/// path, or on another ABI than the native one).
+pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
+    let sent = decode(aux)?;
+    if sc.arch != ARCH_X86_64 {
+        return None;
+    }
+    let name = Machine::X86_64.syscall_name(sc.syscall)?;
+    let exe_path = sc.exe.as_deref();
+    let exit = sc.exit;
+    let call = lookup::Call {
+        name,
+        args: sc.args,
+        pid: sc.pid,
+        cwd: sent.cwd.as_deref(),
+        names: &sent.names,
+    };
+    let mut b = Build {
+        sent: &sent,
+        items: Vec::new(),
+    };
+    let failed = exit.is_some_and(|e| (-4095..0).contains(&e));
+    let nargs = sent.names[..2].iter().filter(|n| n.is_some()).count();
+    if failed {
+        // No lookup result is visible to BPF for a failed syscall.
+        return Some(PathRecords {
+            cwd: sent.cwd.clone(),
+            items: lookup::items(&call, nargs),
+        });
+    }
+    use fa_obj_flag as F;
+    match name {
+        "open" | "openat" | "openat2" | "creat" => {
+            let opened = b.obj(|o| o.has(F::FA_OBJ_OPENED)).cloned();
+            match opened {
+                Some(o) if o.has(F::FA_OBJ_CREATED) => {
+                    let dir = b.obj(|p| p.has(F::FA_OBJ_PARENT)).cloned();
+                    b.push(b.parent_name(0), dir.as_ref(), NameType::Parent);
+                    b.push(b.name(0), Some(&o), NameType::Create);
+                }
+                o => b.push(b.name(0), o.as_ref(), NameType::Normal),
+            }
+        }
+        "execve" | "execveat" => {
+            let exe = b.obj(|o| o.has(F::FA_OBJ_EXEC)).cloned();
+            let script = b.name(0).and_then(|n| {
+                exec_files::script(sent.cwd.as_deref(), &n, exe.as_ref().map(|e| &e.inode))
+            });
+            match script {
+                Some((inode, interp)) => {
+                    b.items.push(PathItem {
+                        name: b.name(0),
+                        inode: Some(inode),
+                        nametype: NameType::Normal,
+                    });
+                    b.push(Some(interp), exe.as_ref(), NameType::Normal);
+                }
+                None => b.push(b.name(0), exe.as_ref(), NameType::Normal),
+            }
+            if let Some(loader) = b.obj(|o| o.has(F::FA_OBJ_LOADER)).cloned() {
+                let name = exe_path.and_then(exec_files::elf_interp);
+                b.push(name, Some(&loader), NameType::Normal);
+            }
+        }
+        "mkdir" | "mkdirat" | "mknod" | "mknodat" | "symlink" | "symlinkat" => {
+            // The new inode had no dentry yet when its times were set.
+            let new = b.obj(|o| !o.has(F::FA_OBJ_ALIAS)).cloned();
+            let dir = b.obj(|o| o.is_dir() && o.has(F::FA_OBJ_ALIAS)).cloned();
+            b.push(b.parent_name(0), dir.as_ref(), NameType::Parent);
+            if name.starts_with("symlink") {
+                // The target is a name the kernel never looks up.
+                b.push(b.name(2), None, NameType::Unknown);
+            }
+            b.push(b.name(0), new.as_ref(), NameType::Create);
+        }
+        "unlink" | "unlinkat" | "rmdir" => {
+            let victim = b.entry(0).cloned();
+            let dir = victim
+                .as_ref()
+                .and_then(|v| b.obj_ino(v.parent_ino))
+                .cloned();
+            b.push(b.parent_name(0), dir.as_ref(), NameType::Parent);
+            b.push(b.name(0), victim.as_ref(), NameType::Delete);
+        }
+        "link" | "linkat" => {
+            let linked = b.obj(|o| !o.is_dir()).cloned();
+            let dir = b.obj(|o| o.is_dir()).cloned();
+            b.push(b.parent_name(1), dir.as_ref(), NameType::Parent);
+            b.push(b.name(0), linked.as_ref(), NameType::Normal);
+            b.push(b.name(1), linked.as_ref(), NameType::Create);
+        }
+        "rename" | "renameat" | "renameat2" => {
+            let moved = b.entry(0).cloned();
+            let victim = b
+                .entry(1)
+                .filter(|v| Some(v.inode.ino) != moved.as_ref().map(|m| m.inode.ino))
+                .cloned();
+            let old_dir = moved
+                .as_ref()
+                .and_then(|m| b.obj_ino(m.parent_ino))
+                .cloned();
+            let new_dir = match &victim {
+                Some(v) => b.obj_ino(v.parent_ino).cloned(),
+                None => b
+                    .obj(|o| {
+                        o.is_dir()
+                            && Some(o.inode.ino) != old_dir.as_ref().map(|d| d.inode.ino)
+                            && Some(o.inode.ino) != moved.as_ref().map(|m| m.inode.ino)
+                    })
+                    .cloned()
+                    .or_else(|| old_dir.clone()),
+            };
+            // getname(new) ran before getname(old): the new name's
+            // directory is item 0.
+            b.push(b.parent_name(1), new_dir.as_ref(), NameType::Parent);
+            b.push(b.parent_name(0), old_dir.as_ref(), NameType::Parent);
+            b.push(b.name(0), moved.as_ref(), NameType::Delete);
+            if victim.is_some() {
+                b.push(b.name(1), victim.as_ref(), NameType::Delete);
+            }
+            b.push(b.name(1), moved.as_ref(), NameType::Create);
+        }
+        _ => {
+            // One object looked up and (for the attribute and write
+            // classes) changed: chmod, chown, truncate, setxattr, ...
+            // Syscalls that change nothing (readlink, getxattr, ...): the
+            // object as it is now.
+            match b.obj(|o| o.has(F::FA_OBJ_CHANGED)).cloned() {
+                Some(o) => b.push(b.name(0), Some(&o), NameType::Normal),
+                None => b.items = lookup::items(&call, nargs),
+            }
+        }
+    }
+    Some(PathRecords {
+        cwd: sent.cwd.clone(),
+        items: b.items,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fastaudit_bpf::types::fa_obj;
+
+    const DIR: u32 = 0o040755;
+    const FILE: u32 = 0o100644;
+
+    fn name(ty: fa_aux_kind, index: u32, s: &str) -> Aux {
+        let mut data = index.to_ne_bytes().to_vec();
+        data.extend_from_slice(&(s.len() as u32).to_ne_bytes());
+        data.extend_from_slice(s.as_bytes());
+        Aux { ty: ty.0, data }
+    }
+
+    /// Objects as (inode, mode, flags, parent inode, dentry name).
+    fn objs(list: &[(u64, u32, fa_obj_flag, u64, &str)]) -> Aux {
+        let mut h = fa_objs {
+            count: list.len() as u32,
+            ..fa_objs::default()
+        };
+        for (slot, &(ino, mode, flags, parent_ino, n)) in h.o.iter_mut().zip(list) {
+            *slot = fa_obj {
+                ino,
+                mode,
+                flags: flags.0
+                    | if n.is_empty() {
+                        0
+                    } else {
+                        fa_obj_flag::FA_OBJ_ALIAS.0
+                    },
+                parent_ino,
+                dev: 0xfe << 20,
+                name_len: n.len() as u32,
+                ..fa_obj::default()
+            };
+            for (d, s) in slot.name.iter_mut().zip(n.bytes()) {
+                *d = s as _;
+            }
+        }
+        // SAFETY: fa_objs is a plain repr(C) struct of integers and arrays.
+        let bytes = unsafe {
+            std::slice::from_raw_parts(
+                (&h as *const fa_objs).cast::<u8>(),
+                std::mem::size_of::<fa_objs>(),
+            )
+        };
+        Aux {
+            ty: fa_aux_kind::FA_AUX_OBJS.0,
+            data: bytes.to_vec(),
+        }
+    }
+
+    fn records(syscall: &str, exit: i64, aux: &[Aux]) -> PathRecords {
+        let sc = Syscall {
+            arch: ARCH_X86_64,
+            syscall: fastaudit_rules::tables::Machine::X86_64
+                .syscall_number(syscall.as_bytes())
+                .unwrap(),
+            exit: Some(exit),
+            ..Syscall::default()
+        };
+        path_records(&sc, aux).unwrap()
+    }
+
+    fn shown(p: &PathRecords) -> Vec<String> {
+        p.items
+            .iter()
+            .enumerate()
+            .map(|(i, it)| String::from_utf8(it.body(i)).unwrap())
+            .map(|b| b.split(" cap_fp").next().unwrap().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn rename_over_a_victim_lists_the_kernels_five_items() {
+        use fa_obj_flag as F;
+        let p = records(
+            "rename",
+            0,
+            &[
+                name(fa_aux_kind::FA_AUX_CWD, 0, "/w"),
+                name(fa_aux_kind::FA_AUX_NAME, 0, "/t/a"),
+                name(fa_aux_kind::FA_AUX_NAME, 1, "/t/b"),
+                objs(&[
+                    (10, DIR, F::FA_OBJ_CHANGED, 2, "t"),
+                    (11, FILE, F::FA_OBJ_CHANGED, 10, "a"),
+                    (12, FILE, F::FA_OBJ_CHANGED, 10, "b"),
+                ]),
+            ],
+        );
+        assert_eq!(p.cwd.as_deref(), Some(&b"/w"[..]));
+        assert_eq!(
+            shown(&p),
+            [
+                "item=0 name=\"/t/\" inode=10 dev=fe:00 mode=040755 ouid=0 ogid=0 rdev=00:00 nametype=PARENT",
+                "item=1 name=\"/t/\" inode=10 dev=fe:00 mode=040755 ouid=0 ogid=0 rdev=00:00 nametype=PARENT",
+                "item=2 name=\"/t/a\" inode=11 dev=fe:00 mode=0100644 ouid=0 ogid=0 rdev=00:00 nametype=DELETE",
+                "item=3 name=\"/t/b\" inode=12 dev=fe:00 mode=0100644 ouid=0 ogid=0 rdev=00:00 nametype=DELETE",
+                "item=4 name=\"/t/b\" inode=11 dev=fe:00 mode=0100644 ouid=0 ogid=0 rdev=00:00 nametype=CREATE",
+            ]
+        );
+    }
+
+    #[test]
+    fn an_open_that_creates_names_the_directory_then_the_file() {
+        use fa_obj_flag as F;
+        let p = records(
+            "openat",
+            3,
+            &[
+                name(fa_aux_kind::FA_AUX_CWD, 0, "/w"),
+                name(fa_aux_kind::FA_AUX_NAME, 0, "new"),
+                objs(&[
+                    (20, DIR, F::FA_OBJ_PARENT, 1, "w"),
+                    (
+                        21,
+                        FILE,
+                        fa_obj_flag(F::FA_OBJ_OPENED.0 | F::FA_OBJ_CREATED.0),
+                        20,
+                        "new",
+                    ),
+                ]),
+            ],
+        );
+        let s = shown(&p);
+        assert!(
+            s[0].starts_with("item=0 name=\"/w\" inode=20 "),
+            "a plain name's directory is the cwd: {s:?}"
+        );
+        assert!(s[0].ends_with("nametype=PARENT"));
+        assert!(s[1].starts_with("item=1 name=\"new\" inode=21 "));
+        assert!(s[1].ends_with("nametype=CREATE"));
+    }
+
+    #[test]
+    fn a_symlink_names_its_target_unlooked_up() {
+        use fa_obj_flag as F;
+        let p = records(
+            "symlink",
+            0,
+            &[
+                name(fa_aux_kind::FA_AUX_CWD, 0, "/w"),
+                name(fa_aux_kind::FA_AUX_NAME, 0, "/t/l"),
+                name(fa_aux_kind::FA_AUX_NAME, 2, "target"),
+                objs(&[
+                    (30, 0o120777, F::FA_OBJ_CHANGED, 0, ""),
+                    (10, DIR, F::FA_OBJ_CHANGED, 2, "t"),
+                ]),
+            ],
+        );
+        let s = shown(&p);
+        assert_eq!(s.len(), 3);
+        assert!(s[0].ends_with("nametype=PARENT") && s[0].contains("inode=10 "));
+        assert_eq!(s[1], "item=1 name=\"target\" nametype=UNKNOWN");
+        assert!(s[2].contains("name=\"/t/l\" inode=30 ") && s[2].ends_with("nametype=CREATE"));
+    }
+}

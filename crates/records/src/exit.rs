@@ -1,0 +1,99 @@
+//! The records the kernel's `audit_log_exit` writes after SYSCALL, in its
+//! order: the aux list (BPRM_FCAPS), `show_special`'s one record
+//! (SOCKETCALL, IPC, MQ_*, CAPSET, MMAP, OPENAT2, EXECVE, KERN_MODULE,
+//! TIME_*), FD_PAIR, SOCKADDR, OBJ_PID, CWD, PATH; PROCTITLE last.
+
+use crate::special::{Caps, FileCaps, ObjPid};
+use crate::types;
+
+/// Record types in the order `audit_log_exit` writes them.
+pub const ORDER: &[u32] = &[
+    types::BPRM_FCAPS,
+    types::CAPSET,
+    types::MMAP,
+    types::OPENAT2,
+    types::EXECVE,
+    types::FD_PAIR,
+    types::SOCKADDR,
+    types::OBJ_PID,
+    types::CWD,
+    types::PATH,
+];
+
+/// Where a record of type `ty` goes among an event's records.
+pub fn rank(ty: u32) -> usize {
+    ORDER.iter().position(|&t| t == ty).unwrap_or(ORDER.len())
+}
+
+/// One record written after SYSCALL, as its content.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExitRecord {
+    /// EXECVE: argc and the argument area (NUL-terminated strings).
+    Execve {
+        /// The argument count.
+        argc: u32,
+        /// The argument area.
+        area: Vec<u8>,
+    },
+    /// SOCKADDR: the address's bytes.
+    Sockaddr(Vec<u8>),
+    /// FD_PAIR.
+    FdPair(i32, i32),
+    /// MMAP: fd and flags.
+    Mmap(i32, u32),
+    /// OPENAT2: flags, mode, resolve.
+    Openat2(u64, u64, u64),
+    /// CAPSET: pid and the new sets.
+    Capset(u32, Caps),
+    /// BPRM_FCAPS: the file's capabilities, old and new sets.
+    BprmFcaps(FileCaps, Caps, Caps),
+    /// OBJ_PID.
+    ObjPid(ObjPid),
+}
+
+impl ExitRecord {
+    /// Its record type.
+    pub fn ty(&self) -> u32 {
+        match self {
+            ExitRecord::Execve { .. } => types::EXECVE,
+            ExitRecord::Sockaddr(_) => types::SOCKADDR,
+            ExitRecord::FdPair(..) => types::FD_PAIR,
+            ExitRecord::Mmap(..) => types::MMAP,
+            ExitRecord::Openat2(..) => types::OPENAT2,
+            ExitRecord::Capset(..) => types::CAPSET,
+            ExitRecord::BprmFcaps(..) => types::BPRM_FCAPS,
+            ExitRecord::ObjPid(_) => types::OBJ_PID,
+        }
+    }
+
+    /// Its record bodies (EXECVE may need several records).
+    pub fn bodies(&self) -> Vec<Vec<u8>> {
+        use crate::{execve, sockaddr, special};
+        match self {
+            ExitRecord::Execve { argc, area } => execve::bodies(*argc, area),
+            ExitRecord::Sockaddr(b) => vec![sockaddr::body(b)],
+            ExitRecord::FdPair(a, b) => vec![special::fd_pair_body(*a, *b)],
+            ExitRecord::Mmap(fd, flags) => vec![special::mmap_body(*fd, *flags)],
+            ExitRecord::Openat2(f, m, r) => vec![special::openat2_body(*f, *m, *r)],
+            ExitRecord::Capset(pid, caps) => vec![special::capset_body(*pid, caps)],
+            ExitRecord::BprmFcaps(file, old, new) => {
+                vec![special::bprm_fcaps_body(file, old, new)]
+            }
+            ExitRecord::ObjPid(t) => vec![special::obj_pid_body(t)],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn order_follows_audit_log_exit() {
+        assert!(rank(types::BPRM_FCAPS) < rank(types::EXECVE));
+        assert!(rank(types::EXECVE) < rank(types::CWD));
+        assert!(rank(types::FD_PAIR) < rank(types::SOCKADDR));
+        assert!(rank(types::SOCKADDR) < rank(types::OBJ_PID));
+        assert!(rank(types::OBJ_PID) < rank(types::PATH));
+    }
+}
