@@ -16,7 +16,7 @@ fn decode(name: &str, raw: &str) -> String {
     if let Some(q) = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
         return q.to_string();
     }
-    let hex = ["comm", "exe", "key", "proctitle"].contains(&name)
+    let hex = ["comm", "exe", "key", "proctitle", "name", "cwd"].contains(&name)
         && raw.len().is_multiple_of(2)
         && raw.bytes().all(|b| b.is_ascii_hexdigit());
     if hex {
