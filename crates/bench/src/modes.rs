@@ -178,6 +178,8 @@ impl FastauditRun {
             Command::new(exe)
                 .args([
                     "run",
+                    // The machine's auditd.conf is not part of the measurement.
+                    "--no-config",
                     "--rules",
                     path_str(&rules.file)?,
                     "--log",

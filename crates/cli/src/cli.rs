@@ -42,19 +42,29 @@ pub struct RunArgs {
     /// else the built-in default rules.
     #[arg(long = "rules", num_args = 1..)]
     pub rules: Vec<PathBuf>,
-    /// Audit log to append to.
-    #[arg(long, default_value = "/var/log/fastaudit/audit.log")]
-    pub log: PathBuf,
-    /// Log line format.
-    #[arg(long, value_enum, default_value_t = LogFormat::Raw)]
-    pub format: LogFormat,
+    /// auditd's configuration file to read (auditd.conf syntax, keys and
+    /// defaults); default: /etc/audit/auditd.conf when it exists. Flags
+    /// given on the command line win over the file.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+    /// Read no auditd.conf: fastaudit's own defaults and the flags only.
+    #[arg(long)]
+    pub no_config: bool,
+    /// Audit log to append to [default: the config's log_file, else
+    /// /var/log/fastaudit/audit.log].
+    #[arg(long)]
+    pub log: Option<PathBuf>,
+    /// Log format [default: the config's log_format, else raw].
+    #[arg(long, value_enum)]
+    pub format: Option<LogFormat>,
     /// Rotate the log when it reaches this many MiB (auditd's max_log_file);
-    /// 0: never rotate.
-    #[arg(long, default_value_t = 8)]
-    pub max_log_file: u64,
-    /// Log files kept when rotating, the live one included (auditd's num_logs).
-    #[arg(long, default_value_t = 5)]
-    pub num_logs: u32,
+    /// 0: never rotate [default: the config's, else 8].
+    #[arg(long)]
+    pub max_log_file: Option<u64>,
+    /// Log files kept when rotating, the live one included (auditd's
+    /// num_logs) [default: the config's, else 5].
+    #[arg(long)]
+    pub num_logs: Option<u32>,
     /// auditd.conf's disk_full_action: ignore, syslog, rotate or suspend
     /// (default suspend; SIGUSR2 resumes).
     #[arg(long, value_parser = |s: &str| ActionKey::DiskFull.parse(s))]
@@ -125,6 +135,8 @@ pub enum LogFormat {
     Raw,
     /// With interpreted ids, arch and syscall appended (auditd ENRICHED).
     Enriched,
+    /// One JSON object per event, its records grouped and decoded.
+    Json,
 }
 
 /// `fastaudit rules ...`.

@@ -5,6 +5,7 @@
 //! kernel settings, and keep /run/fastaudit/status up to date.
 
 use crate::cli::RunArgs;
+use crate::output::Output;
 use crate::plugins::Dispatcher;
 use anyhow::{bail, Context, Result};
 use companion::Joiner;
@@ -68,7 +69,8 @@ pub struct Side {
     pub notes: Vec<String>,
 }
 
-fn now_stamp(serial: u64) -> Stamp {
+/// Now, with `serial`.
+pub fn now_stamp(serial: u64) -> Stamp {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
@@ -104,7 +106,7 @@ impl Side {
         args: &RunArgs,
         set: &RuleSet,
         format: Format,
-        log: &mut Writer,
+        log: &mut Output,
         plugins: Dispatcher,
     ) -> Result<Side> {
         let settings = KernelSettings::of(set);
@@ -143,10 +145,7 @@ impl Side {
             usr2,
             notes: Vec::new(),
         };
-        let fmt = match format {
-            Format::Raw => "raw",
-            Format::Enriched => "enriched",
-        };
+        let fmt = format.name();
         let kernel = nix::sys::utsname::uname()
             .map(|u| u.release().to_string_lossy().into_owned())
             .unwrap_or_default();
@@ -215,14 +214,14 @@ impl Side {
         Ok(())
     }
 
-    fn write_own(&mut self, log: &mut Writer, ty: u32, body: &str) {
+    fn write_own(&mut self, log: &mut Output, ty: u32, body: &str) {
         let stamp = now_stamp(self.serial());
         let l = line(None, ty, stamp, body.as_bytes(), self.format, &SystemNames);
         self.log_event(log, &l, None, Source::Own);
     }
 
     /// A log fault that is over: DAEMON_ERR with what it cost.
-    fn report_fault(&mut self, log: &mut Writer, f: Fault) {
+    fn report_fault(&mut self, log: &mut Output, f: Fault) {
         let errno = f.kind.errno();
         let body = own::log_fault_body(
             f.kind.word(),
@@ -237,7 +236,7 @@ impl Side {
     /// Move the kernel records read so far into the log; report a log
     /// fault that is over; rotate on SIGUSR1, resume on SIGUSR2; rewrite
     /// the status file now and then.
-    pub fn pump(&mut self, log: &mut Writer, bpf: BpfCounts) {
+    pub fn pump(&mut self, log: &mut Output, bpf: BpfCounts) {
         if let Some(f) = log.take_recovered() {
             self.report_fault(log, f);
         }
@@ -297,13 +296,13 @@ impl Side {
         }
     }
 
-    fn write_kernel(&mut self, log: &mut Writer, r: &Record) {
+    fn write_kernel(&mut self, log: &mut Output, r: &Record) {
         let (_, l) = self.kernel_line(log, r);
         self.log_event(log, &l, None, Source::Kernel);
     }
 
     /// A kernel record's stamp and line.
-    fn kernel_line(&mut self, log: &mut Writer, r: &Record) -> (Stamp, Vec<u8>) {
+    fn kernel_line(&mut self, log: &mut Output, r: &Record) -> (Stamp, Vec<u8>) {
         let (stamp, body) = match r.stamp {
             Some((sec, msec, serial)) => {
                 if own::kernel_serial_overlaps(serial) && !self.overlap_reported {
@@ -329,7 +328,7 @@ impl Side {
 
     /// Someone changed the task rules behind fastaudit's back: `-a never,task`
     /// goes back first so new tasks still get no audit context.
-    fn keep_never_task(&mut self, log: &mut Writer) {
+    fn keep_never_task(&mut self, log: &mut Output) {
         let Some(k) = self.kernel.as_mut() else {
             return;
         };
@@ -351,7 +350,7 @@ impl Side {
         }
     }
 
-    fn write_status(&mut self, log: &Writer, bpf: BpfCounts) -> std::io::Result<()> {
+    fn write_status(&mut self, log: &Output, bpf: BpfCounts) -> std::io::Result<()> {
         let rx = self
             .kernel
             .as_ref()
@@ -394,9 +393,17 @@ impl Side {
         })
     }
 
+    /// The kernel record reader's counters so far (zero with --bpf-only).
+    pub fn reader_stats(&self) -> fastaudit_netlink::ReaderStats {
+        self.kernel
+            .as_ref()
+            .map(KernelDaemon::stats)
+            .unwrap_or_default()
+    }
+
     /// Stop: put the kernel back and unregister, log the last kernel
     /// records, the losses (a log fault's too, over or not) and DAEMON_END.
-    pub fn finish(mut self, log: &mut Writer, bpf: BpfCounts) -> Result<()> {
+    pub fn finish(mut self, log: &mut Output, bpf: BpfCounts) -> Result<()> {
         // Only a SIGTERM to the registered daemon is recorded by the kernel.
         let sender = if self.term.load(Ordering::Relaxed) {
             self.sender()
@@ -488,7 +495,7 @@ fn continued_serials(log: &Writer) -> OwnSerials {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fastaudit_log::{Config, Threshold};
+    use fastaudit_log::{Config, Threshold, Writer};
 
     fn bpf_only_side() -> Side {
         Side {
@@ -514,12 +521,13 @@ mod tests {
     fn kernel_records_keep_their_stamp_and_an_overlap_is_reported_once() {
         let dir = std::env::temp_dir().join(format!("fa-side-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let mut log = Writer::open(Config {
+        let writer = Writer::open(Config {
             space_left: Threshold::Mib(0),
             admin_space_left: Threshold::Mib(0),
             ..Config::new(dir.join("audit.log"))
         })
         .unwrap();
+        let mut log = Output::new(writer, None, None);
         let mut side = bpf_only_side();
         for serial in [7, 1 << 31, (1 << 31) + 1] {
             let r = Record {

@@ -3,10 +3,13 @@
 mod bench_cmd;
 mod cli;
 mod daemon;
+mod notify;
+mod output;
 mod plugins;
 mod reload;
 mod rules_cmd;
 mod run_cmd;
+mod run_config;
 mod status_cmd;
 
 use clap::Parser;

@@ -1,15 +1,17 @@
 //! `fastaudit run`: rules → plan → engine → records → log, in the foreground.
 
-use crate::cli::{LogFormat, RunArgs};
+use crate::cli::RunArgs;
 use crate::daemon::companion::event_lines;
 use crate::daemon::{BpfCounts, Side};
+use crate::output::Output;
 use crate::plugins::{Dispatcher, Settings as PluginSettings};
 use crate::reload::Reloader;
+use crate::run_config::{self, Refused};
 use anyhow::{bail, Context, Result};
 use fastaudit_engine::AuditEvent;
 use fastaudit_engine::{compile, run_live, Environment, Live, Options};
 use fastaudit_engine::{Attached, EngineError};
-use fastaudit_log::{Config, Counts, SizeAction, Source, Writer};
+use fastaudit_log::{Counts, Source, Writer};
 use fastaudit_records::enrich::SystemNames;
 use fastaudit_records::line::line;
 use fastaudit_records::{types, Format, Stamp};
@@ -25,6 +27,24 @@ const RULES_D: &str = "/etc/audit/rules.d";
 
 /// Run until SIGINT/SIGTERM; exit 0 after draining and flushing.
 pub fn run(args: RunArgs) -> Result<ExitCode> {
+    // `--explain` needs no configuration (and works without root); a run
+    // does, and the configuration is root's to read.
+    if !args.explain && !nix::unistd::geteuid().is_root() {
+        bail!("run must be started as root (it loads BPF programs)");
+    }
+    let settings = if args.explain {
+        None
+    } else {
+        match run_config::resolve(&args) {
+            Ok(s) => Some(s),
+            Err(Refused(lines)) => {
+                for l in lines {
+                    eprintln!("{l}");
+                }
+                return Ok(ExitCode::from(1));
+            }
+        }
+    };
     let host = SystemHost;
     let set = match load_rules(&args.rules, &host, args.strict) {
         Ok(set) => set,
@@ -55,8 +75,20 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     if let Some(why) = plan.hook_kind_problem() {
         bail!("{why}");
     }
-    let log = Writer::open(log_config(&args))
-        .with_context(|| format!("opening the log {}", args.log.display()))?;
+    let Some(settings) = settings else {
+        bail!("no settings");
+    };
+    for w in &settings.warnings {
+        eprintln!("{w}");
+    }
+    if let Err(e) = run_config::boost_priority(settings.priority_boost) {
+        eprintln!("fastaudit: warning: {e:#}");
+    }
+    let path = settings.log.path.clone();
+    let writer = Writer::open(settings.log.clone())
+        .with_context(|| format!("opening the log {}", path.display()))?;
+    let json = (settings.format == Format::Json).then_some(settings.end_of_event);
+    let log = Output::new(writer, settings.node.clone(), json);
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(sig, Arc::clone(&stop))
@@ -66,13 +98,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     // its counts: caught, the write fails with EFBIG, a disk error.
     signal_hook::flag::register(signal_hook::consts::SIGXFSZ, Arc::default())
         .context("installing signal handlers")?;
-    let format = match args.format {
-        LogFormat::Raw => Format::Raw,
-        LogFormat::Enriched => Format::Enriched,
-    };
+    let format = settings.format;
     let mut log = log;
     // Plugins first: they get everything from DAEMON_START on, as auditd's.
-    let plugins = start_plugins(&args, format)?;
+    let plugins = start_plugins(&args, format, settings.plugins.clone())?;
     // The kernel side (daemon.rs): registered and set up, not yet enabled.
     let mut side = Side::start(&args, &set, format, &mut log, plugins)?;
     for n in &side.notes {
@@ -122,6 +151,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
                 return;
             }
             eprintln!("fastaudit: ready");
+            // Best effort: under systemd a failed notification shows as a start timeout.
+            if let Err(e) = crate::notify::ready() {
+                eprintln!("fastaudit: warning: telling systemd it is ready: {e}");
+            }
         },
         live,
         |ev| {
@@ -164,6 +197,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         logged: bpf_counts(&log).logged,
         lost: ring_lost,
     };
+    let side_reader = side.reader_stats();
     let finished = side.finish(&mut log, at_stop);
     log.flush();
     let bpf = bpf_counts(&log);
@@ -171,6 +205,22 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         .as_ref()
         .map(|s| (s.emitted + s.lost).saturating_sub(discarded).to_string())
         .unwrap_or_else(|_| "?".into());
+    // JSON: the loss counters close the stream.
+    let reader = side_reader;
+    let counters = [
+        (
+            "bpf_events_generated",
+            stats.as_ref().map_or(0, |s| s.emitted + s.lost),
+        ),
+        ("bpf_events_logged", bpf.logged),
+        ("bpf_events_lost", bpf.lost),
+        ("kernel_records_received", reader.received),
+        ("kernel_records_dropped", reader.dropped),
+        ("kernel_socket_overruns", reader.overruns),
+        ("log_events_dropped", log.lost()),
+    ];
+    log.write_stats(crate::daemon::now_stamp(0), &counters);
+    log.flush();
     eprintln!(
         "fastaudit: stopped: {generated} events generated, {} logged, {ring_lost} lost in the ring buffer, {} dropped by the log",
         bpf.logged, bpf.lost
@@ -183,7 +233,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     if let Some(f) = log.fault_now() {
         eprintln!(
             "fastaudit: {}: the log is still failing ({}, action {}): {} records lost since",
-            args.log.display(),
+            path.display(),
             f.kind.word(),
             f.action,
             f.lost
@@ -201,28 +251,6 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     }
     finished?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The log settings: auditd's defaults, overridden by the flags named
-/// after the auditd.conf keys.
-// Hook for the auditd.conf mapping: its values go in as the base settings.
-fn log_config(args: &RunArgs) -> Config {
-    let d = Config::new(&args.log);
-    Config {
-        max_bytes: args.max_log_file.saturating_mul(1 << 20),
-        size_action: SizeAction::Rotate {
-            num_logs: args.num_logs,
-        },
-        disk_full_action: args.disk_full_action.unwrap_or(d.disk_full_action),
-        disk_error_action: args.disk_error_action.unwrap_or(d.disk_error_action),
-        space_left: args.space_left.unwrap_or(d.space_left),
-        space_left_action: args.space_left_action.unwrap_or(d.space_left_action),
-        admin_space_left: args.admin_space_left.unwrap_or(d.admin_space_left),
-        admin_space_left_action: args
-            .admin_space_left_action
-            .unwrap_or(d.admin_space_left_action),
-        ..d
-    }
 }
 
 /// BPF events (alone or joined with their kernel record) logged and lost.
@@ -263,10 +291,16 @@ fn uring_event_lines(ev: &AuditEvent, stamp: Stamp, format: Format) -> Vec<u8> {
     lines
 }
 
-/// The plugins of the plugin settings (defaults, then the flags).
-// Hook for the auditd.conf mapping: its values go in as the base settings.
-fn start_plugins(args: &RunArgs, format: Format) -> Result<Dispatcher> {
-    let settings = args.plugins.apply(PluginSettings::default());
+/// The plugins of the plugin settings: auditd.conf's (or auditd's
+/// defaults), then the flags. Plugins get auditd's string format: RAW
+/// lines for a JSON log.
+fn start_plugins(args: &RunArgs, format: Format, base: PluginSettings) -> Result<Dispatcher> {
+    let settings = args.plugins.apply(base);
+    let format = if format == Format::Json {
+        Format::Raw
+    } else {
+        format
+    };
     for w in settings.check().map_err(anyhow::Error::msg)? {
         eprintln!("fastaudit: warning: {w}");
     }

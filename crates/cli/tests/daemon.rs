@@ -305,6 +305,8 @@ fn another_daemon_is_refused_or_taken_over() {
     let before = status_and_rules();
     let out = fastaudit(&[
         "run",
+        // The machine's auditd.conf is not part of the test.
+        "--no-config",
         "--rules",
         rules.to_str().unwrap(),
         "--log",
@@ -388,6 +390,8 @@ fn panic_on_failure_is_refused_without_the_explicit_option() {
     let log = dir.join("l");
     let out = fastaudit(&[
         "run",
+        // The machine's auditd.conf is not part of the test.
+        "--no-config",
         "--rules",
         rules.to_str().unwrap(),
         "--log",

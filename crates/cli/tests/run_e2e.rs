@@ -82,6 +82,8 @@ fn run_refuses_rules_it_cannot_enforce() {
     .unwrap();
     let out = fastaudit(&[
         "run",
+        // The machine's auditd.conf is not part of the test.
+        "--no-config",
         "--rules",
         rules.to_str().unwrap(),
         "--log",
@@ -128,6 +130,8 @@ fn hook_kinds_are_probed_and_the_cheapest_usable_one_chosen() {
     let explain = |kinds: &str| {
         let out = fastaudit(&[
             "run",
+            // The machine's auditd.conf is not part of the test.
+            "--no-config",
             "--rules",
             rules.to_str().unwrap(),
             "--explain",
@@ -161,6 +165,8 @@ fn hook_kinds_are_probed_and_the_cheapest_usable_one_chosen() {
     // No usable kind for the raw hooks: a clear error at start, nothing attached.
     let out = fastaudit(&[
         "run",
+        // The machine's auditd.conf is not part of the test.
+        "--no-config",
         "--rules",
         rules.to_str().unwrap(),
         "--log",

@@ -71,7 +71,7 @@ fn id_name(v: &str, lookup: impl Fn(u32) -> Option<String>) -> String {
 }
 
 fn quoted(out: &mut Vec<u8>, name: &str, value: &str) {
-    out.extend_from_slice(name.to_ascii_uppercase().as_bytes());
+    out.extend_from_slice(name.as_bytes());
     out.push(b'=');
     if needs_hex(value.as_bytes()) {
         hex_upper(out, value.as_bytes());
@@ -82,42 +82,70 @@ fn quoted(out: &mut Vec<u8>, name: &str, value: &str) {
     }
 }
 
-/// The interpreted fields for a record body (empty when there are none).
-pub fn suffix(body: &[u8], names: &dyn Names) -> Vec<u8> {
+/// One interpreted field: its upper-case name, its value, and whether
+/// ENRICHED quotes it (ids) or writes it bare (arch, syscall, saddr).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Interpreted {
+    /// `UID`, `ARCH`, ...
+    pub name: String,
+    /// `root`, `x86_64`, ...
+    pub value: String,
+    /// Written quoted (or hex when it needs it) in ENRICHED.
+    pub quoted: bool,
+}
+
+/// The interpreted fields of a record body, in record order.
+pub fn interpret(body: &[u8], names: &dyn Names) -> Vec<Interpreted> {
     let text = String::from_utf8_lossy(body);
     let mut machine = None;
     let mut out = Vec::new();
+    let mut push = |name: &str, value: String, quoted: bool| {
+        out.push(Interpreted {
+            name: name.to_ascii_uppercase(),
+            value,
+            quoted,
+        })
+    };
     for word in text.split(' ') {
         let Some((name, value)) = word.split_once('=') else {
             continue;
         };
-        let before = out.len();
-        if !out.is_empty() {
-            out.push(b' ');
-        }
         if UID_FIELDS.contains(&name) {
-            quoted(&mut out, name, &id_name(value, |n| names.user(n)));
+            push(name, id_name(value, |n| names.user(n)), true);
         } else if GID_FIELDS.contains(&name) {
-            quoted(&mut out, name, &id_name(value, |n| names.group(n)));
+            push(name, id_name(value, |n| names.group(n)), true);
         } else if name == "arch" {
             machine = u32::from_str_radix(value, 16)
                 .ok()
                 .and_then(Machine::from_elf);
-            let n = machine.map_or("?", Machine::name);
-            out.extend_from_slice(format!("ARCH={n}").as_bytes());
+            push(name, machine.map_or("?", Machine::name).into(), false);
         } else if name == "syscall" {
             let n = value
                 .parse()
                 .ok()
                 .and_then(|nr| machine.and_then(|m| m.syscall_name(nr)));
-            out.extend_from_slice(format!("SYSCALL={}", n.unwrap_or("?")).as_bytes());
+            push(name, n.unwrap_or("?").into(), false);
         } else if let Some(v) = (name == "saddr")
             .then(|| crate::sockaddr::interpret(value))
             .flatten()
         {
-            out.extend_from_slice(format!("SADDR={v}").as_bytes());
+            push(name, v, false);
+        }
+    }
+    out
+}
+
+/// The interpreted fields for a record body (empty when there are none).
+pub fn suffix(body: &[u8], names: &dyn Names) -> Vec<u8> {
+    let mut out = Vec::new();
+    for i in interpret(body, names) {
+        if !out.is_empty() {
+            out.push(b' ');
+        }
+        if i.quoted {
+            quoted(&mut out, &i.name, &i.value);
         } else {
-            out.truncate(before);
+            out.extend_from_slice(format!("{}={}", i.name, i.value).as_bytes());
         }
     }
     out

@@ -1,12 +1,14 @@
 //! Audit records exactly as the kernel writes them and auditd frames them:
 //! the kernel's untrusted-string encoding, the SYSCALL and PROCTITLE bodies,
-//! and auditd's RAW and ENRICHED line formats.
+//! auditd's RAW and ENRICHED line formats, and fastaudit's JSON events.
 
 pub mod daemon;
 pub mod encode;
 pub mod enrich;
 pub mod execve;
 pub mod exit;
+pub mod group;
+pub mod json;
 pub mod line;
 pub mod parse;
 pub mod path;

@@ -15,6 +15,20 @@ pub enum Format {
     Raw,
     /// RAW plus interpreted ids, arch and syscall after a 0x1D byte.
     Enriched,
+    /// fastaudit's JSON lines, one object per event ([`crate::json`]); a
+    /// single record's line is RAW, and events are built from RAW lines.
+    Json,
+}
+
+impl Format {
+    /// The name DAEMON_START's `format=` gives it (auditd: `raw`, `enriched`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Raw => "raw",
+            Format::Enriched => "enriched",
+            Format::Json => "json",
+        }
+    }
 }
 
 /// Event time and serial, shared by every record of one event.

@@ -22,9 +22,10 @@
 //! each is written alone (the companion under fastaudit's own stamp).
 
 use super::Side;
+use crate::output::Output;
 use fastaudit_engine::names::{path_records, PathRecords};
 use fastaudit_engine::{exit_records, AuditEvent};
-use fastaudit_log::{Source, Writer};
+use fastaudit_log::Source;
 use fastaudit_netlink::Record;
 use fastaudit_records::enrich::SystemNames;
 use fastaudit_records::exit::rank;
@@ -301,7 +302,7 @@ impl Side {
     /// its kernel record (LOGIN) under that record's stamp once both are
     /// here; alone, under fastaudit's stamp, when no kernel record can
     /// come (--bpf-only) or none came in time.
-    pub fn companion(&mut self, log: &mut Writer, ev: AuditEvent) {
+    pub fn companion(&mut self, log: &mut Output, ev: AuditEvent) {
         // --bpf-only: no kernel record can come; a config send's companion
         // (whose SYSCALL stock audit writes only with the record) is dropped.
         let out = if self.kernel.is_some() {
@@ -318,7 +319,7 @@ impl Side {
     }
 
     /// Write a kernel record, a companion, or both joined.
-    pub(super) fn write_out(&mut self, log: &mut Writer, o: Out) {
+    pub(super) fn write_out(&mut self, log: &mut Output, o: Out) {
         match o {
             Out::Kernel(r) => self.write_kernel(log, &r),
             Out::Alone(ev) => {

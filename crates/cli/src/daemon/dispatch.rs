@@ -3,8 +3,9 @@
 //! the kernel ends a syscall event with (passed to plugins, never logged).
 
 use super::Side;
+use crate::output::Output;
 use crate::plugins::{Dispatcher, Report};
-use fastaudit_log::{Source, Writer};
+use fastaudit_log::Source;
 use fastaudit_netlink::Record;
 use fastaudit_records::{types, Stamp};
 
@@ -16,7 +17,7 @@ impl Side {
     /// `source`, as logged or lost.
     pub fn log_event(
         &mut self,
-        log: &mut Writer,
+        log: &mut Output,
         lines: &[u8],
         eoe: Option<Stamp>,
         source: Source,
@@ -28,13 +29,14 @@ impl Side {
     /// event's URINGOP records are events of their own).
     pub fn log_events(
         &mut self,
-        log: &mut Writer,
+        log: &mut Output,
         lines: &[u8],
         eoe: Option<Stamp>,
         source: Source,
         events: u64,
     ) {
-        self.plugins.feed(lines, eoe);
+        // Plugins get auditd's lines: with its node= prefix, never JSON.
+        self.plugins.feed(&log.with_node(lines), eoe);
         log.write_events(lines, source, events);
     }
 
@@ -52,7 +54,7 @@ impl Side {
     }
 
     /// Before DAEMON_END: a DAEMON_ERR per plugin that missed records.
-    pub(super) fn report_plugin_drops(&mut self, log: &mut Writer) {
+    pub(super) fn report_plugin_drops(&mut self, log: &mut Output) {
         for (name, n) in self.plugins.dropped() {
             let body = format!(
                 "op=plugin-dropped plugin={name} dropped={n} pid={} res=failed",

@@ -4,8 +4,8 @@
 //! fastaudit makes the change.
 
 use super::{me, Side};
+use crate::output::Output;
 use crate::reload::RuleChange;
-use fastaudit_log::Writer;
 use fastaudit_records::encode::untrusted;
 use fastaudit_records::types;
 
@@ -27,7 +27,7 @@ pub fn body(auid: u32, ses: u32, c: &RuleChange, ok: bool) -> String {
 
 impl Side {
     /// Log each rule change as the kernel logs one.
-    pub fn log_rule_changes(&mut self, log: &mut Writer, changes: &[RuleChange]) {
+    pub fn log_rule_changes(&mut self, log: &mut Output, changes: &[RuleChange]) {
         let who = me();
         for c in changes {
             let b = body(who.auid, who.ses, c, true);

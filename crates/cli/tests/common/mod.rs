@@ -355,21 +355,38 @@ pub fn assert_agrees(diffs: &[String]) {
 pub struct FastauditRun {
     child: std::process::Child,
     stderr: std::sync::mpsc::Receiver<String>,
+    /// What it printed before "fastaudit: ready".
+    pub before_ready: Vec<String>,
 }
 
 impl FastauditRun {
     /// `fastaudit run --rules RULES --log LOG EXTRA...`, waiting for the ready line.
     pub fn start(rules: &Path, log: &Path, extra: &[&str]) -> FastauditRun {
+        let mut args = vec![
+            "run",
+            // The machine's auditd.conf is not part of the test.
+            "--no-config",
+            "--rules",
+            rules.to_str().expect("utf8"),
+            "--log",
+            log.to_str().expect("utf8"),
+        ];
+        args.extend_from_slice(extra);
+        FastauditRun::spawn(&args)
+    }
+
+    /// `fastaudit ARGS...`, waiting for the ready line.
+    pub fn spawn(args: &[&str]) -> FastauditRun {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_fastaudit"));
+        cmd.args(args);
+        FastauditRun::spawn_command(cmd)
+    }
+
+    /// A command that runs `fastaudit run` (under a wrapper, say), waiting
+    /// for the ready line.
+    pub fn spawn_command(mut cmd: Command) -> FastauditRun {
         use std::io::BufRead;
-        let mut child = Command::new(env!("CARGO_BIN_EXE_fastaudit"))
-            .args([
-                "run",
-                "--rules",
-                rules.to_str().expect("utf8"),
-                "--log",
-                log.to_str().expect("utf8"),
-            ])
-            .args(extra)
+        let mut child = cmd
             .stderr(std::process::Stdio::piped())
             .spawn()
             .expect("start fastaudit run");
@@ -383,14 +400,19 @@ impl FastauditRun {
                 let _ = tx.send(l);
             }
         });
+        let mut before_ready = Vec::new();
         loop {
             match rx.recv_timeout(std::time::Duration::from_secs(30)) {
                 Ok(l) if l == "fastaudit: ready" => break,
-                Ok(_) => {}
-                Err(_) => panic!("fastaudit run ended or hung before ready"),
+                Ok(l) => before_ready.push(l),
+                Err(_) => panic!("fastaudit run ended or hung before ready: {before_ready:?}"),
             }
         }
-        FastauditRun { child, stderr: rx }
+        FastauditRun {
+            child,
+            stderr: rx,
+            before_ready,
+        }
     }
 
     /// Its pid.
@@ -418,9 +440,10 @@ impl FastauditRun {
     }
 }
 
+/// A run left behind by a failing test is stopped, so that nothing stays
+/// attached: SIGTERM first (it detaches and puts the kernel back), then SIGKILL.
 impl Drop for FastauditRun {
     fn drop(&mut self) {
-        // SIGTERM first, so that it puts the kernel back; then SIGKILL.
         let pid = nix::unistd::Pid::from_raw(self.child.id() as i32);
         if let Ok(None) = self.child.try_wait() {
             let _ = nix::sys::signal::kill(pid, nix::sys::signal::SIGTERM);

@@ -1,0 +1,142 @@
+//! The log as `run` writes it: the writer (crates/log) behind what
+//! auditd.conf adds to each line or event. Everything reaches it as RAW
+//! (or ENRICHED) lines, one event per [`Output::write_event`]; here they get
+//! auditd's `node=NAME ` prefix, or become one JSON object per event
+//! (records of one stamp gathered, crates/records' `group` and `json`).
+//! log_group's ownership is the writer's (crates/log).
+
+use fastaudit_log::{Source, Writer};
+use fastaudit_records::enrich::SystemNames;
+use fastaudit_records::group::{Event, Grouper};
+use fastaudit_records::json;
+use fastaudit_records::Stamp;
+use std::time::{Duration, Instant};
+
+/// The log with auditd.conf's additions.
+pub struct Output {
+    writer: Writer,
+    node: Option<String>,
+    /// JSON: events being gathered.
+    json: Option<Grouper>,
+}
+
+impl std::ops::Deref for Output {
+    type Target = Writer;
+    fn deref(&self) -> &Writer {
+        &self.writer
+    }
+}
+
+impl std::ops::DerefMut for Output {
+    fn deref_mut(&mut self) -> &mut Writer {
+        &mut self.writer
+    }
+}
+
+impl Output {
+    /// Around an open writer: `node` for auditd's name_format, `json` with
+    /// end_of_event_timeout.
+    pub fn new(writer: Writer, node: Option<String>, json: Option<Duration>) -> Output {
+        Output {
+            writer,
+            node,
+            json: json.map(Grouper::new),
+        }
+    }
+
+    /// An event's lines as auditd writes them: each with `node=NAME ` first
+    /// when name_format asks for it (what plugins get too).
+    pub fn with_node<'a>(&self, lines: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
+        match &self.node {
+            None => std::borrow::Cow::Borrowed(lines),
+            Some(n) => {
+                let mut out = Vec::with_capacity(lines.len() + 32);
+                for l in lines.split_inclusive(|&b| b == b'\n') {
+                    out.extend_from_slice(format!("node={n} ").as_bytes());
+                    out.extend_from_slice(l);
+                }
+                std::borrow::Cow::Owned(out)
+            }
+        }
+    }
+
+    /// Write the lines of `events` events from `source` (RAW or ENRICHED,
+    /// one per record); the writer counts them as logged or lost.
+    pub fn write_events(&mut self, lines: &[u8], source: Source, events: u64) {
+        if self.json.is_none() {
+            let lines = self.with_node(lines);
+            self.writer.write_events(&lines, source, events);
+            return;
+        }
+        let text = String::from_utf8_lossy(lines);
+        let mut records: Vec<(json::Record, Stamp)> =
+            text.lines().filter_map(json::parse_line).collect();
+        match records.len() {
+            0 => {}
+            // A kernel record: gathered with the others of its stamp, and
+            // counted, record by record, when its event is written.
+            1 => {
+                let (r, s) = records.remove(0);
+                for e in self.grouper().push(s, r, Instant::now()) {
+                    let n = e.1.len() as u64;
+                    self.write_json(e, source, n);
+                }
+            }
+            // An event fastaudit put together (BPF, joined).
+            _ => {
+                let stamp = records[0].1;
+                let e = (stamp, records.into_iter().map(|(r, _)| r).collect());
+                self.write_json(e, source, events);
+            }
+        }
+    }
+
+    fn grouper(&mut self) -> &mut Grouper {
+        self.json
+            .get_or_insert_with(|| Grouper::new(Duration::ZERO))
+    }
+
+    fn write_json(&mut self, (stamp, records): Event, source: Source, events: u64) {
+        let line = json::event(self.node.as_deref(), stamp, &records, &SystemNames);
+        self.writer.write_events(&line, source, events);
+    }
+
+    /// Every event still being gathered (JSON), counted as kernel events.
+    fn write_gathered(&mut self, all: bool) {
+        let Some(g) = self.json.as_mut() else {
+            return;
+        };
+        let events = if all {
+            g.rest()
+        } else {
+            g.expired(Instant::now())
+        };
+        for e in events {
+            let n = e.1.len() as u64;
+            self.write_json(e, Source::Kernel, n);
+        }
+    }
+
+    /// JSON: a `{"kind":"stats"}` line with these counters, after every
+    /// event still being gathered (it closes the stream).
+    pub fn write_stats(&mut self, stamp: Stamp, counters: &[(&str, u64)]) {
+        if self.json.is_some() {
+            self.write_gathered(true);
+            let line = json::stats(self.node.as_deref(), stamp, counters);
+            self.writer.write_events(&line, Source::Own, 0);
+        }
+    }
+
+    /// Write what is pending (JSON: the events that timed out), then as the
+    /// writer's commit.
+    pub fn commit(&mut self) {
+        self.write_gathered(false);
+        self.writer.commit();
+    }
+
+    /// Write everything, open events included, and push it to the disk.
+    pub fn flush(&mut self) {
+        self.write_gathered(true);
+        self.writer.flush();
+    }
+}
