@@ -103,7 +103,11 @@ pub(crate) struct LogDir {
 impl LogDir {
     /// Open (creating it 0700, or 0750 with a group, if missing) and
     /// check the directory of `path`.
-    pub(crate) fn open(path: &Path, group: Option<u32>) -> Result<LogDir, LogError> {
+    pub(crate) fn open(
+        path: &Path,
+        group: Option<u32>,
+        group_owns_dir: bool,
+    ) -> Result<LogDir, LogError> {
         let io_err = |source: io::Error| LogError::Io {
             path: path.to_path_buf(),
             source,
@@ -161,6 +165,14 @@ impl LogDir {
             group,
         };
         d.check(&dir_path)?;
+        if let Some(g) = group.filter(|_| group_owns_dir) {
+            // As auditd's fix_disk_permissions: with log_group the
+            // directory is root:GROUP 0750 (checked above: root's, and
+            // writable by no one else), so the group can reach the log.
+            let fix = fchown(d.dir.as_raw_fd(), None, Some(Gid::from_raw(g)))
+                .and_then(|()| fchmod(d.dir.as_raw_fd(), Mode::from_bits_truncate(0o750)));
+            fix.map_err(dir_err)?;
+        }
         Ok(d)
     }
 

@@ -61,6 +61,9 @@ pub struct Config {
     /// Group that may read the log (`log_group`): the file is then 0640
     /// and a directory created for it 0750, both of that group.
     pub log_group: Option<u32>,
+    /// Whether an existing directory of the log is made root:`log_group`
+    /// 0750 too (auditd's own log directory; not a path given by hand).
+    pub group_owns_dir: bool,
     /// Flush policy (`flush`, `freq`).
     pub flush: Flush,
     /// Size limit in bytes (`max_log_file`; 0 = none).
@@ -90,6 +93,7 @@ impl Config {
         Config {
             path: path.into(),
             log_group: None,
+            group_owns_dir: false,
             flush: Flush::IncrementalAsync { freq: 50 },
             max_bytes: 8 << 20,
             size_action: SizeAction::Rotate { num_logs: 5 },

@@ -66,7 +66,7 @@ impl Writer {
     /// gets a newline first, so the next record starts a line of its own.
     pub fn open(cfg: Config) -> Result<Writer, LogError> {
         cfg.check().map_err(LogError::Config)?;
-        let dir = LogDir::open(&cfg.path, cfg.log_group)?;
+        let dir = LogDir::open(&cfg.path, cfg.log_group, cfg.group_owns_dir)?;
         let file = dir.open_log()?;
         let path = cfg.path.clone();
         let io_err = |source| LogError::Io {

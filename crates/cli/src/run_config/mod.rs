@@ -216,6 +216,8 @@ fn from_conf(args: &RunArgs, conf: &Conf) -> Result<RunSettings, Refused> {
     };
     // The writer creates the log 0640 and its directory 0750 for that group.
     log.log_group = gid;
+    // A --log given by hand gets the group on the file only.
+    log.group_owns_dir = args.log.is_none();
     Ok(RunSettings {
         log,
         format,
