@@ -75,16 +75,22 @@ impl Syscall {
             Some(e) => untrusted(&mut o, e),
             None => o.extend_from_slice(b"(null)"),
         }
-        if let Some(s) = &self.subj {
-            o.extend_from_slice(b" subj=");
-            o.extend_from_slice(s);
-        }
-        o.extend_from_slice(b" key=");
-        match &self.key {
-            Some(k) => untrusted(&mut o, k),
-            None => o.extend_from_slice(b"(null)"),
-        }
+        subj_and_key(&mut o, self.subj.as_deref(), self.key.as_deref());
         o
+    }
+}
+
+/// The ` subj=... key=...` end of a SYSCALL or URINGOP record, as the
+/// kernel's audit_log_task_context and audit_log_key write it.
+pub(crate) fn subj_and_key(o: &mut Vec<u8>, subj: Option<&[u8]>, key: Option<&[u8]>) {
+    if let Some(s) = subj {
+        o.extend_from_slice(b" subj=");
+        o.extend_from_slice(s);
+    }
+    o.extend_from_slice(b" key=");
+    match key {
+        Some(k) => untrusted(o, k),
+        None => o.extend_from_slice(b"(null)"),
     }
 }
 

@@ -2,7 +2,6 @@
 //! attempt, with the task's ids but none of SYSCALL's auid, ses, tty,
 //! comm or exe.
 
-use crate::encode::untrusted;
 use std::io::Write as _;
 
 /// Everything a URINGOP record says.
@@ -43,15 +42,7 @@ impl UringOp {
             " items={} ppid={} pid={} uid={uid} gid={gid} euid={euid} suid={suid} fsuid={fsuid} egid={egid} sgid={sgid} fsgid={fsgid}",
             self.items, self.ppid, self.pid
         );
-        if let Some(s) = &self.subj {
-            o.extend_from_slice(b" subj=");
-            o.extend_from_slice(s);
-        }
-        o.extend_from_slice(b" key=");
-        match &self.key {
-            Some(k) => untrusted(&mut o, k),
-            None => o.extend_from_slice(b"(null)"),
-        }
+        crate::syscall::subj_and_key(&mut o, self.subj.as_deref(), self.key.as_deref());
         o
     }
 }

@@ -5,12 +5,13 @@
 //! as the ENRICHED `SADDR=` fastaudit writes, `aureport -x --summary`
 //! counts the exec.
 
+mod tools;
 use fastaudit_records::enrich::Names;
 use fastaudit_records::exit::ExitRecord;
 use fastaudit_records::line::line;
 use fastaudit_records::syscall::proctitle_body;
 use fastaudit_records::{types, Format, Stamp, Syscall};
-use std::process::Command;
+use tools::run;
 
 struct NoNames;
 impl Names for NoNames {
@@ -101,17 +102,6 @@ fn write_log(format: Format) -> std::path::PathBuf {
     }
     std::fs::write(&path, log).unwrap();
     path
-}
-
-fn run(cmd: &str, args: &[&str]) -> (bool, String) {
-    let out = Command::new(cmd)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("{cmd} (apt-get install auditd): {e}"));
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-    )
 }
 
 #[test]

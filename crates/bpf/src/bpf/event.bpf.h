@@ -37,6 +37,20 @@ static __always_inline void read_proctitle(struct task_struct *task, struct fa_e
 	cache_proctitle(task, ev->proctitle, ev->proctitle_len);
 }
 
+/* The credentials' ids in SYSCALL's (and URINGOP's) order: uid gid euid
+ * suid fsuid egid sgid fsgid. */
+static __always_inline void read_ids(struct fa_event *ev, const struct cred *c)
+{
+	ev->ids[0] = BPF_CORE_READ(c, uid.val);
+	ev->ids[1] = BPF_CORE_READ(c, gid.val);
+	ev->ids[2] = BPF_CORE_READ(c, euid.val);
+	ev->ids[3] = BPF_CORE_READ(c, suid.val);
+	ev->ids[4] = BPF_CORE_READ(c, fsuid.val);
+	ev->ids[5] = BPF_CORE_READ(c, egid.val);
+	ev->ids[6] = BPF_CORE_READ(c, sgid.val);
+	ev->ids[7] = BPF_CORE_READ(c, fsgid.val);
+}
+
 struct exe_walk {
 	struct walk_pos pos;
 	char *buf;      /* a fa_exe_buf's bytes */
@@ -112,14 +126,7 @@ static __always_inline void fill_event(struct fa_event *ev, struct subject *s, _
 	ev->ses = BPF_CORE_READ(task, sessionid);
 	ev->pers = BPF_CORE_READ(task, personality);
 	ev->flags = s->returned ? 0 : FA_EV_NO_RETURN;
-	ev->ids[0] = BPF_CORE_READ(c, uid.val);
-	ev->ids[1] = BPF_CORE_READ(c, gid.val);
-	ev->ids[2] = BPF_CORE_READ(c, euid.val);
-	ev->ids[3] = BPF_CORE_READ(c, suid.val);
-	ev->ids[4] = BPF_CORE_READ(c, fsuid.val);
-	ev->ids[5] = BPF_CORE_READ(c, egid.val);
-	ev->ids[6] = BPF_CORE_READ(c, sgid.val);
-	ev->ids[7] = BPF_CORE_READ(c, fsgid.val);
+	read_ids(ev, c);
 	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
 	struct tty_struct *tty = BPF_CORE_READ(task, signal, tty);
 	if (tty)

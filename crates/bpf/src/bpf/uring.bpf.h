@@ -160,14 +160,7 @@ static __always_inline void uring_emit_op(struct subject *s, __u32 key_rule, __u
 	ev->exe_len = 0;
 	ev->generation = generation;
 	ev->args[0] = items;
-	ev->ids[0] = BPF_CORE_READ(c, uid.val);
-	ev->ids[1] = BPF_CORE_READ(c, gid.val);
-	ev->ids[2] = BPF_CORE_READ(c, euid.val);
-	ev->ids[3] = BPF_CORE_READ(c, suid.val);
-	ev->ids[4] = BPF_CORE_READ(c, fsuid.val);
-	ev->ids[5] = BPF_CORE_READ(c, egid.val);
-	ev->ids[6] = BPF_CORE_READ(c, sgid.val);
-	ev->ids[7] = BPF_CORE_READ(c, fsgid.val);
+	read_ids(ev, c);
 	count(FA_STAT_EMITTED);
 	bpf_ringbuf_submit(ev, BPF_RB_NO_WAKEUP);
 }
