@@ -147,7 +147,11 @@ pub fn run(s: &Scenario) -> (Vec<String>, Vec<i64>) {
     let auditd = Auditd::start(&dir, "RAW");
     load_into_kernel(&rules_file);
     auditctl(&["-e", "1"]);
-    let fa_log = dir.join("fastaudit.log");
+    // The scratch directory is writable by everyone; the log must not be
+    // (fastaudit refuses a log directory others can write into).
+    let logs = dir.join("logs");
+    std::fs::create_dir(&logs).expect("log directory");
+    let fa_log = logs.join("fastaudit.log");
     let fa = FastauditRun::start(&rules_file, &fa_log, &["--bpf-only"]);
     let (pid, results) = run_workload(&dir, s);
     std::thread::sleep(Duration::from_millis(300));
