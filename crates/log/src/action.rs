@@ -149,13 +149,7 @@ impl Threshold {
 pub(crate) fn say(msg: &str, syslog: bool) {
     eprintln!("fastaudit: {msg}");
     if syslog {
-        // Best effort: a system without a syslog daemon still has stderr.
-        let sock = std::os::unix::net::UnixDatagram::unbound();
-        if let Ok(s) = sock {
-            // <25>: LOG_DAEMON (3 << 3) | LOG_ALERT (1).
-            let line = format!("<25>fastaudit[{}]: {msg}", std::process::id());
-            let _ = s.send_to(line.as_bytes(), "/dev/log");
-        }
+        crate::syslog::syslog(crate::syslog::Priority::Alert, msg);
     }
 }
 

@@ -12,6 +12,7 @@ mod action;
 mod counts;
 mod dir;
 mod flusher;
+pub mod syslog;
 mod writer;
 
 pub use action::{Action, ActionKey, Threshold};

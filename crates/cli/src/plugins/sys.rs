@@ -2,7 +2,6 @@
 //! wrap: a process's pidfd, the unread byte count of a socket, an eventfd
 //! for wake-ups, and syslog.
 
-use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
@@ -73,33 +72,4 @@ pub fn cloexec_from_3() -> io::Result<()> {
     Ok(())
 }
 
-/// Syslog priorities used here.
-#[derive(Clone, Copy, Debug)]
-pub enum Priority {
-    /// LOG_ALERT.
-    Alert,
-    /// LOG_ERR.
-    Err,
-    /// LOG_NOTICE.
-    Notice,
-}
-
-/// Send `msg` to syslog (facility daemon, ident fastaudit), as auditd does
-/// for its dispatcher's messages.
-pub fn syslog(p: Priority, msg: &str) {
-    static OPEN: std::sync::Once = std::sync::Once::new();
-    OPEN.call_once(|| {
-        // SAFETY: the ident is a static C string that outlives the process's use of it.
-        unsafe { libc::openlog(c"fastaudit".as_ptr(), libc::LOG_PID, libc::LOG_DAEMON) };
-    });
-    let level = match p {
-        Priority::Alert => libc::LOG_ALERT,
-        Priority::Err => libc::LOG_ERR,
-        Priority::Notice => libc::LOG_NOTICE,
-    };
-    let Ok(text) = CString::new(msg.replace('\0', " ")) else {
-        return;
-    };
-    // SAFETY: a constant "%s" format with one valid C string argument.
-    unsafe { libc::syslog(level, c"%s".as_ptr(), text.as_ptr()) };
-}
+pub use fastaudit_log::syslog::{syslog, Priority};
