@@ -159,46 +159,23 @@ impl Joiner {
             out.push(Out::Kernel(r));
             return out;
         };
-        if let Some(i) = self
-            .companions
-            .iter()
-            .position(|c| c.1.syscall.pid as u32 == pid)
-        {
-            return self
-                .companions
-                .remove(i)
-                .map(|(_, ev)| Out::Joined(r, ev))
-                .into_iter()
-                .collect();
-        }
-        if !self.expect {
-            return vec![Out::Kernel(r)];
-        }
-        self.logins.push_back((now, pid, r));
-        Vec::new()
+        let by_pid = |ev: &AuditEvent| ev.syscall.pid as u32;
+        join_or_hold(
+            &mut self.companions,
+            &mut self.logins,
+            self.expect,
+            (pid, by_pid),
+            r,
+            now,
+        )
     }
 
     /// A CONFIG_CHANGE or FEATURE_CHANGE of sender `who`: joined with the
     /// oldest config companion of that sender, else held while companions
     /// can come.
     fn config(&mut self, r: Record, who: (u32, u32), now: Instant) -> Vec<Out> {
-        if let Some(i) = self
-            .config_companions
-            .iter()
-            .position(|c| sender(&c.1) == who)
-        {
-            return self
-                .config_companions
-                .remove(i)
-                .map(|(_, ev)| Out::Joined(r, ev))
-                .into_iter()
-                .collect();
-        }
-        if !self.expect {
-            return vec![Out::Kernel(r)];
-        }
-        self.configs.push_back((now, who, r));
-        Vec::new()
+        let (companions, held) = (&mut self.config_companions, &mut self.configs);
+        join_or_hold(companions, held, self.expect, (who, sender), r, now)
     }
 
     /// What has waited [`HOLD`] or longer at `now`, to be written alone
@@ -237,6 +214,31 @@ impl Joiner {
         self.config_companions.clear();
         out
     }
+}
+
+/// Kernel record `r`, whose companion is the event `key_of` gives `key`
+/// for: joined with the oldest such waiting companion, else written alone
+/// when no companion can come (`expect` false), else held in `held`.
+fn join_or_hold<K: PartialEq + Copy>(
+    companions: &mut VecDeque<(Instant, AuditEvent)>,
+    held: &mut VecDeque<(Instant, K, Record)>,
+    expect: bool,
+    (key, key_of): (K, fn(&AuditEvent) -> K),
+    r: Record,
+    now: Instant,
+) -> Vec<Out> {
+    if let Some(i) = companions.iter().position(|c| key_of(&c.1) == key) {
+        return companions
+            .remove(i)
+            .map(|(_, ev)| Out::Joined(r, ev))
+            .into_iter()
+            .collect();
+    }
+    if !expect {
+        return vec![Out::Kernel(r)];
+    }
+    held.push_back((now, key, r));
+    Vec::new()
 }
 
 /// A BPF event's records under `stamp`: SYSCALL, the records the kernel
