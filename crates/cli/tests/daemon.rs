@@ -135,6 +135,11 @@ fn actions(dir: &Path) -> Vec<(String, &'static str)> {
 
 #[test]
 fn kernel_and_user_records_match_auditd_and_the_kernel_is_put_back() {
+    if common::skip_without_kernel_oracle(
+        "daemon::kernel_and_user_records_match_auditd_and_the_kernel_is_put_back",
+    ) {
+        return;
+    }
     let _ka = KernelAudit::acquire();
     let _settings = Settings::save();
     let dir = tempdir();

@@ -20,6 +20,9 @@ use std::process::Command;
 
 #[test]
 fn basic_success_and_failure() {
+    if common::skip_without_kernel_oracle("differential::basic_success_and_failure") {
+        return;
+    }
     assert_agrees(&scenario_except(
         NOT_YET,
         "basic",
@@ -30,6 +33,9 @@ fn basic_success_and_failure() {
 
 #[test]
 fn never_before_always_and_argument_tests() {
+    if common::skip_without_kernel_oracle("differential::never_before_always_and_argument_tests") {
+        return;
+    }
     assert_agrees(&scenario_except(
         NOT_YET,
         "never-first",
@@ -40,6 +46,9 @@ fn never_before_always_and_argument_tests() {
 
 #[test]
 fn ids_auid_and_unprivileged_users() {
+    if common::skip_without_kernel_oracle("differential::ids_auid_and_unprivileged_users") {
+        return;
+    }
     assert_agrees(&scenario_except(
         NOT_YET,
         "ids",
@@ -55,6 +64,10 @@ fn ids_auid_and_unprivileged_users() {
 
 #[test]
 fn failing_syscalls_exit_and_success_fields() {
+    if common::skip_without_kernel_oracle("differential::failing_syscalls_exit_and_success_fields")
+    {
+        return;
+    }
     assert_agrees(&scenario_except(
         NOT_YET,
         "failures",
@@ -65,6 +78,9 @@ fn failing_syscalls_exit_and_success_fields() {
 
 #[test]
 fn raw_hook_without_arch_and_exe_identity() {
+    if common::skip_without_kernel_oracle("differential::raw_hook_without_arch_and_exe_identity") {
+        return;
+    }
     assert_agrees(&scenario_except(
         NOT_YET,
         "raw-exe",
@@ -75,6 +91,9 @@ fn raw_hook_without_arch_and_exe_identity() {
 
 #[test]
 fn exec_arguments_forks_and_execs() {
+    if common::skip_without_kernel_oracle("differential::exec_arguments_forks_and_execs") {
+        return;
+    }
     assert_agrees(&scenario_except(
         NOT_YET,
         "exec",
@@ -90,6 +109,9 @@ fn exec_arguments_forks_and_execs() {
 
 #[test]
 fn exec_arguments_through_the_raw_hooks() {
+    if common::skip_without_kernel_oracle("differential::exec_arguments_through_the_raw_hooks") {
+        return;
+    }
     assert_agrees(&scenario_except(
         NOT_YET,
         "exec-raw",
@@ -100,6 +122,11 @@ fn exec_arguments_through_the_raw_hooks() {
 
 #[test]
 fn hostile_program_names_are_encoded_as_the_kernel_encodes_them() {
+    if common::skip_without_kernel_oracle(
+        "differential::hostile_program_names_are_encoded_as_the_kernel_encodes_them",
+    ) {
+        return;
+    }
     // Programs whose names need quoting rules: space, quote, newline plus a
     // forged record, non-ASCII, and plain printable punctuation.
     let names = [
@@ -124,6 +151,11 @@ fn hostile_program_names_are_encoded_as_the_kernel_encodes_them() {
 
 #[test]
 fn loginuid_writes_come_with_their_keyless_syscall_record() {
+    if common::skip_without_kernel_oracle(
+        "differential::loginuid_writes_come_with_their_keyless_syscall_record",
+    ) {
+        return;
+    }
     // A write to /proc/self/loginuid makes the kernel's LOGIN, and stock
     // audit adds the write's SYSCALL (key (null), unless a rule selects
     // the write too: then once, with its key) for a task with a context:
@@ -170,6 +202,10 @@ fn loginuid_writes_come_with_their_keyless_syscall_record() {
 
 #[test]
 fn task_list_excludes_tasks_from_creation_on() {
+    if common::skip_without_kernel_oracle("differential::task_list_excludes_tasks_from_creation_on")
+    {
+        return;
+    }
     // Tasks created with uid 65534 are never audited; tasks created as root
     // are, even when they later switch to 65534.
     assert_agrees(&scenario_except(
@@ -186,6 +222,11 @@ fn task_list_excludes_tasks_from_creation_on() {
 
 #[test]
 fn always_task_records_every_syscall_of_the_tasks_it_selects() {
+    if common::skip_without_kernel_oracle(
+        "differential::always_task_records_every_syscall_of_the_tasks_it_selects",
+    ) {
+        return;
+    }
     // Tasks created with uid 65534 (the children of the shell setpriv
     // starts) have every syscall recorded, without a key, whatever the
     // exit rules say: the kernel gives their context the highest priority,
@@ -207,6 +248,9 @@ fn always_task_records_every_syscall_of_the_tasks_it_selects() {
 
 #[test]
 fn file_and_directory_watches() {
+    if common::skip_without_kernel_oracle("differential::file_and_directory_watches") {
+        return;
+    }
     // -w on a file and on a tree, path= with perm=r, and an exec watch: the
     // kernel matches by inode, whatever name the program used; the watch
     // follows its path (replaced, renamed onto, recreated); failed attempts
@@ -239,6 +283,9 @@ fn file_and_directory_watches() {
 
 #[test]
 fn every_argument_and_exit_operator() {
+    if common::skip_without_kernel_oracle("differential::every_argument_and_exit_operator") {
+        return;
+    }
     // Rules in order, first match decides: each chmod mode is selected by
     // exactly one rule (or none), so the key tells which operator held. The
     // kernel compares exit and a0-a3 as u32: `exit<0` never holds, a range
@@ -279,6 +326,11 @@ fn every_argument_and_exit_operator() {
 
 #[test]
 fn every_id_field_personality_session_and_comparison() {
+    if common::skip_without_kernel_oracle(
+        "differential::every_id_field_personality_session_and_comparison",
+    ) {
+        return;
+    }
     // Each workload command sets its own login uid, so the result does not
     // depend on how the test was started. setfsuid/setfsgid come from libc
     // through Python (no command-line tool sets them).
@@ -325,6 +377,9 @@ fn every_id_field_personality_session_and_comparison() {
 
 #[test]
 fn syscalls_that_never_return() {
+    if common::skip_without_kernel_oracle("differential::syscalls_that_never_return") {
+        return;
+    }
     // exit and exit_group end the task inside the syscall: the kernel logs
     // them from do_exit, without success= and exit=, and a rule testing
     // exit= or success= never selects them (the keyless rule would add
@@ -348,6 +403,11 @@ fn syscalls_that_never_return() {
 
 #[test]
 fn failed_attempts_on_watches_however_the_path_is_spelled() {
+    if common::skip_without_kernel_oracle(
+        "differential::failed_attempts_on_watches_however_the_path_is_spelled",
+    ) {
+        return;
+    }
     // The kernel matches a failed attempt by the inode its lookup reached,
     // whatever the spelling: "./", "//", "..", several relative
     // components, a dirfd; inside a dir= tree too. Lookups that failed
@@ -390,6 +450,9 @@ fn failed_attempts_on_watches_however_the_path_is_spelled() {
 
 #[test]
 fn exit_group_through_its_own_tracepoint() {
+    if common::skip_without_kernel_oracle("differential::exit_group_through_its_own_tracepoint") {
+        return;
+    }
     // Native rules only: judged by syscalls:sys_enter_exit_group.
     let rules = "-a always,exit -F arch=b64 -S exit_group -F a0!=0 -k status\n";
     let dir = tempdir();
@@ -412,6 +475,9 @@ fn exit_group_through_its_own_tracepoint() {
 
 #[test]
 fn executable_paths_and_terminals() {
+    if common::skip_without_kernel_oracle("differential::executable_paths_and_terminals") {
+        return;
+    }
     // A controlling terminal (script gives a pts), an executable unlinked
     // while it runs (d_path adds " (deleted)", and the space makes the
     // kernel hex-encode exe=), and an executable path with a space.
@@ -455,6 +521,9 @@ fn executable_paths_and_terminals() {
 
 #[test]
 fn setuid_exec_denied_access_and_signals() {
+    if common::skip_without_kernel_oracle("differential::setuid_exec_denied_access_and_signals") {
+        return;
+    }
     // Typical hardening rules: a setuid exec (ids change at exec, the
     // arguments were saved at entry), every failed syscall of a logged-in
     // user (-S all), and signals by number.
@@ -472,6 +541,11 @@ fn setuid_exec_denied_access_and_signals() {
 
 #[test]
 fn untyped_raw_tracepoints_where_tp_btf_is_refused() {
+    if common::skip_without_kernel_oracle(
+        "differential::untyped_raw_tracepoints_where_tp_btf_is_refused",
+    ) {
+        return;
+    }
     // With tp_btf and per-syscall tracepoints left out, the raw syscall,
     // task and inode hooks are raw_tp programs: same events.
     let rules = "-a never,task -F uid=65534\n\

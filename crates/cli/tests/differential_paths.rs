@@ -38,6 +38,11 @@ fn check(name: &str, rules: &str, workload: &[&str], expected: &[&str]) {
 #[test]
 #[ignore = "written while the kernel audit of the machine it was written on was locked (-e 2 by mistake, until reboot): never yet run against the kernel; run with --ignored (issue 12)"]
 fn creates_deletes_links_renames_and_symlinks() {
+    if common::skip_without_kernel_oracle(
+        "differential_paths::creates_deletes_links_renames_and_symlinks",
+    ) {
+        return;
+    }
     check(
         "paths-name-types",
         "-a always,exit -F arch=b64 -S open,openat,creat,mkdir,mkdirat,mknodat,unlink,unlinkat,rmdir,rename,renameat,renameat2,link,linkat,symlink,symlinkat -F dir=TREE -k paths\n",
@@ -60,6 +65,9 @@ fn creates_deletes_links_renames_and_symlinks() {
 #[test]
 #[ignore = "written while the kernel audit of the machine it was written on was locked (-e 2 by mistake, until reboot): never yet run against the kernel; run with --ignored (issue 12)"]
 fn relative_paths_and_dirfd() {
+    if common::skip_without_kernel_oracle("differential_paths::relative_paths_and_dirfd") {
+        return;
+    }
     check(
         "paths-relative",
         "-a always,exit -F arch=b64 -S openat,mkdirat,unlinkat,renameat,linkat,symlinkat,fchmodat,fchownat -F dir=TREE -k rel\n",
@@ -76,6 +84,10 @@ fn relative_paths_and_dirfd() {
 #[test]
 #[ignore = "written while the kernel audit of the machine it was written on was locked (-e 2 by mistake, until reboot): never yet run against the kernel; run with --ignored (issue 12)"]
 fn watched_file_deleted_and_recreated() {
+    if common::skip_without_kernel_oracle("differential_paths::watched_file_deleted_and_recreated")
+    {
+        return;
+    }
     check(
         "paths-watch",
         "-w TREE/watched -p wa -k watched\n",
@@ -93,6 +105,9 @@ fn watched_file_deleted_and_recreated() {
 #[test]
 #[ignore = "written while the kernel audit of the machine it was written on was locked (-e 2 by mistake, until reboot): never yet run against the kernel; run with --ignored (issue 12)"]
 fn exec_of_binaries_and_a_script() {
+    if common::skip_without_kernel_oracle("differential_paths::exec_of_binaries_and_a_script") {
+        return;
+    }
     check(
         "paths-exec",
         "-a always,exit -F arch=b64 -S execve -F dir=TREE -k exec\n-a always,exit -F arch=b64 -S execve -F exe=/usr/bin/true -k true\n",
@@ -108,6 +123,10 @@ fn exec_of_binaries_and_a_script() {
 #[test]
 #[ignore = "written while the kernel audit of the machine it was written on was locked (-e 2 by mistake, until reboot): never yet run against the kernel; run with --ignored (issue 12)"]
 fn failed_lookups_and_refused_objects() {
+    if common::skip_without_kernel_oracle("differential_paths::failed_lookups_and_refused_objects")
+    {
+        return;
+    }
     check(
         "paths-failed",
         "-a always,exit -F arch=b64 -S openat,mkdir,rmdir,unlink,rename,link,symlink,execve,fchmodat,chmod -F success=0 -k failed\n",
@@ -128,6 +147,11 @@ fn failed_lookups_and_refused_objects() {
 #[test]
 #[ignore = "written while the kernel audit of the machine it was written on was locked (-e 2 by mistake, until reboot): never yet run against the kernel; run with --ignored (issue 12)"]
 fn attribute_changes_that_keep_the_attributes() {
+    if common::skip_without_kernel_oracle(
+        "differential_paths::attribute_changes_that_keep_the_attributes",
+    ) {
+        return;
+    }
     // The kernel prints the attributes its lookup saw, before the change;
     // BPF sees the inode only after (README: PATH's mode/ouid/ogid of
     // chmod and chown). Changes to the same values agree field for field.

@@ -19,22 +19,39 @@ fn run(seed: &str, count: usize) {
 
 #[test]
 fn generated_rules_match_auditctl_batch_a() {
+    if common::skip_without_kernel_oracle("rules_generated::generated_rules_match_auditctl_batch_a")
+    {
+        return;
+    }
     run("fastaudit-generated-a", 400);
 }
 
 #[test]
 fn generated_rules_match_auditctl_batch_b() {
+    if common::skip_without_kernel_oracle("rules_generated::generated_rules_match_auditctl_batch_b")
+    {
+        return;
+    }
     run("fastaudit-generated-b", 400);
 }
 
 #[test]
 fn generated_rules_match_auditctl_batch_c() {
+    if common::skip_without_kernel_oracle("rules_generated::generated_rules_match_auditctl_batch_c")
+    {
+        return;
+    }
     run("fastaudit-generated-c", 600);
 }
 
 /// Deeper local runs: `FASTAUDIT_SEEDS=20 cargo test --test rules_generated extra`.
 #[test]
 fn generated_rules_match_auditctl_extra_seeds() {
+    if common::skip_without_kernel_oracle(
+        "rules_generated::generated_rules_match_auditctl_extra_seeds",
+    ) {
+        return;
+    }
     let n: usize = std::env::var("FASTAUDIT_SEEDS")
         .ok()
         .and_then(|s| s.parse().ok())

@@ -52,16 +52,26 @@ fn scenario(name: &str, rules: &str, steps: &[String], sqpoll: bool, not_compare
 
 #[test]
 fn inline_ops_and_their_io_uring_enter() {
+    if common::skip_without_kernel_oracle("uring_differential::inline_ops_and_their_io_uring_enter")
+    {
+        return;
+    }
     scenario("inline", RULES, &steps(""), false, &[]);
 }
 
 #[test]
 fn forced_async_ops_run_by_io_wq() {
+    if common::skip_without_kernel_oracle("uring_differential::forced_async_ops_run_by_io_wq") {
+        return;
+    }
     scenario("async", RULES, &steps("async "), false, &[]);
 }
 
 #[test]
 fn sqpoll_ops() {
+    if common::skip_without_kernel_oracle("uring_differential::sqpoll_ops") {
+        return;
+    }
     // The SQPOLL thread's context collects file names in ways not followed
     // yet (items=): everything else is compared.
     scenario("sqpoll", RULES, &steps(""), true, &["items"]);
@@ -69,6 +79,11 @@ fn sqpoll_ops() {
 
 #[test]
 fn first_match_never_rules_fields_and_skipped_ops() {
+    if common::skip_without_kernel_oracle(
+        "uring_differential::first_match_never_rules_fields_and_skipped_ops",
+    ) {
+        return;
+    }
     // never before always, success/exit of the issue attempt (connect's
     // first attempt returns -EAGAIN), ops the kernel never audits (statx,
     // nop) named by a rule.
@@ -78,6 +93,11 @@ fn first_match_never_rules_fields_and_skipped_ops() {
 
 #[test]
 fn credentials_of_an_unprivileged_submitter() {
+    if common::skip_without_kernel_oracle(
+        "uring_differential::credentials_of_an_unprivileged_submitter",
+    ) {
+        return;
+    }
     // Workers run with the submitter's credentials (taken when queued).
     let rules = "-a always,io_uring -S openat,mkdirat,unlinkat -F uid=65534 -k nobody\n-a always,io_uring -S openat -F uid=0 -k root\n";
     let steps = [
