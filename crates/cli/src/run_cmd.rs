@@ -145,7 +145,6 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
                     &mut reloader.borrow_mut(),
                     &mut side.borrow_mut(),
                     &mut log.borrow_mut(),
-                    &changes,
                     failed,
                 );
                 return;

@@ -157,6 +157,14 @@ fn serve(listener: &UnixListener, jobs: &Sender<Job>) {
 
 /// Check the peer, read its request, hand it on and wait for the reply.
 fn answer(stream: &UnixStream, jobs: &Sender<Job>) -> Result<Reply, String> {
+    // The request is read first whoever sent it (bounded, with a
+    // timeout), so that a refused client reads its refusal instead of
+    // finding the connection closed while it writes.
+    let mut line = Vec::new();
+    BufReader::new(stream)
+        .take(MAX_REQUEST)
+        .read_until(b'\n', &mut line)
+        .map_err(|e| e.to_string())?;
     let (pid, uid) = peer(stream).map_err(|e| format!("reading the peer's credentials: {e}"))?;
     if uid != 0 {
         return Ok(Reply::refused(NOT_ROOT, NOT_ROOT_CODE));
@@ -164,11 +172,6 @@ fn answer(stream: &UnixStream, jobs: &Sender<Job>) -> Result<Reply, String> {
     // The caller as the kernel would log a netlink sender, read while it
     // waits for its reply.
     let caller = Changer::of(&pid.to_string());
-    let mut line = Vec::new();
-    BufReader::new(stream)
-        .take(MAX_REQUEST)
-        .read_until(b'\n', &mut line)
-        .map_err(|e| e.to_string())?;
     let request: Request = serde_json::from_slice(&line).map_err(|e| e.to_string())?;
     let (tx, rx) = channel();
     jobs.send(Job {

@@ -20,9 +20,10 @@ use crate::output::Output;
 use crate::reload::{Reloader, RuleChange};
 use fastaudit_engine::Plan;
 use fastaudit_rules::listing::Lister;
-use fastaudit_rules::parse::parse_words;
+use fastaudit_rules::parse::{parse_words, Request as RuleRequest};
 use fastaudit_rules::settings::{Query, Setting};
-use fastaudit_rules::{source, Origin, RuleSet, SystemHost};
+use fastaudit_rules::source;
+use fastaudit_rules::{Origin, Rule, RuleSet, SystemHost};
 use std::path::Path;
 
 /// auditctl's refusal of a rule change while immutable.
@@ -34,10 +35,15 @@ const ENABLE_REFUSED: &str = "Error sending enable request (Operation not permit
 /// Where a command-line request's errors are said to be.
 const COMMAND_LINE: &str = "fastaudit ctl";
 
+/// One line's words.
+type Words = Vec<Vec<u8>>;
+
 /// A request whose switch is under way: answered once it is over.
 struct Switching {
     job: Job,
     reply: Reply,
+    /// The rule changes, in the order asked.
+    changes: Vec<RuleChange>,
     /// `-e N`: (N, the flag before).
     enable: Option<(u32, u32)>,
 }
@@ -52,6 +58,9 @@ pub struct Control {
 struct Judged {
     set: RuleSet,
     reply: Reply,
+    /// Each rule added or removed, in the order asked (as the kernel
+    /// logs auditctl's requests, one by one).
+    changes: Vec<RuleChange>,
     /// The last `-e N`.
     enable: Option<u32>,
 }
@@ -126,6 +135,7 @@ impl Control {
                 self.switching = Some(Switching {
                     job,
                     reply: judged.reply,
+                    changes: judged.changes,
                     enable: judged.enable.map(|n| (n, old)),
                 });
                 Some(plan)
@@ -139,15 +149,14 @@ impl Control {
         }
     }
 
-    /// The switch a request asked for is over (`changes`: the rules it
-    /// removed and added; `failed`: why it did not happen): log the
-    /// changes by the caller, as the kernel logs auditctl's, and answer.
+    /// The switch a request asked for is over (`failed`: why it did not
+    /// happen): log its rule changes by the caller, in the order asked, as
+    /// the kernel logs auditctl's, and answer.
     pub fn swapped(
         &mut self,
         rules: &mut Reloader,
         side: &mut Side,
         log: &mut Output,
-        changes: &[RuleChange],
         failed: Option<String>,
     ) {
         let Some(s) = self.switching.take() else {
@@ -159,7 +168,7 @@ impl Control {
                 1,
             ),
             None => {
-                side.log_rule_changes_by(log, changes, &s.job.caller);
+                side.log_rule_changes_by(log, &s.changes, &s.job.caller);
                 if let Some((n, old)) = s.enable {
                     side.log_enable(log, n, old, &s.job.caller, true);
                     if n == 2 {
@@ -236,6 +245,7 @@ fn judge(job: &Job, rules: &Reloader, side: &mut Side, log: &mut Output) -> Resu
         }
     }
     let mut set = rules.current().clone();
+    let mut changes = Vec::new();
     for (origin, words, p) in parsed {
         for q in &p.queries {
             match q {
@@ -251,20 +261,55 @@ fn judge(job: &Job, rules: &Reloader, side: &mut Side, log: &mut Output) -> Resu
         }
         // Queries change nothing and are not kept.
         if p.request.is_some() || !p.settings.is_empty() {
-            if let Err(e) = set.apply(p, origin, &host) {
-                errors.push(at(origin, &e));
+            let asked = asked_changes(&set, p.request.as_ref());
+            match set.apply(p, origin, &host) {
+                Ok(()) => changes.extend(asked),
+                Err(e) => errors.push(at(origin, &e)),
             }
         }
     }
     if !errors.is_empty() {
         return Err(refusal(errors));
     }
-    Ok(Judged { set, reply, enable })
+    Ok(Judged {
+        set,
+        reply,
+        changes,
+        enable,
+    })
+}
+
+/// The CONFIG_CHANGE records of one request, were it applied to `set`:
+/// one per rule added or deleted; for `-D`, one per rule it removes, in
+/// listing order (auditctl lists the rules and deletes each).
+fn asked_changes(set: &RuleSet, request: Option<&RuleRequest>) -> Vec<RuleChange> {
+    let change = |op, r: &Rule| RuleChange {
+        op,
+        key: r.key().map(<[u8]>::to_vec),
+        list: r.list,
+    };
+    match request {
+        None => Vec::new(),
+        Some(RuleRequest::Add { rule, .. }) => vec![change("add_rule", rule)],
+        Some(RuleRequest::Delete(rule)) => vec![change("remove_rule", rule)],
+        Some(RuleRequest::DeleteAll { key }) => set
+            .rules()
+            .filter(|l| key_contains(&l.rule, key))
+            .map(|l| change("remove_rule", &l.rule))
+            .collect(),
+    }
+}
+
+/// auditctl's key_match (for `-l -k` and `-D -k`): the rule's key contains `key`.
+fn key_contains(r: &Rule, key: &[u8]) -> bool {
+    key.is_empty()
+        || r.key()
+            .is_some_and(|k| k.windows(key.len()).any(|w| w == key))
 }
 
 /// A request's lines: the command line's words (as one line), or those of
 /// `-R FILE` (read as `fastaudit rules` reads a rules file).
-fn request_lines(words: &[Vec<u8>]) -> Result<Vec<(Origin, Vec<Vec<u8>>)>, Reply> {
+fn request_lines(words: &[Vec<u8>]) -> Result<Vec<(Origin, Words)>, Reply> {
     use std::os::unix::ffi::OsStrExt;
     match words {
         [] => Err(Reply::refused(
