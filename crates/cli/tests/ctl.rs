@@ -372,7 +372,13 @@ fn enable_stops_resumes_and_locks_fastaudits_rules_only() {
     assert_eq!(ok(&["-l"]), listing);
     chmod(&s.target);
     wait_until(10, "an event while locked", || events(&s.log, "start") == 3);
+    std::thread::sleep(std::time::Duration::from_millis(300));
     let printed = run.stop();
+    assert_eq!(
+        events(&s.log, "start"),
+        3,
+        "the chmod made under -e 0 is not audited"
+    );
     assert!(
         printed
             .iter()

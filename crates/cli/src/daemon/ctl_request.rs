@@ -372,3 +372,72 @@ fn warn(reply: &mut Reply, line: &str) {
     reply.err.extend_from_slice(line.as_bytes());
     reply.err.push(b'\n');
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fastaudit_rules::lexer;
+
+    fn set(text: &str) -> RuleSet {
+        let mut s = RuleSet::default();
+        for l in lexer::lines(text.as_bytes()) {
+            let o = Origin {
+                file: "t".into(),
+                line: l.lineno,
+            };
+            s.apply_words(&l.words, &o, &SystemHost).unwrap();
+        }
+        s
+    }
+
+    fn words(line: &str) -> Words {
+        line.split(' ').map(|w| w.as_bytes().to_vec()).collect()
+    }
+
+    fn asked(s: &RuleSet, line: &str) -> Vec<(&'static str, Option<Vec<u8>>)> {
+        let p = parse_words(&words(line), &SystemHost).unwrap();
+        asked_changes(s, p.request.as_ref())
+            .into_iter()
+            .map(|c| (c.op, c.key))
+            .collect()
+    }
+
+    #[test]
+    fn each_request_names_the_rules_it_adds_or_removes() {
+        let s = set("-a always,exit -F arch=b64 -S chmod -k one\n-a always,exit -F arch=b64 -S mkdir -k two\n-a always,exit -F arch=b64 -S rmdir\n");
+        assert_eq!(
+            asked(&s, "-a always,exit -F arch=b64 -S fchown -k new"),
+            [("add_rule", Some(b"new".to_vec()))]
+        );
+        assert_eq!(
+            asked(&s, "-d always,exit -F arch=b64 -S rmdir"),
+            [("remove_rule", None)]
+        );
+        // -D -k: the rules whose key contains it; -D: all, in listing order.
+        assert_eq!(
+            asked(&s, "-D -k tw"),
+            [("remove_rule", Some(b"two".to_vec()))]
+        );
+        assert_eq!(
+            asked(&s, "-D"),
+            [
+                ("remove_rule", Some(b"one".to_vec())),
+                ("remove_rule", Some(b"two".to_vec())),
+                ("remove_rule", None)
+            ]
+        );
+        assert!(asked(&s, "-l").is_empty());
+    }
+
+    #[test]
+    fn r_takes_a_file_alone() {
+        let missing = request_lines(&words("-R /nonexistent/x.rules")).unwrap_err();
+        assert_eq!(missing.code, 1);
+        assert!(String::from_utf8_lossy(&missing.err).starts_with("/nonexistent/x.rules"));
+        assert!(request_lines(&words("-l -R x")).is_err());
+        assert!(request_lines(&[]).is_err());
+        let one = request_lines(&words("-a always,exit -S mkdir")).unwrap();
+        assert_eq!(one.len(), 1);
+        assert_eq!(one[0].0.line, 0);
+    }
+}
