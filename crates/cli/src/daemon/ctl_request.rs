@@ -124,7 +124,7 @@ impl Control {
             if let Some(n) = judged.enable {
                 side.log_enable(log, n, old, &job.caller, true);
                 if n == 2 {
-                    rules.lock();
+                    lock(rules, side);
                 }
             }
             let _ = job.reply.send(judged.reply);
@@ -172,7 +172,7 @@ impl Control {
                 if let Some((n, old)) = s.enable {
                     side.log_enable(log, n, old, &s.job.caller, true);
                     if n == 2 {
-                        rules.lock();
+                        lock(rules, side);
                     }
                 }
                 s.reply
@@ -180,6 +180,13 @@ impl Control {
         };
         let _ = s.job.reply.send(reply);
     }
+}
+
+/// `-e 2`: the rules stay as they are until fastaudit restarts (the
+/// status file's rules_immutable says so too); the kernel is not told.
+fn lock(rules: &mut Reloader, side: &mut Side) {
+    rules.lock();
+    side.settings.lock = true;
 }
 
 /// Parse the request's lines and apply them to a copy of the rules: the
