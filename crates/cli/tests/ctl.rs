@@ -433,3 +433,59 @@ fn only_root_may_use_the_control_socket() {
     run.stop();
     assert!(!socket.exists(), "the socket goes with the daemon");
 }
+
+#[test]
+fn a_change_under_load_is_switched_with_no_gap_and_no_duplicate() {
+    let _ka = KernelAudit::acquire();
+    let s = setup();
+    let run = FastauditRun::start(&s.rules, &s.log, &[]);
+    const N: usize = 2000;
+    let mut load = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "i=0; while [ $i -lt {N} ]; do chmod 600 '{}'; i=$((i+1)); done",
+            s.target.display()
+        ))
+        .spawn()
+        .expect("workload");
+    wait_until(60, "the first rules' events", || {
+        events(&s.log, "start") >= 200
+    });
+    // One request: the running rule out, another in (all or nothing).
+    let swap = s.dir.join("swap.rules");
+    std::fs::write(
+        &swap,
+        format!(
+            "-d always,exit -F arch=b64 -S fchmodat -F path={t} -k start\n-a always,exit -F arch=b64 -S fchmodat -F path={t} -k second\n",
+            t = s.target.display()
+        ),
+    )
+    .expect("swap rules");
+    ok(&["-R", swap.to_str().expect("utf8")]);
+    assert!(load.wait().expect("workload").success());
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    run.stop();
+    let chmods: Vec<String> = lines(&s.log)
+        .into_iter()
+        .filter(|l| l.starts_with("type=SYSCALL ") && l.contains("comm=\"chmod\""))
+        .collect();
+    let pids: std::collections::HashSet<&str> = chmods
+        .iter()
+        .filter_map(|l| l.split(' ').find(|w| w.starts_with("pid=")))
+        .collect();
+    assert_eq!(chmods.len(), N, "every chmod recorded once (no gap)");
+    assert_eq!(pids.len(), N, "no chmod recorded twice");
+    let keys: Vec<bool> = chmods
+        .iter()
+        .map(|l| l.contains("key=\"second\""))
+        .collect();
+    let switch = keys
+        .iter()
+        .position(|k| *k)
+        .expect("the second rule's events");
+    assert!(switch >= 200);
+    assert!(
+        keys[switch..].iter().all(|k| *k),
+        "after the switch every chmod is judged by the new rules"
+    );
+}
