@@ -33,10 +33,11 @@ pub struct Reloader {
     /// Warnings refuse the new rules, as they did at start (--strict).
     strict: bool,
     kinds: Vec<Kind>,
+    /// `--audit-skipped-uring-ops`, compiled in as at start.
     uring_skipped: bool,
     current: RuleSet,
     offered: Option<RuleSet>,
-    /// `fastaudit ctl` state (control.rs): `-e 0` runs the empty plan while
+    /// `fastaudit ctl` state (daemon/ctl_request.rs): `-e 0` runs the empty plan while
     /// the rules stay; `-e 2` locks the rules until fastaudit restarts.
     paused: bool,
     locked: bool,
