@@ -24,6 +24,15 @@ pub enum Command {
     Run(RunArgs),
     /// The kernel audit's status and, when it runs, fastaudit's counters.
     Status,
+    /// Change, list or show the rules of the running `fastaudit run` with
+    /// auditctl's options (-l, -s, -a, -A, -d, -w, -W, -D, -R FILE, -e) (root).
+    // auditctl's options are passed through untouched, -h included.
+    #[command(disable_help_flag = true)]
+    Ctl {
+        /// auditctl's options and their arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<OsString>,
+    },
     /// Measure no audit vs kernel audit vs fastaudit, side by side (root).
     // Listed here for `fastaudit --help`; main hands the words after `bench`
     // to the fastaudit-bench binary before clap sees them (bench_cmd.rs).

@@ -23,6 +23,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub mod companion;
+pub mod control;
+pub mod ctl_request;
+mod ctl_status;
 mod dispatch;
 mod settings;
 

@@ -2,6 +2,7 @@
 
 mod bench_cmd;
 mod cli;
+mod ctl_cmd;
 mod daemon;
 mod notify;
 mod output;
@@ -23,6 +24,7 @@ fn main() -> std::process::ExitCode {
             cli::Command::Rules(cmd) => rules_cmd::run(cmd),
             cli::Command::Run(args) => run_cmd::run(args),
             cli::Command::Status => status_cmd::run(),
+            cli::Command::Ctl { args } => ctl_cmd::run(&args),
             cli::Command::Bench { args } => bench_cmd::exec(&args),
         },
     };

@@ -33,8 +33,16 @@ pub struct Reloader {
     /// Warnings refuse the new rules, as they did at start (--strict).
     strict: bool,
     kinds: Vec<Kind>,
+    /// `--audit-skipped-uring-ops`, compiled in as at start.
+    uring_skipped: bool,
     current: RuleSet,
     offered: Option<RuleSet>,
+    /// `fastaudit ctl` state (daemon/ctl_request.rs): `-e 0` runs the empty plan while
+    /// the rules stay; `-e 2` locks the rules until fastaudit restarts.
+    paused: bool,
+    locked: bool,
+    /// The `paused` of the plan offered, applied once it runs.
+    offered_paused: Option<bool>,
 }
 
 impl Reloader {
@@ -47,8 +55,12 @@ impl Reloader {
             rules: args.rules.clone(),
             strict: args.strict,
             kinds: args.hook_kinds.clone(),
+            uring_skipped: args.audit_skipped_uring_ops,
             current: set,
             offered: None,
+            paused: false,
+            locked: false,
+            offered_paused: None,
         })
     }
 
@@ -67,7 +79,7 @@ impl Reloader {
             eprintln!("{m}");
             crate::plugins::syslog_err(m);
         };
-        if crate::daemon::KernelSettings::of(&self.current).lock {
+        if self.locked() {
             refuse(vec![
                 "fastaudit: the running rules set -e 2: they cannot change until fastaudit restarts"
                     .into(),
@@ -81,27 +93,79 @@ impl Reloader {
                 return None;
             }
         };
-        match compile(&set, Environment::probe(&self.kinds)) {
+        match self.plan_of(&set, self.paused) {
             Ok(plan) => {
                 self.offered = Some(set);
                 Some(plan)
             }
             Err(e) => {
-                refuse(vec![e.to_string()]);
+                refuse(vec![e]);
                 None
             }
         }
     }
 
+    /// The plan `set` runs as: its own, or (`paused`: `-e 0`) the empty
+    /// rule set's, once `set` is known to compile.
+    fn plan_of(&self, set: &RuleSet, paused: bool) -> Result<Plan, String> {
+        let mut env = Environment::probe(&self.kinds);
+        env.audit_skipped_uring_ops = self.uring_skipped;
+        let plan = compile(set, env.clone()).map_err(|e| e.to_string())?;
+        if !paused {
+            return Ok(plan);
+        }
+        compile(&RuleSet::default(), env).map_err(|e| e.to_string())
+    }
+
+    /// `fastaudit ctl`: switch to `set` (running the empty plan when
+    /// `paused`); [`Reloader::finished`] then says how it went, as after SIGHUP.
+    pub fn offer(&mut self, set: RuleSet, paused: bool) -> Result<Plan, String> {
+        let plan = self.plan_of(&set, paused)?;
+        self.offered = Some(set);
+        self.offered_paused = Some(paused);
+        Ok(plan)
+    }
+
+    /// The rules loaded now.
+    pub fn current(&self) -> &RuleSet {
+        &self.current
+    }
+
+    /// Whether a switch is under way.
+    pub fn busy(&self) -> bool {
+        self.offered.is_some()
+    }
+
+    /// fastaudit's enabled flag, as `auditctl -s` shows the kernel's.
+    pub fn enabled(&self) -> u32 {
+        if self.locked() {
+            2
+        } else {
+            u32::from(!self.paused)
+        }
+    }
+
+    /// `-e 2` (the rules' or `fastaudit ctl`'s): no rule change until restart.
+    pub fn locked(&self) -> bool {
+        self.locked || crate::daemon::KernelSettings::of(&self.current).lock
+    }
+
+    /// `fastaudit ctl -e 2`.
+    pub fn lock(&mut self) {
+        self.locked = true;
+    }
+
     /// The outcome of the switch to the last plan `poll` gave: on success,
     /// the rules it removed and added (for CONFIG_CHANGE).
     pub fn finished(&mut self, ok: bool) -> Vec<RuleChange> {
+        let paused = self.offered_paused.take();
         let Some(new) = self.offered.take() else {
             return Vec::new();
         };
         if !ok {
             return Vec::new();
         }
+        self.paused = paused.unwrap_or(self.paused);
         let old = std::mem::replace(&mut self.current, new);
         changes(&old, &self.current)
     }

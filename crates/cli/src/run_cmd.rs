@@ -2,6 +2,7 @@
 
 use crate::cli::RunArgs;
 use crate::daemon::companion::event_lines;
+use crate::daemon::ctl_request::Control;
 use crate::daemon::{BpfCounts, Side};
 use crate::output::Output;
 use crate::plugins::{Dispatcher, Settings as PluginSettings};
@@ -113,6 +114,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let side = std::cell::RefCell::new(side);
     // SIGHUP: the rules again, switched to without a gap (reload.rs).
     let reloader = std::cell::RefCell::new(Reloader::new(&args, set)?);
+    // `fastaudit ctl`: rule changes through the same switch (daemon/control.rs).
+    let control = std::cell::RefCell::new(Control::start());
     // Both engine callbacks write to the log: one per event, one per batch.
     let log = std::cell::RefCell::new(log);
     let write_error = std::cell::RefCell::new(None);
@@ -124,9 +127,28 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         companion_with_context: args.bpf_only,
     };
     let live = Live {
-        reload: || reloader.borrow_mut().poll(),
+        reload: || {
+            let mut rules = reloader.borrow_mut();
+            rules.poll().or_else(|| {
+                control.borrow_mut().as_mut()?.poll(
+                    &mut rules,
+                    &mut side.borrow_mut(),
+                    &mut log.borrow_mut(),
+                )
+            })
+        },
         swapped: |r: Result<&Attached, &EngineError>| {
             let changes = reloader.borrow_mut().finished(r.is_ok());
+            if let Some(c) = control.borrow_mut().as_mut().filter(|c| c.switching()) {
+                let failed = r.err().map(ToString::to_string);
+                c.swapped(
+                    &mut reloader.borrow_mut(),
+                    &mut side.borrow_mut(),
+                    &mut log.borrow_mut(),
+                    failed,
+                );
+                return;
+            }
             match r {
                 Ok(_) => {
                     side.borrow_mut()

@@ -199,6 +199,14 @@ impl Joiner {
         out
     }
 
+    /// Records and events held waiting for their other half.
+    pub fn held(&self) -> usize {
+        self.logins.len()
+            + self.companions.len()
+            + self.configs.len()
+            + self.config_companions.len()
+    }
+
     /// Config companions dropped so far: by design, neither written nor
     /// lost (stock audit writes a send's SYSCALL only with its record).
     pub fn discarded(&self) -> u64 {

@@ -1,23 +1,69 @@
 //! Rule changes made while running (SIGHUP, `fastaudit ctl`) are logged
 //! as CONFIG_CHANGE records in the kernel's form (audit_log_rule_change:
-//! `auid= ses= op= key= list= res=`), with fastaudit's own session, since
-//! fastaudit makes the change.
+//! `auid= ses= [subj=] op= key= list= res=`; audit_log_config_change for
+//! the enabled flag: `op=set audit_enabled= old= auid= ses= [subj=] res=`),
+//! naming who sent the change as the kernel names a netlink sender:
+//! fastaudit itself for SIGHUP, the `fastaudit ctl` caller for its changes.
 
-use super::{me, Side};
+use super::{proc_u32, Side};
 use crate::output::Output;
 use crate::reload::RuleChange;
 use fastaudit_records::encode::untrusted;
 use fastaudit_records::types;
 
+/// Who made a change: the sender's login uid, session and LSM context.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Changer {
+    /// Login uid (4294967295: unset).
+    pub auid: u32,
+    /// Session id (4294967295: unset).
+    pub ses: u32,
+    /// LSM subject context; the kernel writes `subj=` only when an LSM gives one.
+    pub subj: Option<String>,
+}
+
+impl Changer {
+    /// The process `pid` ("self" for fastaudit), read from /proc.
+    pub fn of(pid: &str) -> Changer {
+        // /proc/PID/attr/current fails (EINVAL) without an LSM that has
+        // contexts, exactly when the kernel writes no subj=.
+        let subj = std::fs::read(format!("/proc/{pid}/attr/current"))
+            .ok()
+            .map(|b| {
+                String::from_utf8_lossy(&b)
+                    .trim_end_matches(['\0', '\n'])
+                    .to_string()
+            })
+            .filter(|s| !s.is_empty());
+        Changer {
+            auid: proc_u32(&format!("/proc/{pid}/loginuid")),
+            ses: proc_u32(&format!("/proc/{pid}/sessionid")),
+            subj,
+        }
+    }
+
+    /// `auid=A ses=S[ subj=C]`, the kernel's audit_log_session_info and
+    /// audit_log_task_context.
+    fn session(&self) -> String {
+        let mut s = format!("auid={} ses={}", self.auid, self.ses);
+        if let Some(c) = &self.subj {
+            s.push_str(" subj=");
+            s.push_str(c);
+        }
+        s
+    }
+}
+
 /// The body of one rule change's CONFIG_CHANGE.
-pub fn body(auid: u32, ses: u32, c: &RuleChange, ok: bool) -> String {
+pub fn body(who: &Changer, c: &RuleChange, ok: bool) -> String {
     let mut key = Vec::new();
     match &c.key {
         Some(k) => untrusted(&mut key, k),
         None => key.extend_from_slice(b"(null)"),
     }
     format!(
-        "auid={auid} ses={ses} op={} key={} list={} res={}",
+        "{} op={} key={} list={} res={}",
+        who.session(),
         c.op,
         String::from_utf8_lossy(&key),
         c.list,
@@ -25,20 +71,47 @@ pub fn body(auid: u32, ses: u32, c: &RuleChange, ok: bool) -> String {
     )
 }
 
+/// The body of an enabled flag change's CONFIG_CHANGE (`-e N`).
+pub fn enable_body(new: u32, old: u32, who: &Changer, ok: bool) -> String {
+    format!(
+        "op=set audit_enabled={new} old={old} {} res={}",
+        who.session(),
+        u8::from(ok)
+    )
+}
+
 impl Side {
-    /// Log each rule change as the kernel logs one.
+    /// Log each rule change as the kernel logs one sent by fastaudit itself.
     pub fn log_rule_changes(&mut self, log: &mut Output, changes: &[RuleChange]) {
-        let who = me();
+        self.log_rule_changes_by(log, changes, &Changer::of("self"));
+    }
+
+    /// Log each rule change as the kernel logs one sent by `who`.
+    pub fn log_rule_changes_by(&mut self, log: &mut Output, changes: &[RuleChange], who: &Changer) {
         for c in changes {
-            let b = body(who.auid, who.ses, c, true);
+            let b = body(who, c, true);
             self.write_own(log, types::CONFIG_CHANGE, &b);
         }
+    }
+
+    /// Log an enabled flag change (`ok`: made; else refused) as the kernel does.
+    pub fn log_enable(&mut self, log: &mut Output, new: u32, old: u32, who: &Changer, ok: bool) {
+        let b = enable_body(new, old, who, ok);
+        self.write_own(log, types::CONFIG_CHANGE, &b);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn who(auid: u32, ses: u32, subj: Option<&str>) -> Changer {
+        Changer {
+            auid,
+            ses,
+            subj: subj.map(str::to_string),
+        }
+    }
 
     #[test]
     fn the_kernels_form() {
@@ -48,7 +121,7 @@ mod tests {
             list: 4,
         };
         assert_eq!(
-            body(1000, 3, &c, true),
+            body(&who(1000, 3, None), &c, true),
             "auid=1000 ses=3 op=add_rule key=\"k1\" list=4 res=1"
         );
         let c = RuleChange {
@@ -57,8 +130,16 @@ mod tests {
             list: 1,
         };
         assert_eq!(
-            body(4294967295, 4294967295, &c, true),
-            "auid=4294967295 ses=4294967295 op=remove_rule key=(null) list=1 res=1"
+            body(&who(4294967295, 4294967295, Some("unconfined")), &c, true),
+            "auid=4294967295 ses=4294967295 subj=unconfined op=remove_rule key=(null) list=1 res=1"
+        );
+        assert_eq!(
+            enable_body(0, 1, &who(1000, 3, None), true),
+            "op=set audit_enabled=0 old=1 auid=1000 ses=3 res=1"
+        );
+        assert_eq!(
+            enable_body(1, 2, &who(0, 7, Some("unconfined")), false),
+            "op=set audit_enabled=1 old=2 auid=0 ses=7 subj=unconfined res=0"
         );
     }
 }
