@@ -94,31 +94,26 @@ pub struct KernelGuard {
     _lock: nix::fcntl::Flock<File>,
     saved_rules: Option<PathBuf>,
     saved: Status,
+    /// Nothing is ever sent to the kernel (see [`KernelGuard::untouched`]).
+    untouched: bool,
 }
+
+/// The only kernel rule list under which an untouched kernel is a clean
+/// baseline: no task gets an audit context.
+const NEVER_TASK_ONLY: &str = "-a never,task";
 
 impl KernelGuard {
     /// Take the lock, check the kernel may be changed, save its state and
     /// leave it clean: no rules, audit off, `-a never,task`.
     pub fn take(scratch: &Path) -> Result<KernelGuard, BenchError> {
-        let file = File::create(LOCK_FILE).map_err(io(format!("creating {LOCK_FILE}")))?;
-        let lock = nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusive).map_err(
-            |(_, e)| BenchError::Io {
-                what: format!("locking {LOCK_FILE}"),
-                source: e.into(),
-            },
-        )?;
+        let lock = take_lock()?;
         let saved = Status::read()?;
         if saved.enabled == 2 {
             return Err(BenchError::Refused(
                 "the kernel audit configuration is locked (enabled 2) until reboot; the kernel mode cannot be set up".into(),
             ));
         }
-        if saved.pid != 0 {
-            return Err(BenchError::Refused(format!(
-                "an audit daemon (pid {}) is registered with the kernel; stop it (systemctl stop auditd) before benchmarking",
-                saved.pid
-            )));
-        }
+        refuse_registered(saved)?;
         let listing = auditctl(&["-l"])?;
         let saved_rules = if listing.trim() == "No rules" || listing.trim().is_empty() {
             None
@@ -131,19 +126,74 @@ impl KernelGuard {
             _lock: lock,
             saved_rules,
             saved,
+            untouched: false,
         };
         clean()?;
         Ok(guard)
+    }
+
+    /// Take the lock and check, reading only (`auditctl -s`, `-l`), that
+    /// the kernel as it is makes a clean baseline: its one rule is
+    /// `-a never,task` (no task gets an audit context) and no audit daemon
+    /// is registered. Nothing is sent to the kernel while this guard is
+    /// held, nor when it is dropped: for a locked kernel (enabled 2),
+    /// which refuses every change, with the off and fastaudit modes only.
+    pub fn untouched() -> Result<KernelGuard, BenchError> {
+        let lock = take_lock()?;
+        let saved = Status::read()?;
+        refuse_registered(saved)?;
+        let listing = auditctl(&["-l"])?;
+        if listing.trim() != NEVER_TASK_ONLY {
+            return Err(BenchError::Refused(format!(
+                "the kernel audit cannot be changed (enabled {}) and its rules are not \
+                 `{NEVER_TASK_ONLY}` alone, so tasks may carry an audit context: no clean baseline",
+                saved.enabled
+            )));
+        }
+        Ok(KernelGuard {
+            _lock: lock,
+            saved_rules: None,
+            saved,
+            untouched: true,
+        })
     }
 
     /// The status found at the start.
     pub fn saved(&self) -> Status {
         self.saved
     }
+
+    /// Whether the kernel is left as it was found, never sent a change.
+    pub fn is_untouched(&self) -> bool {
+        self.untouched
+    }
+}
+
+fn take_lock() -> Result<nix::fcntl::Flock<File>, BenchError> {
+    let file = File::create(LOCK_FILE).map_err(io(format!("creating {LOCK_FILE}")))?;
+    nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusive).map_err(|(_, e)| {
+        BenchError::Io {
+            what: format!("locking {LOCK_FILE}"),
+            source: e.into(),
+        }
+    })
+}
+
+fn refuse_registered(saved: Status) -> Result<(), BenchError> {
+    if saved.pid != 0 {
+        return Err(BenchError::Refused(format!(
+            "an audit daemon (pid {}) is registered with the kernel; stop it (systemctl stop auditd) before benchmarking",
+            saved.pid
+        )));
+    }
+    Ok(())
 }
 
 impl Drop for KernelGuard {
     fn drop(&mut self) {
+        if self.untouched {
+            return;
+        }
         // Best effort on every step: a failure must not stop the others.
         let _ = auditctl(&["-e", "0"]);
         let _ = auditctl(&["-D"]);

@@ -28,6 +28,9 @@ pub enum Mode {
     /// Audit disabled with `-e 0` but no `-a never,task`, after it has been
     /// enabled: what a machine pays when audit was merely switched off.
     OffResidue,
+    /// As `Fastaudit`, with another fastaudit binary (`--baseline`): an
+    /// earlier build measured in the same rounds.
+    FastauditBase,
 }
 
 impl Mode {
@@ -38,6 +41,7 @@ impl Mode {
             Mode::Kernel => "kernel",
             Mode::Fastaudit => "fastaudit",
             Mode::OffResidue => "off-residue",
+            Mode::FastauditBase => "fastaudit-base",
         }
     }
 }
@@ -49,6 +53,8 @@ pub struct Active {
     auditd: Option<Auditd>,
     fastaudit: Option<FastauditRun>,
     lost_before: u64,
+    /// The kernel is never sent a change (`KernelGuard::untouched`).
+    untouched: bool,
 }
 
 /// What a round left behind once its mode was torn down.
@@ -64,16 +70,37 @@ pub struct Ended {
     pub summary: Option<String>,
 }
 
-/// Set `mode` up with `rules`; `dir` is private to this round.
-pub fn setup(mode: Mode, rules: &Prepared, exe: &Path, dir: &Path) -> Result<Active, BenchError> {
+/// Set `mode` up with `rules`; `dir` is private to this round; `exe` is
+/// the fastaudit binary of the mode. With `untouched`, only the off and
+/// fastaudit modes exist and the kernel is left as it is (a clean
+/// baseline, checked when the guard was taken).
+pub fn setup(
+    mode: Mode,
+    rules: &Prepared,
+    exe: &Path,
+    dir: &Path,
+    untouched: bool,
+) -> Result<Active, BenchError> {
     std::fs::create_dir_all(dir).map_err(io("creating a round directory"))?;
     let mut active = Active {
         mode,
         auditd: None,
         fastaudit: None,
         lost_before: 0,
+        untouched,
     };
     match mode {
+        Mode::Off | Mode::Fastaudit | Mode::FastauditBase if untouched => {
+            if mode != Mode::Off {
+                active.fastaudit = Some(FastauditRun::start(exe, rules, dir)?);
+            }
+        }
+        Mode::Kernel | Mode::OffResidue if untouched => {
+            return Err(BenchError::Refused(format!(
+                "the {} mode changes the kernel audit, which is left untouched here",
+                mode.name()
+            )));
+        }
         Mode::Off => kernel::clean()?,
         Mode::OffResidue => {
             kernel::clean()?;
@@ -91,7 +118,7 @@ pub fn setup(mode: Mode, rules: &Prepared, exe: &Path, dir: &Path) -> Result<Act
             active.lost_before = Status::read()?.lost;
             auditctl(&["-e", "1"])?;
         }
-        Mode::Fastaudit => {
+        Mode::Fastaudit | Mode::FastauditBase => {
             kernel::clean()?;
             active.fastaudit = Some(FastauditRun::start(exe, rules, dir)?);
         }
@@ -122,7 +149,9 @@ impl Active {
             ended.lost = lost;
             ended.log = Some(fa.log);
         }
-        kernel::clean()?;
+        if !self.untouched {
+            kernel::clean()?;
+        }
         Ok(ended)
     }
 }
@@ -130,7 +159,7 @@ impl Active {
 impl Drop for Active {
     fn drop(&mut self) {
         // An error path: stop what runs; the kernel guard restores the rest.
-        if self.auditd.is_some() || self.fastaudit.is_some() {
+        if !self.untouched && (self.auditd.is_some() || self.fastaudit.is_some()) {
             let _ = auditctl(&["-e", "0"]);
         }
         self.auditd.take();

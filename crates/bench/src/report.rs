@@ -126,6 +126,38 @@ fn cells(row: &Row) -> [String; 10] {
     ]
 }
 
+/// The fastaudit-base mode beside fastaudit, per row that has both: the
+/// earlier build's and this one's value, ratio to off and added cost.
+pub fn baseline_lines(rows: &[Row]) -> Vec<String> {
+    let mut out = Vec::new();
+    for row in rows {
+        let (Some(base), Some(new)) = (
+            row.modes.get(&Mode::FastauditBase),
+            row.modes.get(&Mode::Fastaudit),
+        ) else {
+            continue;
+        };
+        if out.is_empty() {
+            out.push("\nfastaudit-base (--baseline) vs fastaudit:".to_string());
+        }
+        let off = row.modes.get(&Mode::Off).map(|o| o.median);
+        let added = |v: f64| off.map_or("-".into(), |o| value(v - o, &row.unit));
+        out.push(format!(
+            "  {} {} rules={}: base {} ({}x off, +{}), fastaudit {} ({}x off, +{})",
+            row.scenario.name(),
+            row.metric,
+            row.rule_set,
+            value(base.median, &row.unit),
+            ratio(row.ratio(Mode::FastauditBase, Mode::Off)),
+            added(base.median),
+            value(new.median, &row.unit),
+            ratio(row.ratio(Mode::Fastaudit, Mode::Off)),
+            added(new.median),
+        ));
+    }
+    out
+}
+
 /// The residue of `auditctl -e 0` without `-a never,task`, as a sentence.
 pub fn residue(results: &Results) -> Option<String> {
     let row = rows(results)
@@ -238,6 +270,9 @@ pub fn table(results: &Results) -> String {
     }
     if let Some(r) = residue(results) {
         let _ = writeln!(out, "\n{r}");
+    }
+    for line in baseline_lines(&rows) {
+        let _ = writeln!(out, "{line}");
     }
     let acc = accounting(results);
     if !acc.is_empty() {

@@ -129,6 +129,8 @@ impl std::str::FromStr for Scenario {
 pub struct Config {
     /// The fastaudit binary (for `run`: the fastaudit mode and `--explain`).
     pub fastaudit: PathBuf,
+    /// Another fastaudit binary, for the fastaudit-base mode.
+    pub baseline: Option<PathBuf>,
     /// The binary that runs a workload as `BINARY bench-worker JOB`.
     pub worker: PathBuf,
     /// Scenarios, in order.
@@ -228,8 +230,16 @@ pub fn run(
     std::fs::create_dir_all(&config.scratch).map_err(io("creating the scratch directory"))?;
     // Everything that can be refused is checked before the kernel is touched.
     let result = plan(config).and_then(|(groups, notes)| {
-        let guard = KernelGuard::take(&config.scratch)?;
-        let r = run_locked(config, groups, notes, stop, progress);
+        let guard = take_guard(config)?;
+        let mut notes = notes;
+        if guard.is_untouched() {
+            notes.push(format!(
+                "the kernel audit was left untouched (enabled {}, its only rule -a never,task): \
+                 off is the kernel as found",
+                guard.saved().enabled
+            ));
+        }
+        let r = run_locked(config, groups, notes, guard.is_untouched(), stop, progress);
         drop(guard);
         r
     });
@@ -240,6 +250,17 @@ pub fn run(
     results.facts.started = started;
     results.facts.hooks.probed = probed_kinds(&config.fastaudit);
     Ok(results)
+}
+
+/// The kernel guard: it cleans and restores the kernel audit, unless the
+/// kernel is locked (enabled 2) and no mode needs to change it; then it
+/// checks the kernel is a clean baseline as it is and sends it nothing.
+fn take_guard(config: &Config) -> Result<KernelGuard, BenchError> {
+    let changes = |m: &Mode| matches!(m, Mode::Kernel | Mode::OffResidue);
+    if kernel::Status::read()?.enabled == 2 && !config.modes.iter().any(changes) {
+        return KernelGuard::untouched();
+    }
+    KernelGuard::take(&config.scratch)
 }
 
 /// The hook kinds `fastaudit run` probes, with their answers (empty if it
@@ -334,6 +355,7 @@ fn run_locked(
     config: &Config,
     mut groups: Vec<Group>,
     notes: Vec<String>,
+    untouched: bool,
     stop: &AtomicBool,
     progress: &mut dyn FnMut(usize, usize, &str),
 ) -> Result<Results, BenchError> {
@@ -376,7 +398,7 @@ fn run_locked(
                 let dir = config
                     .scratch
                     .join(format!("round-{}-{}", done, mode.name()));
-                match one(config, g, mode, round, &dir, pin, cpus) {
+                match one(config, g, mode, round, &dir, (pin, cpus), untouched) {
                     Ok(mut s) => samples.append(&mut s),
                     Err(e) => {
                         g.not_run.insert(mode.name().to_string(), e.to_string());
@@ -404,8 +426,8 @@ fn one(
     mode: Mode,
     round: usize,
     dir: &Path,
-    pin: Option<usize>,
-    cpus: usize,
+    (pin, cpus): (Option<usize>, usize),
+    untouched: bool,
 ) -> Result<Vec<Sample>, BenchError> {
     std::fs::create_dir_all(dir).map_err(io("creating a round directory"))?;
     let work = g.scenario.work(config.quick, dir, cpus);
@@ -416,7 +438,16 @@ fn one(
         work,
         pin: if g.scenario.pinned() { pin } else { None },
     };
-    let active = modes::setup(mode, &g.rule_set, &config.fastaudit, dir)?;
+    let exe = match (mode, &config.baseline) {
+        (Mode::FastauditBase, Some(base)) => base,
+        (Mode::FastauditBase, None) => {
+            return Err(BenchError::Refused(
+                "the fastaudit-base mode needs --baseline".into(),
+            ))
+        }
+        _ => &config.fastaudit,
+    };
+    let active = modes::setup(mode, &g.rule_set, exe, dir, untouched)?;
     let report = worker(&config.worker, &job);
     let ended = active.end(g.scenario == Scenario::Audited && mode != Mode::Off)?;
     let report = report?;

@@ -40,6 +40,10 @@ pub struct BenchArgs {
     /// The corpus of real rule sets (default: ../shared/corpus/rules).
     #[arg(long)]
     pub corpus: Option<PathBuf>,
+    /// Another fastaudit binary (an earlier build), run by the
+    /// fastaudit-base mode in the same rounds.
+    #[arg(long, value_name = "FASTAUDIT")]
+    pub baseline: Option<std::path::PathBuf>,
     /// Do not run: print the table and write the report of an earlier
     /// run's --json file.
     #[arg(long, value_name = "JSON")]
@@ -55,4 +59,6 @@ pub enum BenchMode {
     Kernel,
     /// fastaudit run.
     Fastaudit,
+    /// fastaudit run with the --baseline binary (an earlier build).
+    FastauditBase,
 }

@@ -40,11 +40,13 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
             BenchMode::Off => Mode::Off,
             BenchMode::Kernel => Mode::Kernel,
             BenchMode::Fastaudit => Mode::Fastaudit,
+            BenchMode::FastauditBase => Mode::FastauditBase,
         })
         .collect();
     let corpus = args.corpus.clone().or_else(|| rulesets::find_corpus(&exe));
     let config = Config {
         fastaudit: exe.with_file_name(FASTAUDIT),
+        baseline: args.baseline.clone(),
         worker: exe,
         scenarios,
         modes,
