@@ -36,9 +36,9 @@ pub enum Hook {
     /// `syscalls:sys_enter_SYSCALL`: saves a native exec syscall's
     /// arguments, or judges exit/exit_group, which never reach an exit hook.
     SyscallEnter { nr: u32, syscall: String },
-    /// `sched:sched_prepare_exec` (Linux 6.10+): saves an ia32 exec's
-    /// arguments before its old program is flushed, in place of the raw
-    /// entry hook.
+    /// `sched:sched_prepare_exec` (Linux 6.10+): saves an exec's arguments
+    /// before its old program is flushed, in place of the raw entry hook
+    /// for ia32 execs (and a native exec of an ia32 program).
     ExecPrepare,
     /// Task creation and exit, for the task list.
     TaskLifecycle,
@@ -133,7 +133,7 @@ const EXEC_PREPARE: Twice = Twice {
     raw_tp: "fa_rtp_exec_prepare",
     category: "sched",
     tracepoint: "sched_prepare_exec",
-    purpose: "ia32 exec arguments, before the old program goes",
+    purpose: "exec arguments (ia32 execs'), before the old program goes",
 };
 const TASK: [Twice; 2] = [
     Twice {

@@ -293,20 +293,24 @@ static __always_inline int raw_exit_body(__u64 *ctx, __u32 typed)
 	return on_end(nr, ret, 1);
 }
 
-/* An ia32 exec at its point of no return (`sched:sched_prepare_exec`,
- * Linux 6.10+, in begin_new_exec before the old program is flushed): its
+/* An exec at its point of no return (`sched:sched_prepare_exec`, Linux
+ * 6.10+, in begin_new_exec before the old program is flushed): its
  * registers, memory and credentials are still the caller's, so what
- * save_entry_args keeps at entry is kept here instead, and the raw entry
- * hook, which costs every syscall, is not needed for ia32 execs (native
- * ones have their syscalls:sys_enter_* tracepoints; a native exec of an
- * ia32 program is not compat yet here). An exec that fails before this
- * point left its registers and memory intact for the exit hook. */
+ * save_entry_args keeps at entry is kept here, for both ABIs, and the
+ * raw entry hook, which costs every syscall, is not needed for ia32 execs.
+ * Native execs are also saved at entry by their syscalls:sys_enter_*
+ * tracepoints (failed ones never get here); this saves them again with
+ * the same values, which also covers a native exec of an ia32 program
+ * (not compat yet here; its exit is ia32 execve's) when no native exec
+ * rule attached those tracepoints. An exec that fails before this point
+ * left its registers and memory intact for the exit hook. */
 static __always_inline int exec_prepare_body(__u64 *ctx)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	if (!current_compat(task) || !is_exec(current_syscall_nr(task), 1))
+	__u32 compat = current_compat(task);
+	if (!is_exec(current_syscall_nr(task), compat))
 		return 0;
-	save_entry_args((struct pt_regs *)bpf_task_pt_regs(task), 1);
+	save_entry_args((struct pt_regs *)bpf_task_pt_regs(task), compat);
 	return 0;
 }
 
