@@ -262,8 +262,9 @@ pub(crate) fn ia32_syscalls_run() -> bool {
     // SAFETY: the child makes two syscalls and exits, all async-signal-safe.
     match unsafe { fork() } {
         Ok(ForkResult::Child) => {
-            let mut ret: u64 = 20; // i386 getpid
-                                   // SAFETY: int 0x80 changes rax (and may clear r8-r11).
+            // i386 getpid; int 0x80 returns in rax (and may clear r8-r11).
+            let mut ret: u64 = 20;
+            // SAFETY: the asm touches only the registers it declares.
             unsafe {
                 std::arch::asm!(
                     "int 0x80",

@@ -166,8 +166,9 @@ static __always_inline void send_name(__u32 exec, const struct fa_msg *m, __u32 
 			bpf_map_delete_elem(&exec_names, &tid);
 			return;
 		}
-		/* An ia32 exec that failed before sched_prepare_exec saved
-		 * anything: its memory is the caller's still. */
+		/* A failed exec with nothing saved (an ia32 one fails before
+		 * sched_prepare_exec, and no entry hook saw it): its memory is
+		 * the caller's still. */
 		if (!addr)
 			return;
 	}
