@@ -489,3 +489,46 @@ fn rule_count_chart(
     root.present()?;
     Ok(true)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(median: f64) -> Summary {
+        Summary {
+            n: 3,
+            median,
+            min: median,
+            max: median,
+            spread: 0.0,
+        }
+    }
+
+    #[test]
+    fn the_baseline_build_is_reported_beside_fastaudit() {
+        let mut modes = BTreeMap::new();
+        modes.insert(Mode::Off, summary(80.0));
+        modes.insert(Mode::FastauditBase, summary(140.0));
+        modes.insert(Mode::Fastaudit, summary(100.0));
+        let row = Row {
+            scenario: Scenario::Getpid,
+            metric: "getpid".into(),
+            unit: "ns/op".into(),
+            rule_set: "stig".into(),
+            rules: 42,
+            modes,
+        };
+        let lines = baseline_lines(std::slice::from_ref(&row));
+        assert_eq!(
+            lines[1],
+            "  getpid getpid rules=stig: base 140.0 ns (1.75x off, +60.0 ns), \
+             fastaudit 100.0 ns (1.25x off, +20.0 ns)"
+        );
+        let mut alone = row;
+        alone.modes.remove(&Mode::FastauditBase);
+        assert!(
+            baseline_lines(&[alone]).is_empty(),
+            "no baseline mode, no lines"
+        );
+    }
+}

@@ -3,17 +3,17 @@
 //! prints, so both always say the same.
 
 use crate::kinds::Kind;
-use crate::plan::Plan;
-use crate::rule::arch_allows;
+use crate::plan::{Environment, Plan};
 use crate::syscalls;
 use companion::companion_hooks;
-use fastaudit_rules::abi::arch;
-use fastaudit_rules::tables::Machine;
-use std::collections::BTreeSet;
+use entry::raw_entry_hooks;
+use per_syscall::per_syscall;
 use std::fmt;
 use uring::{uring_enter_attachments, URING_OPS};
 
 mod companion;
+mod entry;
+mod per_syscall;
 mod uring;
 
 /// A kernel hook the plan needs.
@@ -35,6 +35,10 @@ pub enum Hook {
     /// `syscalls:sys_enter_SYSCALL`: saves a native exec syscall's
     /// arguments, or judges exit/exit_group, which never reach an exit hook.
     SyscallEnter { nr: u32, syscall: String },
+    /// `sched:sched_prepare_exec` (Linux 6.10+): saves an exec's arguments
+    /// before its old program is flushed, in place of the raw entry hook
+    /// for ia32 execs (and a native exec of an ia32 program).
+    ExecPrepare,
     /// Task creation and exit, for the task list.
     TaskLifecycle,
     /// Inode change tracepoints (`timestamp:*ctime*`), for path= and dir= watches.
@@ -123,6 +127,13 @@ const RAW_ENTER: Twice = Twice {
     tracepoint: "sys_enter",
     purpose: "exec arguments; exit/exit_group, which never return",
 };
+const EXEC_PREPARE: Twice = Twice {
+    tp_btf: "fa_exec_prepare",
+    raw_tp: "fa_rtp_exec_prepare",
+    category: "sched",
+    tracepoint: "sched_prepare_exec",
+    purpose: "exec arguments (ia32 execs'), before the old program goes",
+};
 const TASK: [Twice; 2] = [
     Twice {
         tp_btf: "fa_task_new",
@@ -191,6 +202,7 @@ pub fn attachments(hooks: &[Hook], raw_kind: Option<Kind>) -> Option<Vec<Attachm
         let twice: &[Twice] = match h {
             Hook::RawSyscallExit => std::slice::from_ref(&RAW_EXIT),
             Hook::RawSyscallEnter => std::slice::from_ref(&RAW_ENTER),
+            Hook::ExecPrepare => std::slice::from_ref(&EXEC_PREPARE),
             Hook::TaskLifecycle => &TASK,
             Hook::InodeChanges => &INODE,
             Hook::UringOps => &URING_OPS,
@@ -256,7 +268,8 @@ pub fn attachments(hooks: &[Hook], raw_kind: Option<Kind>) -> Option<Vec<Attachm
 /// no rule at all): with no rule that can record anything, those
 /// tracepoints are all that is attached (none when the tracepoint kind is
 /// unusable).
-pub(crate) fn choose(plan: &Plan, tracepoints: Option<&BTreeSet<String>>) -> Vec<Hook> {
+pub(crate) fn choose(plan: &Plan, env: &Environment) -> Vec<Hook> {
+    let tracepoints = env.syscall_tracepoints.as_ref();
     let mut hooks = Vec::new();
     if plan.has_always_task_rules() {
         // Every syscall of the selected tasks, of both ABIs, exits and
@@ -264,20 +277,11 @@ pub(crate) fn choose(plan: &Plan, tracepoints: Option<&BTreeSet<String>>) -> Vec
         hooks.push(Hook::RawSyscallExit);
         hooks.push(Hook::RawSyscallEnter);
     } else if !plan.by_syscall.is_empty() {
-        match per_syscall(plan, tracepoints) {
+        match per_syscall(plan, env) {
             Some(per_syscall) => hooks.extend(per_syscall),
             None => {
                 hooks.push(Hook::RawSyscallExit);
-                // The entry hook: execve/execveat clear the registers on
-                // success, so their arguments are saved at entry;
-                // exit/exit_group never return, so they are judged there.
-                let native = |nr: u32| !plan.candidates(nr, false).is_empty();
-                let ia32 = |nr: u32| !plan.candidates(nr, true).is_empty();
-                if syscalls::native().entry_hooked().into_iter().any(native)
-                    || syscalls::ia32().entry_hooked().into_iter().any(ia32)
-                {
-                    hooks.push(Hook::RawSyscallEnter);
-                }
+                hooks.extend(raw_entry_hooks(plan, env));
             }
         }
     }
@@ -296,58 +300,6 @@ pub(crate) fn choose(plan: &Plan, tracepoints: Option<&BTreeSet<String>>) -> Vec
     }
     hooks.extend(uring::uring_hooks(plan));
     hooks
-}
-
-/// Per-syscall tracepoint hooks for the plan, if it can use them: no rule
-/// can record a compat syscall, fewer than 64 syscalls, the tracepoint kind
-/// usable, and every tracepoint present (`tracepoints`, when known).
-fn per_syscall(plan: &Plan, tracepoints: Option<&BTreeSet<String>>) -> Option<Vec<Hook>> {
-    let compat = plan
-        .by_syscall
-        .values()
-        .flatten()
-        .any(|&i| arch_allows(&plan.exit_rules[i as usize], arch::I386));
-    if compat || !plan.kinds.tracepoint.usable() {
-        return None;
-    }
-    let name = |nr: u32| Machine::X86_64.syscall_name(nr).map(str::to_string);
-    let exits = plan
-        .by_syscall
-        .keys()
-        .map(|&nr| name(nr).map(|syscall| Hook::SyscallExit { nr, syscall }))
-        .collect::<Option<Vec<Hook>>>()?;
-    if exits.len() >= 64 {
-        return None;
-    }
-    let special = syscalls::native();
-    // exit/exit_group's exit tracepoints never fire: judged at entry below.
-    let mut hooks: Vec<Hook> = exits
-        .into_iter()
-        .filter(|h| !matches!(h, Hook::SyscallExit { nr, .. } if special.no_return().contains(nr)))
-        .collect();
-    for nr in special.entry_hooked() {
-        if !plan.candidates(nr, false).is_empty() {
-            hooks.push(Hook::SyscallEnter {
-                nr,
-                syscall: name(nr)?,
-            });
-        }
-    }
-    // A missing tracepoint (the kernel's SYSCALL_DEFINE name differs from
-    // the table's) sends everything to the raw hooks. Entry hooks are
-    // checked by their exit tracepoint's name too: both come from one
-    // SYSCALL_DEFINE.
-    let present = |syscall: &String| tracepoints.is_none_or(|t| t.contains(syscall));
-    let all_present = hooks.iter().all(|h| match h {
-        Hook::SyscallExit { syscall, .. } | Hook::SyscallEnter { syscall, .. } => present(syscall),
-        _ => true,
-    });
-    if !all_present {
-        return None;
-    }
-    let mut login = companion_hooks(&hooks, tracepoints);
-    hooks.append(&mut login);
-    Some(hooks)
 }
 
 #[cfg(test)]
@@ -539,9 +491,16 @@ mod tests {
             vec![Hook::RawSyscallExit, Hook::InodeChanges]
         );
         assert_eq!(
-            plan("-a always,exit -F arch=b64 -S all\n").unwrap().hooks[..2],
-            [Hook::RawSyscallExit, Hook::RawSyscallEnter],
-            "all syscalls include execve, whose arguments are saved at entry (and io_uring_enter: uring.rs)"
+            plan("-a always,exit -F arch=b64 -S all\n").unwrap().hooks[..5],
+            [
+                Hook::RawSyscallExit,
+                enter("execve"),
+                enter("execveat"),
+                enter("exit"),
+                enter("exit_group")
+            ],
+            "all syscalls include execve, whose arguments are saved at entry, and exit/exit_group, \
+             judged there: native ones by their own entry tracepoints, not the raw entry hook"
         );
         assert_eq!(
             plan("-a always,exit -F arch=b64 -S execve,chmod\n")
@@ -553,6 +512,26 @@ mod tests {
             ]
             .concat()
         );
+    }
+
+    #[test]
+    fn without_ia32_compat_rules_need_no_raw_hooks() {
+        let text = "-a always,exit -F arch=b64 -S execve,chmod -k e\n\
+                    -a always,exit -F arch=b32 -S execve,chmod -k e\n";
+        let off = Environment {
+            ia32_disabled: true,
+            ..Environment::default()
+        };
+        assert_eq!(
+            plan_in(text, off).unwrap().hooks,
+            [
+                with_login(vec![exit("execve"), exit("chmod"), enter("execve")]),
+                vec![Hook::InodeChanges]
+            ]
+            .concat(),
+            "the kernel runs no ia32 syscall: per-syscall tracepoints"
+        );
+        assert_eq!(plan(text).unwrap().hooks[0], Hook::RawSyscallExit);
     }
 
     #[test]

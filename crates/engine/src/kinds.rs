@@ -241,3 +241,47 @@ fn load_and_attach(name: &str) -> Probe {
         None => Probe::Refused(format!("{name} is not in the BPF object")),
     }
 }
+
+/// Whether tracepoint `category:name` exists (tracefs, mounted if needed).
+pub(crate) fn tracepoint_exists(category: &str, name: &str) -> bool {
+    syscall_tracepoints();
+    Path::new(TRACEFS)
+        .join("events")
+        .join(category)
+        .join(name)
+        .exists()
+}
+
+/// Whether this kernel runs ia32 syscalls: a child makes one (`int 0x80`,
+/// i386 getpid) and exits 0 if it got its pid. Without ia32 emulation
+/// (not built, or `ia32_emulation=false` on Linux 6.7+) the child is
+/// killed or gets an error, and compat hooks would watch for nothing.
+pub(crate) fn ia32_syscalls_run() -> bool {
+    use nix::sys::wait::{waitpid, WaitStatus};
+    use nix::unistd::{fork, ForkResult};
+    // SAFETY: the child makes two syscalls and exits, all async-signal-safe.
+    match unsafe { fork() } {
+        Ok(ForkResult::Child) => {
+            // i386 getpid; int 0x80 returns in rax (and may clear r8-r11).
+            let mut ret: u64 = 20;
+            // SAFETY: the asm touches only the registers it declares.
+            unsafe {
+                std::arch::asm!(
+                    "int 0x80",
+                    inout("rax") ret,
+                    out("r8") _, out("r9") _, out("r10") _, out("r11") _,
+                    options(nostack)
+                );
+            }
+            let pid = nix::unistd::getpid().as_raw() as u64;
+            // SAFETY: _exit ends the forked child without running anything else.
+            unsafe { nix::libc::_exit(if ret == pid { 0 } else { 1 }) }
+        }
+        Ok(ForkResult::Parent { child }) => {
+            matches!(waitpid(child, None), Ok(WaitStatus::Exited(_, 0)))
+        }
+        // Unknown: keep the compat hooks (a missed compat syscall is the
+        // failure that matters).
+        Err(_) => true,
+    }
+}

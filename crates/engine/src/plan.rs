@@ -68,6 +68,13 @@ pub struct Environment {
     /// Not a host fact but the user's choice (`--audit-skipped-uring-ops`):
     /// audit the io_uring ops the kernel never audits too.
     pub audit_skipped_uring_ops: bool,
+    /// The kernel runs no ia32 syscall (no CONFIG_IA32_EMULATION, or
+    /// `ia32_emulation=false`): rules on that ABI can never hold, so they
+    /// need no hook. Default: ia32 assumed on.
+    pub ia32_disabled: bool,
+    /// `sched:sched_prepare_exec` (Linux 6.10+) is missing: ia32 execs'
+    /// arguments need the raw entry hook. Default: assumed present.
+    pub no_prepare_exec: bool,
 }
 
 impl Environment {
@@ -83,6 +90,8 @@ impl Environment {
         Environment {
             kinds,
             syscall_tracepoints,
+            ia32_disabled: !crate::kinds::ia32_syscalls_run(),
+            no_prepare_exec: !crate::kinds::tracepoint_exists("sched", "sched_prepare_exec"),
             ..Environment::default()
         }
     }
@@ -208,7 +217,7 @@ pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
     crate::uring::finish(&mut plan, env.audit_skipped_uring_ops);
     plan.exes = paths.exes;
     plan.watches = paths.watches;
-    plan.hooks = hooks::choose(&plan, env.syscall_tracepoints.as_ref());
+    plan.hooks = hooks::choose(&plan, &env);
     // Without a kind for the raw hooks nothing can be loaded:
     // `hook_kind_problem` says why.
     plan.attachments = hooks::attachments(&plan.hooks, plan.kinds.raw_kind()).unwrap_or_default();

@@ -16,6 +16,21 @@ static __always_inline __u32 task_compat(struct task_struct *t)
 	return BPF_CORE_READ(t, thread_info.status) & TS_COMPAT ? 1 : 0;
 }
 
+/* As task_compat for the current task (bpf_get_current_task_btf's
+ * trusted pointer): a direct load, not a probe read. The raw hooks'
+ * first test, on every syscall. */
+static __always_inline __u32 current_compat(struct task_struct *t)
+{
+	return t->thread_info.status & TS_COMPAT ? 1 : 0;
+}
+
+/* The current syscall's number, by direct loads (any program kind). */
+static __always_inline __u32 current_syscall_nr(struct task_struct *t)
+{
+	struct pt_regs *r = (struct pt_regs *)bpf_task_pt_regs(t);
+	return (__u32)r->orig_ax;
+}
+
 /* The audit arch of an ABI (the `arch` field and arch= tests). */
 static __always_inline __u32 abi_arch(__u32 compat)
 {
@@ -94,6 +109,13 @@ static __always_inline int is_write(__u32 nr, __u32 compat)
 static __always_inline int is_send(__u32 nr, __u32 compat)
 {
 	return !compat && (nr == FA_NR64_sendto || nr == FA_NR64_sendmsg);
+}
+
+/* Whether syscall nr can make a companion (is_write or is_send): the
+ * raw exit hook's first test lets these through. */
+static __always_inline int may_be_companion(__u32 nr, __u32 compat, __u32 returned)
+{
+	return returned && (is_write(nr, compat) || is_send(nr, compat));
 }
 
 /* fork, vfork, clone, clone3: the child returns 0 from a syscall it

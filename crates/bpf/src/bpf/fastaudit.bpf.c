@@ -146,14 +146,22 @@ static __always_inline int uring_enter_exit(struct task_struct *task, __u32 tgid
  * and nothing they do before do_exit changes what a rule or record sees. */
 static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32, tid = (__u32)id;
-	if (tgid == self_tgid || nr >= FA_NR_SYSCALLS)
+	if (nr >= FA_NR_SYSCALLS)
 		return 0;
 	struct task_struct *task = bpf_get_current_task_btf();
-	__u32 compat = task_compat(task);
+	__u32 compat = current_compat(task);
 	__u32 key = span_index(nr, compat);
 	struct fa_span *span = bpf_map_lookup_elem(&spans, &key);
+	/* The first test, a few instructions on every syscall the raw exit
+	 * hook sees: no candidate rule in this ABI's span, no always,task
+	 * rule, not a possible companion, not io_uring_enter: nothing to do. */
+	if ((!span || !span->count) && !have_always_task && !may_be_companion(nr, compat, returned) &&
+	    !(have_uring && !compat && nr == FA_NR64_io_uring_enter))
+		return 0;
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	if (tgid == self_tgid)
+		return 0;
 	/* A task an always,task rule selected: every syscall is recorded and
 	 * no exit rule is consulted (the kernel gives such a context the
 	 * highest priority, which no rule's can beat). */
@@ -274,12 +282,36 @@ static __always_inline int raw_enter_body(__u64 *ctx)
 	return 0;
 }
 
-/* Raw exit hook: every syscall of both ABIs. */
-static __always_inline int raw_exit_body(__u64 *ctx)
+/* Raw exit hook: every syscall of both ABIs. `typed` (tp_btf): the
+ * registers are a BTF pointer, read directly; raw_tp reads them with a
+ * probe read. */
+static __always_inline int raw_exit_body(__u64 *ctx, __u32 typed)
 {
 	struct pt_regs *regs = (struct pt_regs *)ctx[0];
 	long ret = (long)ctx[1];
-	return on_end((__u32)regs_syscall_nr(regs), ret, 1);
+	__u32 nr = typed ? (__u32)regs->orig_ax : (__u32)regs_syscall_nr(regs);
+	return on_end(nr, ret, 1);
+}
+
+/* An exec at its point of no return (`sched:sched_prepare_exec`, Linux
+ * 6.10+, in begin_new_exec before the old program is flushed): its
+ * registers, memory and credentials are still the caller's, so what
+ * save_entry_args keeps at entry is kept here, for both ABIs, and the
+ * raw entry hook, which costs every syscall, is not needed for ia32 execs.
+ * Native execs are also saved at entry by their syscalls:sys_enter_*
+ * tracepoints (failed ones never get here); this saves them again with
+ * the same values, which also covers a native exec of an ia32 program
+ * (not compat yet here; its exit is ia32 execve's) when no native exec
+ * rule attached those tracepoints. An exec that fails before this point
+ * left its registers and memory intact for the exit hook. */
+static __always_inline int exec_prepare_body(__u64 *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 compat = current_compat(task);
+	if (!is_exec(current_syscall_nr(task), compat))
+		return 0;
+	save_entry_args((struct pt_regs *)bpf_task_pt_regs(task), compat);
+	return 0;
 }
 
 #define ctime_xchg_body ctime_body
@@ -291,7 +323,11 @@ TWICE(inode_set_ctime_to_ts, ctime_set)
 TWICE(task_newtask, task_new)
 TWICE(sched_process_exit, task_exit)
 TWICE(sys_enter, raw_enter)
-TWICE(sys_exit, raw_exit)
+TWICE(sched_prepare_exec, exec_prepare)
+
+/* The raw exit hook: as TWICE, told whether its arguments are typed. */
+SEC("tp_btf/sys_exit") int fa_raw_exit(__u64 *ctx) { return raw_exit_body(ctx, 1); }
+SEC("raw_tp/sys_exit") int fa_rtp_raw_exit(__u64 *ctx) { return raw_exit_body(ctx, 0); }
 
 /* io_uring ops: as TWICE, but the tp_btf variant reads the request's
  * fields directly (typed arguments), the raw_tp one with probe reads. */

@@ -153,7 +153,8 @@ static __always_inline void send_name_from(const struct fa_msg *m, __u32 *lost, 
 }
 
 /* Send path argument i, at user address `addr` (an exec's file name:
- * the copy taken at entry). */
+ * the copy taken before its old memory went; with none, a failed exec's
+ * own, still there; `addr` 0 for a successful one). */
 static __always_inline void send_name(__u32 exec, const struct fa_msg *m, __u32 *lost, __u32 i,
 				      __u64 addr)
 {
@@ -163,8 +164,13 @@ static __always_inline void send_name(__u32 exec, const struct fa_msg *m, __u32 
 		if (en) {
 			send_name_from(m, lost, i, 0, en->name);
 			bpf_map_delete_elem(&exec_names, &tid);
+			return;
 		}
-		return;
+		/* A failed exec with nothing saved (an ia32 one fails before
+		 * sched_prepare_exec, and no entry hook saw it): its memory is
+		 * the caller's still. */
+		if (!addr)
+			return;
 	}
 	send_name_from(m, lost, i, (const void *)addr, 0);
 }
@@ -217,6 +223,9 @@ static __always_inline void emit_paths(struct subject *s, const struct fa_msg *m
 	if (!pa || !pa->n)
 		return;
 	__u64 p0 = arg(s, pa->path[0] & 3), p1 = arg(s, pa->path[1] & 3), target = 0;
+	/* A successful exec's old memory is gone: only the copy saved before. */
+	if (is_exec(s->nr, s->compat) && s->ret >= 0)
+		p0 = p1 = 0;
 	if (!s->compat && (s->nr == FA_NR64_symlink || s->nr == FA_NR64_symlinkat))
 		target = arg(s, 0);
 	*lost |= fa_emit_paths(key, m->stamp, p0, p1, target);

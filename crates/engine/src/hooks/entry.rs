@@ -1,0 +1,120 @@
+//! The entry hooks a plan on the raw exit hook needs, without the raw
+//! entry hook where another hook does its work.
+
+use super::Hook;
+use crate::plan::{Environment, Plan};
+use crate::syscalls;
+use fastaudit_rules::tables::Machine;
+
+/// The entry hooks beside the raw exit hook. execve/execveat clear the
+/// registers on success, so their arguments are saved before; exit and
+/// exit_group never return, so they are judged at entry. The raw entry
+/// hook would cost every syscall as much as the raw exit hook does, so
+/// native syscalls get their own `sys_enter_NAME` tracepoints and ia32
+/// execs `sched:sched_prepare_exec`; only ia32 exit/exit_group, a missing
+/// tracepoint or an unusable tracepoint kind take the raw entry hook.
+pub(super) fn raw_entry_hooks(plan: &Plan, env: &Environment) -> Vec<Hook> {
+    let native: Vec<u32> = syscalls::native()
+        .entry_hooked()
+        .into_iter()
+        .filter(|&nr| !plan.candidates(nr, false).is_empty())
+        .collect();
+    let ia32: Vec<u32> = syscalls::ia32()
+        .entry_hooked()
+        .into_iter()
+        .filter(|&nr| !env.ia32_disabled && !plan.candidates(nr, true).is_empty())
+        .collect();
+    if native.is_empty() && ia32.is_empty() {
+        return Vec::new();
+    }
+    let ia32_no_return = ia32
+        .iter()
+        .any(|nr| syscalls::ia32().no_return().contains(nr));
+    let present = |syscall: &String| {
+        env.syscall_tracepoints
+            .as_ref()
+            .is_none_or(|t| t.contains(syscall))
+    };
+    let enters: Option<Vec<Hook>> = native
+        .iter()
+        .map(|&nr| {
+            let syscall = Machine::X86_64.syscall_name(nr)?.to_string();
+            present(&syscall).then_some(Hook::SyscallEnter { nr, syscall })
+        })
+        .collect();
+    match enters {
+        Some(mut hooks)
+            if !ia32_no_return
+                && (native.is_empty() || plan.kinds.tracepoint.usable())
+                && (ia32.is_empty() || !env.no_prepare_exec) =>
+        {
+            if !ia32.is_empty() {
+                hooks.push(Hook::ExecPrepare);
+            }
+            hooks
+        }
+        _ => vec![Hook::RawSyscallEnter],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syscalls::x86_64;
+    use crate::test_rules::{plan, plan_in};
+
+    fn enter(name: &str) -> Hook {
+        Hook::SyscallEnter {
+            nr: x86_64(name),
+            syscall: name.into(),
+        }
+    }
+
+    #[test]
+    fn the_raw_entry_hook_only_for_ia32_exit() {
+        // STIG's shape: b32 and b64 execve rules and an arch-less watch.
+        let text = "-a always,exit -F arch=b64 -S execve -k e\n\
+                    -a always,exit -F arch=b32 -S execve -k e\n\
+                    -w /etc/passwd -p wa -k w\n";
+        let p = plan(text).unwrap();
+        assert_eq!(
+            p.hooks,
+            vec![
+                Hook::RawSyscallExit,
+                enter("execve"),
+                Hook::ExecPrepare,
+                Hook::InodeChanges
+            ],
+            "native execve by its tracepoint, ia32 execve by sched_prepare_exec"
+        );
+        let shown: Vec<String> = p.attachments.iter().map(|a| a.to_string()).collect();
+        assert!(shown.contains(&"tp_btf/sched:sched_prepare_exec by fa_exec_prepare".to_string()));
+        let without = Environment {
+            no_prepare_exec: true,
+            ..Environment::default()
+        };
+        assert_eq!(
+            plan_in(text, without).unwrap().hooks[..2],
+            [Hook::RawSyscallExit, Hook::RawSyscallEnter],
+            "a kernel before 6.10 has no sched_prepare_exec"
+        );
+        assert_eq!(
+            plan("-a always,exit -F arch=b32 -S exit_group,chmod\n")
+                .unwrap()
+                .hooks,
+            vec![Hook::RawSyscallExit, Hook::RawSyscallEnter],
+            "ia32 exit_group is judged at entry: only the raw entry hook sees it"
+        );
+        let no_enter_tp = Environment {
+            syscall_tracepoints: Some(["chmod".to_string()].into()),
+            ..Environment::default()
+        };
+        assert_eq!(
+            plan_in("-a always,exit -S execve,chmod\n", no_enter_tp)
+                .unwrap()
+                .hooks[..2],
+            [Hook::RawSyscallExit, Hook::RawSyscallEnter],
+            "no sys_enter_execve tracepoint: the raw entry hook"
+        );
+    }
+}
