@@ -7,11 +7,15 @@ use crate::counts::{Counts, Fault, FaultKind, Source};
 use crate::dir::LogDir;
 use crate::flusher::Flusher;
 use crate::{Config, Flush, LogError, SizeAction};
+use target::Target;
 use nix::errno::Errno;
 use nix::sys::statvfs::fstatvfs;
 use std::fs::File;
 use std::io::{self, Write};
 use std::time::{Duration, Instant};
+
+mod reconfig;
+mod target;
 
 /// Events are gathered here and written with one write(2) at `commit`;
 /// past this size they are written at once.
@@ -30,7 +34,8 @@ const ERRORS_SAID: u32 = 5;
 /// (or when enough are pending), then flushed to the disk by the policy.
 pub struct Writer {
     cfg: Config,
-    dir: LogDir,
+    /// None with `write_logs` off.
+    dir: Option<LogDir>,
     /// None while logging is suspended (closed, so the file can be moved).
     file: Option<File>,
     disk_size: u64,
@@ -64,22 +69,16 @@ impl Writer {
     /// (0640 and 0750 with a log group); refused if either is not safe
     /// (see the `dir` module). A log whose last line was torn (a crash)
     /// gets a newline first, so the next record starts a line of its own.
+    /// With `write_logs` off nothing is opened.
     pub fn open(cfg: Config) -> Result<Writer, LogError> {
         cfg.check().map_err(LogError::Config)?;
-        let dir = LogDir::open(&cfg.path, cfg.log_group, cfg.group_owns_dir)?;
-        let file = dir.open_log()?;
-        let path = cfg.path.clone();
-        let io_err = |source| LogError::Io {
-            path: path.clone(),
-            source,
-        };
-        let disk_size = file.metadata().map_err(io_err)?.len();
+        let target = Target::open(&cfg)?;
         let flusher = matches!(cfg.flush, Flush::IncrementalAsync { .. }).then(Flusher::start);
         let mut w = Writer {
             cfg,
-            dir,
-            file: Some(file),
-            disk_size,
+            dir: None,
+            file: None,
+            disk_size: 0,
             pending: Vec::new(),
             ends: Vec::new(),
             torn: false,
@@ -97,17 +96,25 @@ impl Writer {
             flusher,
             rotating: false,
         };
-        if disk_size > 0 && w.dir.tail(1, false).map_err(io_err)? != b"\n" {
+        w.take_target(target);
+        Ok(w)
+    }
+
+    /// Use `t` as the log from now on (the one before is already closed).
+    fn take_target(&mut self, t: Target) {
+        self.dir = t.dir;
+        self.file = t.file;
+        self.disk_size = t.disk_size;
+        self.torn = t.torn;
+        if t.torn {
             say(
                 &format!(
                     "{}: the last line is torn (a crash?): the next record starts on a fresh line",
-                    w.cfg.path.display()
+                    self.cfg.path.display()
                 ),
                 false,
             );
-            w.torn = true;
         }
-        Ok(w)
     }
 
     /// Write one event (all of its lines), counted for `source` as logged
@@ -119,6 +126,11 @@ impl Writer {
     /// Write lines that hold `events` events, written (and counted)
     /// together.
     pub fn write_events(&mut self, lines: &[u8], source: Source, events: u64) {
+        if !self.cfg.write_logs {
+            // Handed on (to plugins) is all there is to do: counted as logged.
+            self.counts[source.index()].logged += events;
+            return;
+        }
         self.since_space_check += lines.len() as u64;
         self.check_space();
         let size = self.disk_size + self.pending.len() as u64;
@@ -362,8 +374,11 @@ impl Writer {
         self.admin_warned = false;
         self.errors_said = 0;
         self.space_checked = None;
+        let Some(dir) = self.dir.as_ref() else {
+            return was;
+        };
         if self.file.is_none() {
-            match self.dir.open_log() {
+            match dir.open_log() {
                 Ok(f) => {
                     self.disk_size = f.metadata().map_or(0, |m| m.len());
                     self.file = Some(f);
@@ -418,7 +433,10 @@ impl Writer {
     /// The whole lines among the last `max` bytes of the log (of `NAME.1`
     /// when the log is empty): where a restart finds the serials in use.
     pub fn tail(&self, max: u64) -> io::Result<Vec<u8>> {
-        self.dir.tail(max, true)
+        match &self.dir {
+            Some(d) => d.tail(max, true),
+            None => Ok(Vec::new()),
+        }
     }
 
     fn check_space(&mut self) {
@@ -507,6 +525,9 @@ impl Writer {
     /// action rotates, keeping `num_logs` (none below 2, as auditd); with
     /// any other size action, keeping every old log.
     pub fn rotate_now(&mut self) {
+        if !self.cfg.write_logs {
+            return;
+        }
         match self.cfg.size_action {
             SizeAction::Rotate { num_logs } if num_logs < 2 => say(
                 &format!(
@@ -539,10 +560,10 @@ impl Writer {
         if let Err(e) = self.sync(true) {
             self.io_fault(&e);
         }
-        let Some(live) = self.file.as_ref() else {
+        let (Some(live), Some(dir)) = (self.file.as_ref(), self.dir.as_ref()) else {
             return false;
         };
-        match self.dir.rotate(live, keep) {
+        match dir.rotate(live, keep) {
             Ok(f) => {
                 self.file = Some(f);
                 self.disk_size = 0;
