@@ -44,6 +44,21 @@ impl Output {
         }
     }
 
+    /// New auditd.conf settings while running: the node name, and JSON
+    /// (with its gathering time) or not. Events being gathered are written
+    /// first, as they were gathered.
+    pub fn reshape(&mut self, node: Option<String>, json: Option<Duration>) {
+        if node != self.node || json.is_some() != self.json.is_some() {
+            self.write_gathered(true);
+        }
+        self.node = node;
+        match (json, self.json.is_some()) {
+            (None, _) => self.json = None,
+            (Some(t), false) => self.json = Some(Grouper::new(t)),
+            (Some(_), true) => {}
+        }
+    }
+
     /// An event's lines as auditd writes them: each with `node=NAME ` first
     /// when name_format asks for it (what plugins get too).
     pub fn with_node<'a>(&self, lines: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
