@@ -69,7 +69,9 @@ impl Reconfig {
     fn apply(&mut self, log: &mut Output, side: &mut Side) -> Result<(), Vec<String>> {
         let mut new = run_config::resolve(&self.args).map_err(|Refused(l)| l)?;
         let plugins = self.args.plugins.apply(new.plugins.clone());
-        let plugin_warnings = plugins.check().map_err(|e| vec![format!("fastaudit: {e}")])?;
+        let plugin_warnings = plugins
+            .check()
+            .map_err(|e| vec![format!("fastaudit: {e}")])?;
         // The log first: the one step that can still fail (a log that
         // cannot be opened), and then nothing has changed.
         fastaudit_log::Writer::reconfigure(log, new.log.clone())
@@ -100,10 +102,10 @@ impl Reconfig {
         if !new.log.write_logs && self.running.log.write_logs {
             eprintln!("fastaudit: write_logs = no: no log is written from now on; events go to the plugins only");
         }
-        let file = new.conf.as_ref().map_or_else(
-            || "the flags".to_string(),
-            |c| c.file.display().to_string(),
-        );
+        let file = new
+            .conf
+            .as_ref()
+            .map_or_else(|| "the flags".to_string(), |c| c.file.display().to_string());
         eprintln!("fastaudit: SIGHUP: {file} read again and applied");
         self.running = new;
         Ok(())

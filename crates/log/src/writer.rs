@@ -7,12 +7,12 @@ use crate::counts::{Counts, Fault, FaultKind, Source};
 use crate::dir::LogDir;
 use crate::flusher::Flusher;
 use crate::{Config, Flush, LogError, SizeAction};
-use target::Target;
 use nix::errno::Errno;
 use nix::sys::statvfs::fstatvfs;
 use std::fs::File;
 use std::io::{self, Write};
 use std::time::{Duration, Instant};
+use target::Target;
 
 mod reconfig;
 mod target;

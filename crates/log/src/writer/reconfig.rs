@@ -68,10 +68,8 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     fn dir(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!(
-            "fastaudit-reconfig-{}-{name}",
-            std::process::id()
-        ));
+        let d =
+            std::env::temp_dir().join(format!("fastaudit-reconfig-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         d
     }
