@@ -2,7 +2,8 @@
 //! reconfigure: a changed file is applied live (log_format, max_log_file
 //! and num_logs, priority_boost, the plugins), a key read at start only is
 //! reported, a file with an error is refused with FILE:LINE and the running
-//! configuration stays; DAEMON_CONFIG says which, as auditd writes it.
+//! configuration stays; a flag keeps winning over the file read again;
+//! DAEMON_CONFIG says which, as auditd writes it.
 //! `write_logs = no`: no log, and the plugins still get every event.
 
 mod common;
@@ -61,6 +62,11 @@ fn write_conf(conf: &Path, text: &str) {
 /// A daemon run (the kernel's audit daemon: the SIGHUP's sender is known)
 /// with `conf` and rules selecting chmods of `target`, key `reconf`.
 fn start(dir: &Path, conf: &Path, target: &Path) -> FastauditRun {
+    start_with(dir, conf, target, &[])
+}
+
+/// [`start`] with more flags.
+fn start_with(dir: &Path, conf: &Path, target: &Path, extra: &[&str]) -> FastauditRun {
     std::fs::write(target, "x").expect("target");
     let rules = dir.join("r.rules");
     std::fs::write(
@@ -71,13 +77,15 @@ fn start(dir: &Path, conf: &Path, target: &Path) -> FastauditRun {
         ),
     )
     .expect("rules");
-    FastauditRun::spawn(&[
+    let mut args = vec![
         "run",
         "--config",
         conf.to_str().expect("utf8"),
         "--rules",
         rules.to_str().expect("utf8"),
-    ])
+    ];
+    args.extend_from_slice(extra);
+    FastauditRun::spawn(&args)
 }
 
 fn keyed(l: &str) -> bool {
@@ -247,6 +255,43 @@ fn a_broken_auditd_conf_is_refused_with_file_and_line_and_the_running_one_stays(
             .any(|l| l.starts_with(&format!("{c}:5: log_file: "))),
         "{printed:#?}"
     );
+}
+
+#[test]
+fn a_flag_keeps_winning_over_the_file_read_again() {
+    let _ka = KernelAudit::acquire();
+    let dir = tempdir();
+    let conf = dir.join("auditd.conf");
+    let target = dir.join("target");
+    let log = dir.join("logs/audit.log");
+    std::fs::create_dir(dir.join("logs")).expect("logs");
+    let text = format!("log_file = {}\nlog_format = ENRICHED\n", log.display());
+    write_conf(&conf, &text);
+    let fa = start_with(&dir, &conf, &target, &["--format", "raw"]);
+    // The file changes its format and names the node: the node name is
+    // taken, the format stays the flag's.
+    write_conf(
+        &conf,
+        &format!(
+            "{}name_format = USER\nname = hup-node\n",
+            text.replace("ENRICHED", "JSON")
+        ),
+    );
+    hup(&fa);
+    wait_until("DAEMON_CONFIG", || {
+        lines(&log)
+            .iter()
+            .any(|l| l.starts_with("node=hup-node type=DAEMON_CONFIG "))
+    });
+    chmods(&target, 1);
+    std::thread::sleep(Duration::from_millis(500));
+    fa.stop();
+    let all = lines(&log);
+    let event = all
+        .iter()
+        .find(|l| l.starts_with("node=hup-node type=SYSCALL ") && l.contains("key=\"reconf\""))
+        .expect("the chmod, with the node name");
+    assert!(!event.contains('\x1d'), "RAW, as --format says: {event}");
 }
 
 /// A plugin that copies its stdin to `out`, ignoring the SIGHUP auditd
