@@ -10,7 +10,8 @@
 //! the plugins (plugin_dir read again, q_depth, overflow_action,
 //! max_restarts). The keys auditd reads at start only are reported and
 //! keep their running value. Either way a DAEMON_CONFIG record says so,
-//! as auditd writes it.
+//! as auditd writes it. With `--no-config` there is no file to read:
+//! SIGHUP then reloads the rules only.
 
 use crate::cli::RunArgs;
 use crate::daemon::Side;
@@ -49,7 +50,8 @@ impl Reconfig {
     /// After a SIGHUP: read the configuration again and apply it (or say
     /// why not), then write DAEMON_CONFIG.
     pub fn poll(&mut self, log: &mut Output, side: &mut Side) {
-        if !self.hup.swap(false, Ordering::Relaxed) {
+        // --no-config: there is no file to read again (the rules still are).
+        if !self.hup.swap(false, Ordering::Relaxed) || self.args.no_config {
             return;
         }
         let who = side.reconfigure_requested();
@@ -102,11 +104,15 @@ impl Reconfig {
         if !new.log.write_logs && self.running.log.write_logs {
             eprintln!("fastaudit: write_logs = no: no log is written from now on; events go to the plugins only");
         }
-        let file = new
-            .conf
-            .as_ref()
-            .map_or_else(|| "the flags".to_string(), |c| c.file.display().to_string());
-        eprintln!("fastaudit: SIGHUP: {file} read again and applied");
+        match &new.conf {
+            Some(c) => eprintln!(
+                "fastaudit: SIGHUP: {} read again and applied",
+                c.file.display()
+            ),
+            None => eprintln!(
+                "fastaudit: SIGHUP: no auditd.conf to read: the defaults and flags applied"
+            ),
+        }
         self.running = new;
         Ok(())
     }
