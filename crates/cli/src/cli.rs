@@ -45,7 +45,7 @@ pub enum Command {
 }
 
 /// `fastaudit run`.
-#[derive(Debug, Args)]
+#[derive(Clone, Debug, Args)]
 pub struct RunArgs {
     /// Rules files or directories; default: /etc/audit/rules.d when present,
     /// else the built-in default rules.
@@ -63,6 +63,11 @@ pub struct RunArgs {
     /// /var/log/fastaudit/audit.log].
     #[arg(long)]
     pub log: Option<PathBuf>,
+    /// Write the log file at all (auditd's write_logs): with `no`, events
+    /// go to the plugins only and no log (nor its directory) is touched
+    /// [default: the config's write_logs, else yes].
+    #[arg(long, value_name = "yes|no", value_parser = yes_no)]
+    pub write_logs: Option<bool>,
     /// Log format [default: the config's log_format, else raw].
     #[arg(long, value_enum)]
     pub format: Option<LogFormat>,
@@ -130,6 +135,15 @@ pub struct RunArgs {
     /// io_uring rule names them; each then costs a URINGOP check.
     #[arg(long)]
     pub audit_skipped_uring_ops: bool,
+}
+
+/// auditd.conf's yes/no, in any case.
+fn yes_no(s: &str) -> Result<bool, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "yes" => Ok(true),
+        "no" => Ok(false),
+        _ => Err(format!("{s:?}: yes or no")),
+    }
 }
 
 fn parse_kind(s: &str) -> Result<Kind, String> {

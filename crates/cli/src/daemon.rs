@@ -27,6 +27,7 @@ pub mod control;
 pub mod ctl_request;
 mod ctl_status;
 mod dispatch;
+mod reconfigure;
 mod settings;
 
 use settings::setting_name;
@@ -381,6 +382,11 @@ impl Side {
     /// Who sent the last TERM/HUP/USR1/USR2, as auditd reports it: the
     /// kernel's signal info, the owner and session of /proc/PID.
     fn sender(&mut self) -> Option<Sender> {
+        self.sender_and_context().map(|(s, _)| s)
+    }
+
+    /// [`Side::sender`] and its LSM context, if the kernel gave one.
+    fn sender_and_context(&mut self) -> Option<(Sender, Option<String>)> {
         let s = self.kernel.as_mut()?.signal_info().ok()?;
         let uid = std::fs::metadata(format!("/proc/{}", s.pid))
             .map(|m| std::os::unix::fs::MetadataExt::uid(&m))
@@ -388,12 +394,13 @@ impl Side {
         let ses = std::fs::read_to_string(format!("/proc/{}/sessionid", s.pid))
             .map(|t| t.trim().to_string())
             .unwrap_or_else(|_| "4294967295".into());
-        Some(Sender {
+        let sender = Sender {
             auid: s.auid,
             uid,
             ses,
             pid: s.pid,
-        })
+        };
+        Some((sender, s.context))
     }
 
     /// The kernel record reader's counters so far (zero with --bpf-only).

@@ -7,6 +7,7 @@ mod daemon;
 mod notify;
 mod output;
 mod plugins;
+mod reconfig;
 mod reload;
 mod rules_cmd;
 mod run_cmd;

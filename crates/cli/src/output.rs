@@ -44,6 +44,21 @@ impl Output {
         }
     }
 
+    /// New auditd.conf settings while running: the node name, and JSON
+    /// (with its gathering time) or not. Events being gathered are written
+    /// first, as they were gathered.
+    pub fn reshape(&mut self, node: Option<String>, json: Option<Duration>) {
+        if node != self.node || json.is_some() != self.json.is_some() {
+            self.write_gathered(true);
+        }
+        self.node = node;
+        match (json, self.json.is_some()) {
+            (None, _) => self.json = None,
+            (Some(t), false) => self.json = Some(Grouper::new(t)),
+            (Some(_), true) => {}
+        }
+    }
+
     /// An event's lines as auditd writes them: each with `node=NAME ` first
     /// when name_format asks for it (what plugins get too).
     pub fn with_node<'a>(&self, lines: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
@@ -138,5 +153,43 @@ impl Output {
     pub fn flush(&mut self) {
         self.write_gathered(true);
         self.writer.flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fastaudit_log::{Config, Threshold};
+
+    #[test]
+    fn a_reshape_takes_the_node_and_json_from_the_next_event_on() {
+        let dir = std::env::temp_dir().join(format!("fa-output-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let writer = Writer::open(Config {
+            space_left: Threshold::Mib(0),
+            admin_space_left: Threshold::Mib(0),
+            ..Config::new(dir.join("audit.log"))
+        })
+        .unwrap();
+        let mut log = Output::new(writer, None, None);
+        let event = b"type=SYSCALL msg=audit(1700000000.005:7): arch=c000003e syscall=90 success=yes exit=0 key=(null)\ntype=PROCTITLE msg=audit(1700000000.005:7): proctitle=6C73\n";
+        log.write_events(event, Source::Event, 1);
+        log.reshape(Some("n1".into()), Some(Duration::from_secs(2)));
+        log.write_events(event, Source::Event, 1);
+        log.reshape(None, None);
+        log.write_events(event, Source::Event, 1);
+        log.flush();
+        let text = std::fs::read_to_string(dir.join("audit.log")).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 5, "{text}");
+        assert!(lines[0].starts_with("type=SYSCALL "));
+        assert!(
+            lines[2].starts_with('{') && lines[2].contains(r#""node":"n1""#),
+            "{}",
+            lines[2]
+        );
+        assert!(lines[3].starts_with("type=SYSCALL "));
+        assert_eq!(log.counts(Source::Event).logged, 3);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

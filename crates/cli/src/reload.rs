@@ -3,8 +3,7 @@
 //! file with an error is refused with `FILE:LINE: what` on stderr (and
 //! syslog) and the running rules stay. Each rule the switch removes or
 //! adds is then logged as CONFIG_CHANGE, as the kernel logs auditctl's.
-//! auditd.conf is not re-read yet: when `--config` lands, its reload
-//! belongs in [`Reloader::poll`], beside the rules.
+//! auditd.conf is read again on the same signal by crate::reconfig.
 
 use crate::cli::RunArgs;
 use fastaudit_engine::{compile, Environment, Kind, Plan};

@@ -6,6 +6,7 @@ use crate::daemon::ctl_request::Control;
 use crate::daemon::{BpfCounts, Side};
 use crate::output::Output;
 use crate::plugins::{Dispatcher, Settings as PluginSettings};
+use crate::reconfig::Reconfig;
 use crate::reload::Reloader;
 use crate::run_config::{self, Refused};
 use anyhow::{bail, Context, Result};
@@ -82,6 +83,9 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     for w in &settings.warnings {
         eprintln!("{w}");
     }
+    if !settings.log.write_logs {
+        eprintln!("fastaudit: write_logs = no: no log is written; events go to the plugins only");
+    }
     if let Err(e) = run_config::boost_priority(settings.priority_boost) {
         eprintln!("fastaudit: warning: {e:#}");
     }
@@ -116,6 +120,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let reloader = std::cell::RefCell::new(Reloader::new(&args, set)?);
     // `fastaudit ctl`: rule changes through the same switch (daemon/control.rs).
     let control = std::cell::RefCell::new(Control::start());
+    // SIGHUP: auditd.conf again too, applied between batches (reconfig.rs).
+    let reconfig = std::cell::RefCell::new(Reconfig::new(&args, settings.clone())?);
     // Both engine callbacks write to the log: one per event, one per batch.
     let log = std::cell::RefCell::new(log);
     let write_error = std::cell::RefCell::new(None);
@@ -191,6 +197,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
                 msec: ev.msec,
                 serial: side.borrow_mut().serial(),
             };
+            // A reconfiguration may change it (log_format).
+            let format = side.borrow().format();
             let lines = uring_event_lines(&ev, stamp, format);
             // Each URINGOP was an event of the BPF side's own.
             let events = ev.uringops.len() as u64 + u64::from(!ev.no_syscall);
@@ -204,7 +212,9 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
                 lost: 0,
             };
             // Kernel records first, then one write(2) for the batch.
-            side.borrow_mut().pump(&mut log, counts);
+            let mut side = side.borrow_mut();
+            side.pump(&mut log, counts);
+            reconfig.borrow_mut().poll(&mut log, &mut side);
             log.commit();
         },
     )

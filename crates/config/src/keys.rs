@@ -219,6 +219,10 @@ pub const KEYS: &[Key] = &[
     key("end_of_event_timeout", num(0, ANY), Some("2"), Use::Applied),
 ];
 
+/// The keys a running auditd 3.0.9 does not take again on SIGHUP (its
+/// `reconfigure` leaves them as they were): a change waits for a restart.
+pub const AT_RESTART: &[&str] = &["local_events", "end_of_event_timeout"];
+
 const fn key(name: &'static str, kind: Kind, default: Option<&'static str>, usage: Use) -> Key {
     Key {
         name,

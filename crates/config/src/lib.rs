@@ -268,6 +268,11 @@ pub fn parse(file: &Path, text: &str, host: &dyn Host) -> Result<Conf, ConfigErr
     let mut conf = Conf::defaults(file);
     let mut errors = Vec::new();
     let mut any_line = false;
+    // log_file's checks matter only when a log is written: with
+    // `write_logs = no` (known once every line is read) its directory
+    // need not exist. auditd checks it either way; fastaudit does not
+    // refuse a file for a log it will never open.
+    let mut log_file_error = None;
     let diag = |line: usize, message: String| Diagnostic {
         file: file.to_path_buf(),
         line: Some(line),
@@ -328,8 +333,19 @@ pub fn parse(file: &Path, text: &str, host: &dyn Host) -> Result<Conf, ConfigErr
                     line: Some(n),
                 };
             }
+            Err(why) if key.name == "log_file" => {
+                conf.settings[Conf::index(key.name)] = Setting {
+                    value: Some(Value::Text(value.to_string())),
+                    line: Some(n),
+                };
+                log_file_error = Some(diag(n, format!("{}: {why}", key.name)));
+            }
             Err(why) => errors.push(diag(n, format!("{}: {why}", key.name))),
         }
+    }
+    if let Some(e) = log_file_error.filter(|_| conf.yes("write_logs")) {
+        errors.push(e);
+        errors.sort_by_key(|d| d.line);
     }
     // auditd's sanity_check runs once a line was read.
     if errors.is_empty() && any_line {

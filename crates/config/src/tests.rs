@@ -227,3 +227,24 @@ fn values_are_read_as_auditd_reads_them() {
         .to_string()
         .starts_with("/etc/audit/auditd.conf:3: no newline"));
 }
+
+#[test]
+fn without_write_logs_the_log_file_need_not_be_there() {
+    // Either order: write_logs may come after log_file.
+    for text in [
+        "log_file = /missing/x.log\nwrite_logs = no\n",
+        "write_logs = no\nlog_file = /missing/x.log\n",
+        "log_format = NOLOG\nlog_file = /missing/x.log\n",
+    ] {
+        let c = parse_text(&with(text)).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert!(!c.yes("write_logs"));
+        assert_eq!(c.text("log_file"), Some("/missing/x.log"));
+    }
+    assert_eq!(
+        errors(&with("log_file = /missing/x.log\nwrite_logs = yes\nfreq = x\n")),
+        [
+            "/etc/audit/auditd.conf:3: log_file: could not open dir /missing (No such file or directory)",
+            "/etc/audit/auditd.conf:5: freq: value x should only be numbers"
+        ]
+    );
+}

@@ -57,6 +57,11 @@ pub enum SizeAction {
 /// Writer settings, named after the auditd.conf keys they stand for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
+    /// Whether a log file is written at all (`write_logs`): without one,
+    /// events are counted as logged once handed on (to plugins), and
+    /// nothing touches the log's directory (no size or space checks, no
+    /// rotation), as auditd with `write_logs = no`.
+    pub write_logs: bool,
     /// Log file path (`log_file`).
     pub path: PathBuf,
     /// Group that may read the log (`log_group`): the file is then 0640
@@ -92,6 +97,7 @@ impl Config {
     /// fails.
     pub fn new(path: impl Into<PathBuf>) -> Config {
         Config {
+            write_logs: true,
             path: path.into(),
             log_group: None,
             group_owns_dir: false,

@@ -8,10 +8,14 @@ use crate::dir::LogDir;
 use crate::flusher::Flusher;
 use crate::{Config, Flush, LogError, SizeAction};
 use nix::errno::Errno;
-use nix::sys::statvfs::fstatvfs;
 use std::fs::File;
 use std::io::{self, Write};
 use std::time::{Duration, Instant};
+use target::Target;
+
+mod reconfig;
+mod space;
+mod target;
 
 /// Events are gathered here and written with one write(2) at `commit`;
 /// past this size they are written at once.
@@ -30,7 +34,8 @@ const ERRORS_SAID: u32 = 5;
 /// (or when enough are pending), then flushed to the disk by the policy.
 pub struct Writer {
     cfg: Config,
-    dir: LogDir,
+    /// None with `write_logs` off.
+    dir: Option<LogDir>,
     /// None while logging is suspended (closed, so the file can be moved).
     file: Option<File>,
     disk_size: u64,
@@ -64,22 +69,16 @@ impl Writer {
     /// (0640 and 0750 with a log group); refused if either is not safe
     /// (see the `dir` module). A log whose last line was torn (a crash)
     /// gets a newline first, so the next record starts a line of its own.
+    /// With `write_logs` off nothing is opened.
     pub fn open(cfg: Config) -> Result<Writer, LogError> {
         cfg.check().map_err(LogError::Config)?;
-        let dir = LogDir::open(&cfg.path, cfg.log_group, cfg.group_owns_dir)?;
-        let file = dir.open_log()?;
-        let path = cfg.path.clone();
-        let io_err = |source| LogError::Io {
-            path: path.clone(),
-            source,
-        };
-        let disk_size = file.metadata().map_err(io_err)?.len();
+        let target = Target::open(&cfg)?;
         let flusher = matches!(cfg.flush, Flush::IncrementalAsync { .. }).then(Flusher::start);
         let mut w = Writer {
             cfg,
-            dir,
-            file: Some(file),
-            disk_size,
+            dir: None,
+            file: None,
+            disk_size: 0,
             pending: Vec::new(),
             ends: Vec::new(),
             torn: false,
@@ -97,17 +96,25 @@ impl Writer {
             flusher,
             rotating: false,
         };
-        if disk_size > 0 && w.dir.tail(1, false).map_err(io_err)? != b"\n" {
+        w.take_target(target);
+        Ok(w)
+    }
+
+    /// Use `t` as the log from now on (the one before is already closed).
+    fn take_target(&mut self, t: Target) {
+        self.dir = t.dir;
+        self.file = t.file;
+        self.disk_size = t.disk_size;
+        self.torn = t.torn;
+        if t.torn {
             say(
                 &format!(
                     "{}: the last line is torn (a crash?): the next record starts on a fresh line",
-                    w.cfg.path.display()
+                    self.cfg.path.display()
                 ),
                 false,
             );
-            w.torn = true;
         }
-        Ok(w)
     }
 
     /// Write one event (all of its lines), counted for `source` as logged
@@ -119,6 +126,11 @@ impl Writer {
     /// Write lines that hold `events` events, written (and counted)
     /// together.
     pub fn write_events(&mut self, lines: &[u8], source: Source, events: u64) {
+        if !self.cfg.write_logs {
+            // Handed on (to plugins) is all there is to do: counted as logged.
+            self.counts[source.index()].logged += events;
+            return;
+        }
         self.since_space_check += lines.len() as u64;
         self.check_space();
         let size = self.disk_size + self.pending.len() as u64;
@@ -362,8 +374,11 @@ impl Writer {
         self.admin_warned = false;
         self.errors_said = 0;
         self.space_checked = None;
+        let Some(dir) = self.dir.as_ref() else {
+            return was;
+        };
         if self.file.is_none() {
-            match self.dir.open_log() {
+            match dir.open_log() {
                 Ok(f) => {
                     self.disk_size = f.metadata().map_or(0, |m| m.len());
                     self.file = Some(f);
@@ -418,88 +433,9 @@ impl Writer {
     /// The whole lines among the last `max` bytes of the log (of `NAME.1`
     /// when the log is empty): where a restart finds the serials in use.
     pub fn tail(&self, max: u64) -> io::Result<Vec<u8>> {
-        self.dir.tail(max, true)
-    }
-
-    fn check_space(&mut self) {
-        if self.since_space_check < SPACE_CHECK_BYTES
-            && self
-                .space_checked
-                .is_some_and(|t| t.elapsed() < SPACE_CHECK_EVERY)
-        {
-            return;
-        }
-        self.space_checked = Some(Instant::now());
-        self.since_space_check = 0;
-        let Some(Ok(st)) = self.file.as_ref().map(fstatvfs) else {
-            return;
-        };
-        let frag = st.fragment_size();
-        // What will be left once the pending events are written.
-        let free = st
-            .blocks_available()
-            .saturating_mul(frag)
-            .saturating_sub(self.pending.len() as u64);
-        let total = st.blocks().saturating_mul(frag);
-        for admin in [false, true] {
-            let (threshold, action, warned) = if admin {
-                let c = &self.cfg;
-                (
-                    c.admin_space_left,
-                    c.admin_space_left_action,
-                    self.admin_warned,
-                )
-            } else {
-                let c = &self.cfg;
-                (c.space_left, c.space_left_action, self.space_warned)
-            };
-            let limit = threshold.bytes(total);
-            let low = limit > 0 && free < limit;
-            // auditd acts once per crossing; rotate as often as it takes,
-            // and syslog again after space came back.
-            let flag = match (low, warned) {
-                (true, false) => {
-                    self.low_space(admin, action, free);
-                    action != Action::Rotate
-                }
-                (false, true) if action == Action::Syslog => false,
-                _ => warned,
-            };
-            if admin {
-                self.admin_warned = flag;
-            } else {
-                self.space_warned = flag;
-            }
-        }
-    }
-
-    fn low_space(&mut self, admin: bool, action: Action, free: u64) {
-        let key = if admin {
-            "admin_space_left"
-        } else {
-            "space_left"
-        };
-        let what = format!(
-            "{}: low on disk space for logging: {} MiB free, below {key}",
-            self.cfg.path.display(),
-            free >> 20
-        );
-        match action {
-            Action::Ignore => {}
-            Action::Syslog => say(&what, true),
-            Action::Rotate => {
-                say(&format!("{what}: rotating the logs"), true);
-                self.rotate_for_fault();
-            }
-            Action::Suspend => {
-                self.write_pending(false);
-                let kind = if admin {
-                    FaultKind::AdminSpaceLeft
-                } else {
-                    FaultKind::SpaceLeft
-                };
-                self.suspend(kind, action);
-            }
+        match &self.dir {
+            Some(d) => d.tail(max, true),
+            None => Ok(Vec::new()),
         }
     }
 
@@ -507,6 +443,9 @@ impl Writer {
     /// action rotates, keeping `num_logs` (none below 2, as auditd); with
     /// any other size action, keeping every old log.
     pub fn rotate_now(&mut self) {
+        if !self.cfg.write_logs {
+            return;
+        }
         match self.cfg.size_action {
             SizeAction::Rotate { num_logs } if num_logs < 2 => say(
                 &format!(
@@ -539,10 +478,10 @@ impl Writer {
         if let Err(e) = self.sync(true) {
             self.io_fault(&e);
         }
-        let Some(live) = self.file.as_ref() else {
+        let (Some(live), Some(dir)) = (self.file.as_ref(), self.dir.as_ref()) else {
             return false;
         };
-        match self.dir.rotate(live, keep) {
+        match dir.rotate(live, keep) {
             Ok(f) => {
                 self.file = Some(f);
                 self.disk_size = 0;

@@ -24,14 +24,14 @@ pub struct AuditSocket {
 }
 
 /// Who last sent TERM/HUP/USR1/USR2 to the registered daemon.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SignalInfo {
     /// The sender's loginuid (its uid when the loginuid is unset).
     pub auid: u32,
     /// The sender's pid (-1: none since boot).
     pub pid: i32,
-    /// Whether the reply carried an LSM context.
-    pub has_context: bool,
+    /// The sender's LSM context, when the reply carried one (auditd's `subj=`).
+    pub context: Option<String>,
 }
 
 enum Want {
@@ -232,7 +232,10 @@ impl AuditSocket {
             (Some(auid), Some(pid)) => Ok(SignalInfo {
                 auid,
                 pid: pid as i32,
-                has_context: p.len() > 8,
+                context: p.get(8..).filter(|c| !c.is_empty()).map(|c| {
+                    let c = c.split(|&b| b == 0).next().unwrap_or_default();
+                    String::from_utf8_lossy(c).into_owned()
+                }),
             }),
             _ => Err(NetlinkError::Protocol(
                 "short AUDIT_SIGNAL_INFO reply".into(),

@@ -117,6 +117,31 @@ pub fn rotate_body(sender: Option<&Sender>) -> String {
     }
 }
 
+/// DAEMON_CONFIG after SIGHUP, as auditd 3.0.9's `reconfigure` writes it:
+/// the file read again and taken, `op=reconfigure state=changed auid=
+/// pid= subj= res=success` (`subj=?` without an LSM context); refused,
+/// `op=reconfigure state=no-change auid= uid= ses= pid= [subj=] res=failed`
+/// (auditd's signal-info form); the sender unknown, `auid=-1 pid=-1 subj=?`.
+pub fn config_body(changed: bool, sender: Option<&Sender>, subj: Option<&str>) -> String {
+    match (changed, sender) {
+        (true, Some(s)) => format!(
+            "op=reconfigure state=changed auid={} pid={} subj={} res=success",
+            s.auid,
+            s.pid,
+            subj.unwrap_or("?")
+        ),
+        (false, Some(s)) => {
+            let subj = subj.map(|c| format!(" subj={c}")).unwrap_or_default();
+            format!(
+                "op=reconfigure state=no-change auid={} uid={} ses={} pid={}{subj} res=failed",
+                s.auid, s.uid, s.ses, s.pid
+            )
+        }
+        (true, None) => "op=reconfigure state=changed auid=-1 pid=-1 subj=? res=success".into(),
+        (false, None) => "op=reconfigure state=no-change auid=-1 pid=-1 subj=? res=failed".into(),
+    }
+}
+
 /// DAEMON_RESUME: `op=resume-logging auid= uid= ses= pid= res=success`,
 /// or auditd's form when the sender is unknown (auditd, on SIGUSR2).
 pub fn resume_body(sender: Option<&Sender>) -> String {
@@ -211,6 +236,18 @@ mod tests {
         assert_eq!(
             end_body(Some(&s)),
             "op=terminate auid=0 uid=0 ses=3 pid=77 res=success"
+        );
+        assert_eq!(
+            config_body(true, Some(&s), None),
+            "op=reconfigure state=changed auid=0 pid=77 subj=? res=success"
+        );
+        assert_eq!(
+            config_body(false, Some(&s), Some("unconfined")),
+            "op=reconfigure state=no-change auid=0 uid=0 ses=3 pid=77 subj=unconfined res=failed"
+        );
+        assert_eq!(
+            config_body(false, None, None),
+            "op=reconfigure state=no-change auid=-1 pid=-1 subj=? res=failed"
         );
     }
 }

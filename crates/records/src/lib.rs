@@ -47,6 +47,8 @@ pub mod types {
     pub const DAEMON_END: u32 = 1201;
     /// `DAEMON_ABORT`.
     pub const DAEMON_ABORT: u32 = 1202;
+    /// `DAEMON_CONFIG` (the configuration read again, on SIGHUP).
+    pub const DAEMON_CONFIG: u32 = 1203;
     /// `DAEMON_ROTATE`.
     pub const DAEMON_ROTATE: u32 = 1205;
     /// `DAEMON_RESUME` (logging resumed, on SIGUSR2).

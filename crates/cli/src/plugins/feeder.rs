@@ -42,6 +42,9 @@ pub struct Counters {
     pub gave_up: AtomicBool,
     /// Records queued or written and not yet read (bounded by q_depth).
     pub in_flight: AtomicUsize,
+    /// Restarts allowed after it dies (max_restarts; a reconfiguration
+    /// changes it for the running plugin too).
+    pub max_restarts: AtomicU32,
 }
 
 /// What the dispatcher hands the thread.
@@ -72,7 +75,10 @@ pub fn records(b: &[u8]) -> usize {
 impl Feeder {
     /// Start the plugin and its thread.
     pub fn start(conf: PluginConf, max_restarts: u32) -> std::io::Result<Feeder> {
-        let counters = Arc::new(Counters::default());
+        let counters = Arc::new(Counters {
+            max_restarts: AtomicU32::new(max_restarts),
+            ..Counters::default()
+        });
         let inbox = Arc::new(Mutex::new(Inbox::default()));
         let wake = Arc::new(sys::eventfd()?);
         let sleeping = Arc::new(AtomicBool::new(false));
@@ -82,7 +88,6 @@ impl Feeder {
             inbox: Arc::clone(&inbox),
             wake: Arc::clone(&wake),
             sleeping: Arc::clone(&sleeping),
-            max_restarts,
             deaths: 0,
             pending: VecDeque::new(),
             written: 0,
@@ -161,7 +166,6 @@ struct Worker {
     inbox: Arc<Mutex<Inbox>>,
     wake: Arc<OwnedFd>,
     sleeping: Arc<AtomicBool>,
-    max_restarts: u32,
     deaths: u32,
     /// Everything not yet read by the plugin, oldest first.
     pending: VecDeque<Piece>,
@@ -408,7 +412,7 @@ impl Worker {
                 self.conf.path
             ),
         );
-        if self.deaths > self.max_restarts {
+        if self.deaths > self.counters.max_restarts.load(Ordering::SeqCst) {
             say(
                 Priority::Err,
                 format!("plugin {} has exceeded max_restarts", self.conf.path),

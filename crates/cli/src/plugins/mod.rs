@@ -296,6 +296,50 @@ impl Dispatcher {
         }
     }
 
+    /// New settings while running (auditd's `reconfigure_dispatcher` on
+    /// SIGHUP): `q_depth`, `overflow_action` and `max_restarts` from now
+    /// on, the format plugins get, and `settings.plugin_dir` read again as
+    /// auditd reads it: a new active plugin is started, one whose file is
+    /// gone or no longer active is stopped (what was queued for it is
+    /// delivered first), one whose configuration changed is started anew,
+    /// and an unchanged one is sent SIGHUP. Passing events resumes (after
+    /// `overflow_action = suspend`).
+    pub fn reconfigure(&mut self, settings: &Settings, format: Format, notes: &mut Vec<String>) {
+        self.settings = settings.clone();
+        self.eoe_space = format == Format::Raw;
+        self.resume();
+        let mut wanted = load_dir(&settings.plugin_dir, notes);
+        let mut kept = Vec::new();
+        for f in std::mem::take(&mut self.feeders) {
+            match wanted.iter().position(|c| c.name == f.conf.name) {
+                Some(i) if wanted[i] == f.conf => {
+                    wanted.remove(i);
+                    f.counters
+                        .max_restarts
+                        .store(settings.max_restarts, Ordering::SeqCst);
+                    let pid = f.counters.pid.load(Ordering::SeqCst);
+                    if pid != 0 {
+                        let _ = nix::sys::signal::kill(
+                            nix::unistd::Pid::from_raw(pid as i32),
+                            nix::sys::signal::SIGHUP,
+                        );
+                    }
+                    kept.push(f);
+                }
+                // Changed: stopped here, started again below.
+                Some(_) => retire(f, "its configuration changed: started again", notes),
+                None => retire(f, "no longer active: stopped", notes),
+            }
+        }
+        self.feeders = kept;
+        for c in wanted {
+            match Feeder::start(c.clone(), settings.max_restarts) {
+                Ok(f) => self.feeders.push(f),
+                Err(e) => notes.push(format!("plugin {}: cannot start: {e}", c.name)),
+            }
+        }
+    }
+
     /// Pass events to plugins again after `overflow_action = suspend`
     /// (auditd: SIGUSR2, or a reconfiguration).
     pub fn resume(&self) {
@@ -375,6 +419,23 @@ impl Drop for Dispatcher {
     fn drop(&mut self) {
         self.stop_all();
     }
+}
+
+/// A plugin a reconfiguration ends: what was queued for it is delivered
+/// and it is stopped by a thread of its own, so the log never waits for it.
+fn retire(mut f: Feeder, why: &str, notes: &mut Vec<String>) {
+    notes.push(format!("plugin {}: {why}", f.conf.name));
+    std::thread::spawn(move || {
+        f.request_stop(Instant::now() + STOP_DRAIN);
+        f.join();
+        let dropped = f.counters.dropped.load(Ordering::SeqCst);
+        if dropped > 0 {
+            sys::syslog(
+                Priority::Err,
+                &format!("plugin {} stopped: {dropped} records dropped", f.conf.name),
+            );
+        }
+    });
 }
 
 /// The active plugins of `dir` that fastaudit runs; the rest reported.

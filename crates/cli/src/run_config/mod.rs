@@ -8,6 +8,9 @@
 
 pub mod host;
 mod node;
+mod restart;
+
+pub use restart::restart_only;
 
 use crate::cli::{LogFormat, RunArgs};
 use crate::plugins::{OverflowAction, Settings as PluginSettings};
@@ -24,7 +27,7 @@ use std::time::Duration;
 pub const DEFAULT_LOG: &str = "/var/log/fastaudit/audit.log";
 
 /// Everything `run` takes from the flags and the configuration file.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct RunSettings {
     /// The log writer's settings (path, flush, size and space actions).
     pub log: LogConfig,
@@ -41,6 +44,9 @@ pub struct RunSettings {
     pub plugins: PluginSettings,
     /// Warnings for stderr (unsupported keys, values not applied yet).
     pub warnings: Vec<String>,
+    /// The configuration file as read (none without one): what a reload
+    /// compares the file read again with.
+    pub conf: Option<Conf>,
 }
 
 /// Why the configuration is refused: one line per problem.
@@ -81,6 +87,7 @@ pub fn resolve(args: &RunArgs) -> Result<RunSettings, Refused> {
 /// Flags over fastaudit's defaults.
 fn without_conf(args: &RunArgs) -> RunSettings {
     let mut log = LogConfig::new(args.log.as_deref().unwrap_or(Path::new(DEFAULT_LOG)));
+    log.write_logs = args.write_logs.unwrap_or(true);
     log.max_bytes = args.max_log_file.unwrap_or(8).saturating_mul(1 << 20);
     log.size_action = SizeAction::Rotate {
         num_logs: args.num_logs.unwrap_or(5),
@@ -94,6 +101,7 @@ fn without_conf(args: &RunArgs) -> RunSettings {
         end_of_event: Duration::from_secs(2),
         plugins: PluginSettings::default(),
         warnings: Vec::new(),
+        conf: None,
     }
 }
 
@@ -128,17 +136,6 @@ fn from_conf(args: &RunArgs, conf: &Conf) -> Result<RunSettings, Refused> {
             "local_events = no (a network-only aggregator): fastaudit audits the local system and has no network input: refused",
         ));
     }
-    if !conf.yes("write_logs") {
-        let key = if conf.word("log_format") == Some("nolog") {
-            "log_format"
-        } else {
-            "write_logs"
-        };
-        refused.push(refuse(
-            key,
-            "write_logs = no: fastaudit always writes its log (plugins only, without a log, is not supported yet): refused",
-        ));
-    }
     if conf.get("tcp_listen_port").is_some() {
         refused.push(refuse(
             "tcp_listen_port",
@@ -153,6 +150,8 @@ fn from_conf(args: &RunArgs, conf: &Conf) -> Result<RunSettings, Refused> {
         .or_else(|| conf.text("log_file").map(PathBuf::from))
         .unwrap_or_else(|| PathBuf::from(DEFAULT_LOG));
     let mut log = LogConfig::new(path);
+    // log_format = NOLOG is read as write_logs = no (crates/config).
+    log.write_logs = args.write_logs.unwrap_or(conf.yes("write_logs"));
     let freq = u32::try_from(conf.number("freq")).unwrap_or(u32::MAX);
     log.flush = match conf.word("flush") {
         Some("incremental") => Flush::Incremental { freq },
@@ -226,6 +225,7 @@ fn from_conf(args: &RunArgs, conf: &Conf) -> Result<RunSettings, Refused> {
         end_of_event: Duration::from_secs(conf.number("end_of_event_timeout")),
         plugins: plugin_settings(conf),
         warnings,
+        conf: Some(conf.clone()),
     })
 }
 
@@ -348,10 +348,19 @@ fn apply_disk_flags(args: &RunArgs, log: &mut LogConfig) {
 
 /// Lower the nice value by `boost`, as auditd's priority_boost does.
 pub fn boost_priority(boost: u32) -> anyhow::Result<()> {
-    if boost == 0 {
+    change_priority(0, boost)
+}
+
+/// From priority_boost `from` to `to` (a reconfiguration): the nice value
+/// moves by the difference. As auditd's, this is the calling thread's
+/// (Linux nice values are per thread): at start, before any other thread,
+/// every thread's; on SIGHUP, the main loop's, which writes the log.
+pub fn change_priority(from: u32, to: u32) -> anyhow::Result<()> {
+    let inc = i64::from(from) - i64::from(to);
+    if inc == 0 {
         return Ok(());
     }
-    let inc = -i32::try_from(boost).unwrap_or(i32::MAX);
+    let inc = i32::try_from(inc).unwrap_or(if inc < 0 { i32::MIN } else { i32::MAX });
     // SAFETY: nice(2) takes an int and touches no memory of ours.
     let r = unsafe {
         *libc::__errno_location() = 0;
@@ -359,7 +368,7 @@ pub fn boost_priority(boost: u32) -> anyhow::Result<()> {
     };
     let err = std::io::Error::last_os_error();
     if r == -1 && err.raw_os_error() != Some(0) {
-        return Err(err).context("raising the priority (priority_boost)");
+        return Err(err).context("changing the priority (priority_boost)");
     }
     Ok(())
 }
