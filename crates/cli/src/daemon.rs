@@ -505,7 +505,6 @@ fn continued_serials(log: &Writer) -> OwnSerials {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fastaudit_log::{Config, Threshold, Writer};
 
     fn bpf_only_side() -> Side {
         Side {
@@ -529,15 +528,7 @@ mod tests {
 
     #[test]
     fn kernel_records_keep_their_stamp_and_an_overlap_is_reported_once() {
-        let dir = std::env::temp_dir().join(format!("fa-side-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let writer = Writer::open(Config {
-            space_left: Threshold::Mib(0),
-            admin_space_left: Threshold::Mib(0),
-            ..Config::new(dir.join("audit.log"))
-        })
-        .unwrap();
-        let mut log = Output::new(writer, None, None);
+        let (mut log, dir) = crate::output::scratch("fa-side");
         let mut side = bpf_only_side();
         for serial in [7, 1 << 31, (1 << 31) + 1] {
             let r = Record {

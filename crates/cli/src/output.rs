@@ -156,22 +156,29 @@ impl Output {
     }
 }
 
+/// An output on a fresh log in a directory of its own under the temp dir
+/// (no space checks), for unit tests; the directory is returned to read.
+#[cfg(test)]
+pub(crate) fn scratch(name: &str) -> (Output, std::path::PathBuf) {
+    use fastaudit_log::{Config, Threshold};
+    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let writer = Writer::open(Config {
+        space_left: Threshold::Mib(0),
+        admin_space_left: Threshold::Mib(0),
+        ..Config::new(dir.join("audit.log"))
+    })
+    .expect("a log in a fresh temporary directory");
+    (Output::new(writer, None, None), dir)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fastaudit_log::{Config, Threshold};
 
     #[test]
     fn a_reshape_takes_the_node_and_json_from_the_next_event_on() {
-        let dir = std::env::temp_dir().join(format!("fa-output-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let writer = Writer::open(Config {
-            space_left: Threshold::Mib(0),
-            admin_space_left: Threshold::Mib(0),
-            ..Config::new(dir.join("audit.log"))
-        })
-        .unwrap();
-        let mut log = Output::new(writer, None, None);
+        let (mut log, dir) = scratch("fa-output");
         let event = b"type=SYSCALL msg=audit(1700000000.005:7): arch=c000003e syscall=90 success=yes exit=0 key=(null)\ntype=PROCTITLE msg=audit(1700000000.005:7): proctitle=6C73\n";
         log.write_events(event, Source::Event, 1);
         log.reshape(Some("n1".into()), Some(Duration::from_secs(2)));

@@ -223,18 +223,9 @@ pub fn changes(old: &RuleSet, new: &RuleSet) -> Vec<RuleChange> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fastaudit_rules::{lexer, Origin};
 
     fn set(text: &str) -> RuleSet {
-        let mut s = RuleSet::default();
-        for l in lexer::lines(text.as_bytes()) {
-            let o = Origin {
-                file: "t".into(),
-                line: l.lineno,
-            };
-            s.apply_words(&l.words, &o, &SystemHost).unwrap();
-        }
-        s
+        RuleSet::from_text(text.as_bytes(), "t", &SystemHost).unwrap()
     }
 
     #[test]

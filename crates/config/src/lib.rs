@@ -204,8 +204,9 @@ fn default_value(k: &Key, d: &str) -> Value {
         .unwrap_or(Value::Nothing)
 }
 
-/// A host that knows nothing: used for defaults only.
-struct NoHost;
+/// A host that knows nothing and accepts every path: for the defaults, and
+/// for tests that check what a configuration means, not the machine.
+pub struct NoHost;
 
 impl Host for NoHost {
     fn group_id(&self, _: &str) -> Option<u32> {

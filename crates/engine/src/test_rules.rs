@@ -2,23 +2,11 @@
 //! with assumed hook kinds unless an environment is given.
 
 use crate::plan::{compile, CompileError, Environment, Plan};
-use fastaudit_rules::{FixedHost, Origin, RuleSet};
+use fastaudit_rules::{FixedHost, RuleSet};
 
 /// The rule set of `text` (panics on a rule the rules crate refuses).
 pub fn set(text: &str) -> RuleSet {
-    let mut s = RuleSet::default();
-    for l in fastaudit_rules::lexer::lines(text.as_bytes()) {
-        s.apply_words(
-            &l.words,
-            &Origin {
-                file: "t.rules".into(),
-                line: l.lineno,
-            },
-            &FixedHost,
-        )
-        .expect("valid rule");
-    }
-    s
+    RuleSet::from_text(text.as_bytes(), "t.rules", &FixedHost).expect("valid rule")
 }
 
 /// `text` compiled with every hook kind and tracepoint assumed present.

@@ -172,6 +172,20 @@ impl RuleSet {
             .map_err(|e| fail(e.to_string()))
     }
 
+    /// The rules of `text` (lines applied in order, named `file` in errors):
+    /// rules already in memory, as a control request or a test holds them.
+    pub fn from_text(text: &[u8], file: &str, host: &dyn Host) -> Result<RuleSet, LineError> {
+        let mut set = RuleSet::default();
+        for l in crate::lexer::lines(text) {
+            let origin = Origin {
+                file: file.into(),
+                line: l.lineno,
+            };
+            set.apply_words(&l.words, &origin, host)?;
+        }
+        Ok(set)
+    }
+
     /// Write the rules as `auditctl -l` would.
     pub fn write_listing(&self, out: &mut dyn Write, host: &dyn Host) -> io::Result<()> {
         Lister::new(host).write_all(out, self.rules().map(|l| &l.rule))

@@ -383,18 +383,9 @@ fn warn(reply: &mut Reply, line: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fastaudit_rules::lexer;
 
     fn set(text: &str) -> RuleSet {
-        let mut s = RuleSet::default();
-        for l in lexer::lines(text.as_bytes()) {
-            let o = Origin {
-                file: "t".into(),
-                line: l.lineno,
-            };
-            s.apply_words(&l.words, &o, &SystemHost).unwrap();
-        }
-        s
+        RuleSet::from_text(text.as_bytes(), "t", &SystemHost).unwrap()
     }
 
     fn words(line: &str) -> Words {

@@ -26,29 +26,12 @@ pub fn restart_only(started: &Conf, new: &Conf) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fastaudit_config::{parse, Host};
+    use fastaudit_config::{parse, NoHost};
     use std::path::Path;
-
-    struct AnyHost;
-
-    impl Host for AnyHost {
-        fn group_id(&self, _: &str) -> Option<u32> {
-            None
-        }
-        fn check_log_file(&self, _: &str) -> Result<Vec<String>, String> {
-            Ok(Vec::new())
-        }
-        fn check_exe(&self, _: &str) -> Result<(), String> {
-            Ok(())
-        }
-        fn mail_command_executable(&self) -> bool {
-            false
-        }
-    }
 
     fn conf(text: &str) -> Conf {
         let text = format!("space_left = 75\nadmin_space_left = 50\n{text}");
-        parse(Path::new("/etc/audit/auditd.conf"), &text, &AnyHost).unwrap()
+        parse(Path::new("/etc/audit/auditd.conf"), &text, &NoHost).unwrap()
     }
 
     #[test]
