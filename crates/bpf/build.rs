@@ -57,6 +57,7 @@ const AUX_RECORDS: &[&str] = &[
     "CAPSET",
     "MMAP",
     "OPENAT2",
+    "KERN_MODULE",
 ];
 
 fn audit_abi_header() -> String {

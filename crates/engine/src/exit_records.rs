@@ -1,11 +1,12 @@
 //! The payloads of the records after SYSCALL that the BPF side sends
-//! (EXECVE, SOCKADDR, FD_PAIR, MMAP, OPENAT2, CAPSET, BPRM_FCAPS),
-//! decoded into the records crate's values, in the kernel's order.
+//! (EXECVE, SOCKADDR, FD_PAIR, MMAP, OPENAT2, CAPSET, BPRM_FCAPS, OBJ_PID,
+//! KERN_MODULE), decoded into the records crate's values, in the kernel's
+//! order.
 
 use crate::samples::{read, Aux};
 use fastaudit_bpf::types::{
     fa_bprm_fcaps, fa_bprm_flag, fa_caps, fa_capset, fa_execve, fa_execve_flag, fa_fd_pair,
-    fa_mmap, fa_obj_pid, fa_openat2, fa_sockaddr,
+    fa_kern_module, fa_mmap, fa_obj_pid, fa_openat2, fa_sockaddr,
 };
 use fastaudit_records::exit::{rank, ExitRecord};
 use fastaudit_records::special::{Caps, FileCaps, ObjPid};
@@ -122,6 +123,13 @@ pub fn decode(aux: &[Aux], exe: Option<&[u8]>) -> Vec<ExitRecord> {
                     }));
                 }
             }
+            types::KERN_MODULE => {
+                if let Some(k) = read::<fa_kern_module>(d) {
+                    let len = (k.len as usize).min(k.name.len());
+                    let name = k.name[..len].iter().map(|&c| c as u8).collect();
+                    out.push(ExitRecord::KernModule(name));
+                }
+            }
             _ => {}
         }
     }
@@ -131,4 +139,37 @@ pub fn decode(aux: &[Aux], exe: Option<&[u8]>) -> Vec<ExitRecord> {
     }
     out.sort_by_key(|r| rank(r.ty()));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A payload as the BPF side lays it out.
+    fn bytes<T: Copy>(v: &T) -> Vec<u8> {
+        // SAFETY: T is a plain repr(C) struct of integers and byte arrays.
+        unsafe {
+            std::slice::from_raw_parts((v as *const T).cast::<u8>(), std::mem::size_of::<T>())
+        }
+        .to_vec()
+    }
+
+    #[test]
+    fn kern_module_name_takes_len_bytes() {
+        let mut k = fa_kern_module {
+            len: 6,
+            ..Default::default()
+        };
+        for (d, s) in k.name.iter_mut().zip(b"fa mod\0junk") {
+            *d = *s as _;
+        }
+        let aux = [Aux {
+            ty: types::KERN_MODULE,
+            data: bytes(&k),
+        }];
+        assert_eq!(
+            decode(&aux, None),
+            vec![ExitRecord::KernModule(b"fa mod".to_vec())]
+        );
+    }
 }

@@ -13,6 +13,7 @@ pub const ORDER: &[u32] = &[
     types::MMAP,
     types::OPENAT2,
     types::EXECVE,
+    types::KERN_MODULE,
     types::FD_PAIR,
     types::SOCKADDR,
     types::OBJ_PID,
@@ -49,6 +50,8 @@ pub enum ExitRecord {
     BprmFcaps(FileCaps, Caps, Caps),
     /// OBJ_PID.
     ObjPid(ObjPid),
+    /// KERN_MODULE: the module's name.
+    KernModule(Vec<u8>),
 }
 
 impl ExitRecord {
@@ -63,6 +66,7 @@ impl ExitRecord {
             ExitRecord::Capset(..) => types::CAPSET,
             ExitRecord::BprmFcaps(..) => types::BPRM_FCAPS,
             ExitRecord::ObjPid(_) => types::OBJ_PID,
+            ExitRecord::KernModule(_) => types::KERN_MODULE,
         }
     }
 
@@ -80,6 +84,7 @@ impl ExitRecord {
                 vec![special::bprm_fcaps_body(file, old, new)]
             }
             ExitRecord::ObjPid(t) => vec![special::obj_pid_body(t)],
+            ExitRecord::KernModule(name) => vec![special::kern_module_body(name)],
         }
     }
 }
@@ -92,6 +97,7 @@ mod tests {
     fn order_follows_audit_log_exit() {
         assert!(rank(types::BPRM_FCAPS) < rank(types::EXECVE));
         assert!(rank(types::EXECVE) < rank(types::CWD));
+        assert!(rank(types::KERN_MODULE) < rank(types::FD_PAIR));
         assert!(rank(types::FD_PAIR) < rank(types::SOCKADDR));
         assert!(rank(types::SOCKADDR) < rank(types::OBJ_PID));
         assert!(rank(types::OBJ_PID) < rank(types::PATH));

@@ -71,4 +71,6 @@ pub mod types {
     pub const MMAP: u32 = 1323;
     /// `OPENAT2`.
     pub const OPENAT2: u32 = 1337;
+    /// `KERN_MODULE`.
+    pub const KERN_MODULE: u32 = 1330;
 }

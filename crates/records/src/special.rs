@@ -1,6 +1,6 @@
 //! The small records `audit_log_exit` writes for particular syscalls:
-//! FD_PAIR, MMAP, OPENAT2, CAPSET, BPRM_FCAPS, OBJ_PID, each body byte for
-//! byte as the kernel formats it.
+//! FD_PAIR, MMAP, OPENAT2, CAPSET, BPRM_FCAPS, OBJ_PID, KERN_MODULE, each
+//! body byte for byte as the kernel formats it.
 
 use crate::encode::untrusted;
 use std::io::Write as _;
@@ -158,6 +158,15 @@ pub fn obj_pid_body(t: &ObjPid) -> Vec<u8> {
     o
 }
 
+/// KERN_MODULE: `name=` and the name as an untrusted string (show_special
+/// in kernel/auditsc.c; its `(null)`, for a name it failed to duplicate, is
+/// never sent).
+pub fn kern_module_body(name: &[u8]) -> Vec<u8> {
+    let mut o = b"name=".to_vec();
+    untrusted(&mut o, name);
+    o
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,5 +237,18 @@ mod tests {
             obj_pid_body(&t),
             b"opid=9 oauid=-1 ouid=0 oses=-1 ocomm=\"sleep\""
         );
+    }
+
+    #[test]
+    fn kern_module_name_quoted_or_hex() {
+        assert_eq!(
+            kern_module_body(b"fa_no_such_module"),
+            b"name=\"fa_no_such_module\""
+        );
+        // A space, or any byte past ASCII, makes the whole name hex.
+        assert_eq!(kern_module_body(b"fa mod"), b"name=6661206D6F64");
+        assert_eq!(kern_module_body(b"fa\xe9"), b"name=6661E9");
+        // load_module's name for an image whose name was never found.
+        assert_eq!(kern_module_body(b"?"), b"name=\"?\"");
     }
 }

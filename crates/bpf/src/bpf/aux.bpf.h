@@ -41,6 +41,7 @@ static __always_inline void aux_discard(void *payload)
 /* The record families' senders (each uses aux_reserve above). */
 #include "execve.bpf.h"      /* BPRM_FCAPS, EXECVE */
 #include "special.bpf.h"     /* MMAP, OPENAT2, CAPSET, FD_PAIR, SOCKADDR, OBJ_PID */
+#include "kmodule.bpf.h"     /* KERN_MODULE */
 /* Senders defined after this header (they reserve through it). */
 static __always_inline void emit_paths(struct subject *s, const struct fa_msg *m, __u32 *lost);
 
@@ -51,11 +52,12 @@ static __always_inline __u32 emit_aux(struct subject *s, const struct fa_msg *m)
 {
 	__u32 lost = 0;
 	/* BPRM_FCAPS (the aux list), then show_special's one record
-	 * (EXECVE, MMAP, OPENAT2, CAPSET), FD_PAIR, SOCKADDR. */
+	 * (EXECVE, MMAP, OPENAT2, CAPSET, KERN_MODULE), FD_PAIR, SOCKADDR. */
 	send_exec_records(s, m, &lost);
 	send_mmap(s, m, &lost);
 	send_openat2(s, m, &lost);
 	send_capset(s, m, &lost);
+	send_kern_module(s, m, &lost);
 	send_fd_pair(s, m, &lost);
 	send_sockaddr(s, m, &lost);
 	send_obj_pid(s, m, &lost);

@@ -127,6 +127,7 @@ enum fa_aux_limit {
 	FA_ARGS_CHUNK = 4096,    /* bytes of an exec's argument area per sample */
 	FA_ARGS_CHUNKS = 64,     /* samples at most: 256 KiB of arguments */
 	FA_SOCKADDR_MAX = 128,   /* sizeof(struct sockaddr_storage) */
+	FA_MODULE_NAME_LEN = 56, /* the kernel's MODULE_NAME_LEN (64 - sizeof(long)) */
 };
 
 /* fa_execve.flags. */
@@ -213,6 +214,15 @@ struct fa_obj_pid {
 	char comm[16];
 };
 
+/* KERN_MODULE: the name delete_module was given, as the kernel copied it
+ * (strncpy_from_user of at most MODULE_NAME_LEN bytes: 1 to 55 bytes and
+ * the NUL). */
+struct fa_kern_module {
+	__u32 len;       /* bytes of name, without the NUL */
+	__u32 pad;
+	char name[64];   /* room for FA_MODULE_NAME_LEN + 1 bytes read */
+};
+
 /* The capability sets and euid an exec started with (saved at entry). */
 struct fa_exec_entry {
 	struct fa_caps caps;
@@ -233,6 +243,7 @@ struct fa_aux_layouts {
 	struct fa_capset capset;
 	struct fa_bprm_fcaps bprm_fcaps;
 	struct fa_obj_pid obj_pid;
+	struct fa_kern_module kern_module;
 };
 
 /* Counters in the stats map (per CPU; user space sums them). */
