@@ -54,6 +54,8 @@ impl Generation {
             let load = plan.attachments.iter().any(|a| p.name() == a.program);
             p.set_autoload(load);
         }
+        crate::start_trace::ask_verifier_stats(open.open_object_mut());
+        crate::start_trace::mark("BPF object opened");
         if let Some(ro) = open.maps.rodata_data.as_deref_mut() {
             let r = plan.rodata();
             ro.self_tgid = std::process::id();
@@ -109,9 +111,12 @@ impl Generation {
         let skel = open.load().map_err(bpf(
             "loading the BPF programs (root and BPF support needed)",
         ))?;
+        crate::start_trace::mark("BPF programs loaded (verified)");
         let resolved = Resolved::on_this_host(&plan);
         let images = plan.map_images(&resolved)?;
+        crate::start_trace::mark("paths resolved, map images made");
         crate::runtime::write_maps(&skel, &images)?;
+        crate::start_trace::mark("maps written");
         let mut g = Generation {
             number,
             plan,
@@ -122,6 +127,7 @@ impl Generation {
             quit: Arc::new(AtomicBool::new(false)),
         };
         g.attach()?;
+        crate::start_trace::mark("attached");
         Ok(g)
     }
 

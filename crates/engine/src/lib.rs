@@ -21,6 +21,7 @@ pub mod resolve;
 pub mod rule;
 pub mod runtime;
 mod samples;
+pub mod start_trace;
 pub mod syscalls;
 pub mod uring;
 pub mod watches;

@@ -209,6 +209,7 @@ where
     })
     .map_err(bpf("setting up the ring buffer"))?;
     let rb = rbb.build().map_err(bpf("setting up the ring buffer"))?;
+    crate::start_trace::mark("ring buffer mapped");
     ready(&owner.attached);
 
     let mut stats = Stats::default();
