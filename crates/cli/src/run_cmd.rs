@@ -12,7 +12,7 @@ use crate::run_config::{self, Refused};
 use anyhow::{bail, Context, Result};
 use fastaudit_engine::AuditEvent;
 use fastaudit_engine::{compile, run_live, start_trace, Environment, Live, Options};
-use fastaudit_engine::{Attached, EngineError};
+use fastaudit_engine::{Attached, EngineError, Kind};
 use fastaudit_log::{Counts, Source, Writer};
 use fastaudit_records::enrich::SystemNames;
 use fastaudit_records::line::line;
@@ -62,14 +62,29 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     start_trace::mark("settings and rules read");
     // Probing loads BPF programs and reads tracefs: root only (`--explain`
     // works without, with the facts assumed).
-    let mut env = if nix::unistd::geteuid().is_root() {
-        Environment::probe(&args.hook_kinds)
-    } else {
-        Environment::assumed(&args.hook_kinds)
+    // A run probes only the kinds a plan can use (fexit is for `--explain`:
+    // no plan uses it), and all of them again to say why none fits.
+    let probed = |all: bool| {
+        let kinds: Vec<Kind> = args
+            .hook_kinds
+            .iter()
+            .copied()
+            .filter(|&k| all || k != Kind::Fexit)
+            .collect();
+        let mut env = if nix::unistd::geteuid().is_root() {
+            Environment::probe(&kinds)
+        } else {
+            Environment::assumed(&kinds)
+        };
+        env.audit_skipped_uring_ops = args.audit_skipped_uring_ops;
+        env
     };
-    env.audit_skipped_uring_ops = args.audit_skipped_uring_ops;
+    let env = probed(args.explain);
     start_trace::mark("hook kinds probed");
-    let plan = compile(&set, env).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut plan = compile(&set, env).map_err(|e| anyhow::anyhow!("{e}"))?;
+    if !args.explain && plan.hook_kind_problem().is_some() {
+        plan = compile(&set, probed(true)).map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
     start_trace::mark("plan compiled");
     if args.explain {
         print!("{}", plan.explain());

@@ -10,7 +10,7 @@ use crate::plan::Plan;
 use crate::resolve::Resolved;
 use crate::runtime::{bpf, put, Attached, EngineError, Options};
 use crate::watches::{self, WatchTable};
-use fastaudit_bpf::types::fa_handover;
+use fastaudit_bpf::types::{fa_handover, fa_limit};
 use fastaudit_bpf::{FastauditSkel, FastauditSkelBuilder};
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
 use libbpf_rs::{Link, MapCore, MapHandle, TracepointCategory};
@@ -77,6 +77,19 @@ impl Generation {
                     .any(|a| a.program.starts_with("fa_rtp_")),
             );
             ro.generation = number;
+        }
+        // Maps only the loader writes, at most one entry per watch: sized
+        // to the plan. Preallocated at their full size, the two path maps
+        // alone took ~40 MB of kernel memory and ms to create with no watch.
+        let watches = (plan.watches.len() as u32).clamp(1, fa_limit::FA_MAX_WATCHED.0);
+        let m = &mut open.maps;
+        for map in [
+            &mut m.watch_paths,
+            &mut m.tree_paths,
+            &mut m.watch_by_parent_name,
+        ] {
+            map.set_max_entries(watches)
+                .map_err(bpf("sizing the watch tables"))?;
         }
         match owner {
             None => open

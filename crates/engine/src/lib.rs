@@ -18,6 +18,7 @@ pub mod path_args;
 pub mod perm;
 pub mod plan;
 pub mod resolve;
+mod ring;
 pub mod rule;
 pub mod runtime;
 mod samples;
