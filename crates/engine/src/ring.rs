@@ -81,25 +81,52 @@ impl Ring {
         })
     }
 
-    fn consumer_pos(&self) -> &AtomicU64 {
-        // SAFETY: the page is mapped for the Ring's life and starts with
-        // the 8-byte aligned consumer position.
-        unsafe { &*self.consumer.cast::<AtomicU64>() }
-    }
-
-    fn producer_pos(&self) -> &AtomicU64 {
-        // SAFETY: as consumer_pos, for the producer page (read only).
-        unsafe { &*self.producer.cast::<AtomicU64>() }
-    }
-
     /// Hand every committed sample to `f`, in order, and release its space.
-    pub fn consume(&mut self, mut f: impl FnMut(&[u8])) {
-        let mask = (self.size - 1) as u64;
-        // SAFETY: the data area follows the producer page, self.size bytes.
+    pub fn consume(&mut self, f: impl FnMut(&[u8])) {
+        // SAFETY: the data area follows the producer page, self.size
+        // bytes, mapped for the Ring's life.
         let data = unsafe { self.producer.add(self.page) };
-        let mut cons = self.consumer_pos().load(Ordering::Acquire);
+        // SAFETY: both pages are mapped for the Ring's life and start with
+        // the 8-byte aligned consumer and producer positions.
+        let (consumer, producer) = unsafe {
+            (
+                &*self.consumer.cast::<AtomicU64>(),
+                &*self.producer.cast::<AtomicU64>(),
+            )
+        };
+        let area = Area {
+            data,
+            size: self.size,
+            consumer,
+            producer,
+        };
+        // SAFETY: the positions and the data area are the ring's.
+        unsafe { area.consume(&mut self.wrapped, f) }
+    }
+}
+
+/// A ring's positions and data area (mapped once), as the kernel lays
+/// them out.
+struct Area<'a> {
+    data: *const u8,
+    size: usize,
+    consumer: &'a AtomicU64,
+    producer: &'a AtomicU64,
+}
+
+impl Area<'_> {
+    /// The committed samples from the consumer position on, to `f`;
+    /// the consumer position moves past each.
+    ///
+    /// # Safety
+    /// `data` must point to `size` readable bytes (a power of two) laid
+    /// out as a BPF ring buffer's data area, for as long as this runs.
+    unsafe fn consume(&self, wrapped: &mut Vec<u8>, mut f: impl FnMut(&[u8])) {
+        let mask = (self.size - 1) as u64;
+        let data = self.data;
+        let mut cons = self.consumer.load(Ordering::Acquire);
         loop {
-            let prod = self.producer_pos().load(Ordering::Acquire);
+            let prod = self.producer.load(Ordering::Acquire);
             let mut got = false;
             while cons < prod {
                 let at = (cons & mask) as usize;
@@ -119,24 +146,22 @@ impl Ring {
                         f(unsafe { std::slice::from_raw_parts(data.add(start), len) });
                     } else {
                         // Wraps: the tail of the area, then its start.
-                        let first = self.size.saturating_sub(start);
-                        self.wrapped.clear();
+                        let first = self.size - start;
+                        wrapped.clear();
                         // SAFETY: both parts lie inside the data area.
                         unsafe {
-                            self.wrapped.extend_from_slice(std::slice::from_raw_parts(
+                            wrapped.extend_from_slice(std::slice::from_raw_parts(
                                 data.add(start % self.size),
                                 first,
                             ));
-                            self.wrapped.extend_from_slice(std::slice::from_raw_parts(
-                                data.add((start + first) % self.size),
-                                len - first,
-                            ));
+                            wrapped
+                                .extend_from_slice(std::slice::from_raw_parts(data, len - first));
                         }
-                        f(&self.wrapped);
+                        f(wrapped);
                     }
                 }
                 cons += ((HEADER + len + 7) & !7) as u64;
-                self.consumer_pos().store(cons, Ordering::Release);
+                self.consumer.store(cons, Ordering::Release);
             }
             if !got {
                 return;
@@ -158,5 +183,89 @@ impl Drop for Ring {
             nix::libc::munmap(self.consumer.cast(), self.page);
             nix::libc::munmap(self.producer.cast(), self.page + self.size);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A data area of `size` bytes (u64s, for the headers' alignment).
+    struct Fake {
+        words: Vec<u64>,
+        consumer: AtomicU64,
+        producer: AtomicU64,
+    }
+
+    impl Fake {
+        fn new(size: usize) -> Fake {
+            Fake {
+                words: vec![0; size / 8],
+                consumer: AtomicU64::new(0),
+                producer: AtomicU64::new(0),
+            }
+        }
+
+        fn bytes(&mut self) -> &mut [u8] {
+            let len = self.words.len() * 8;
+            // SAFETY: the Vec's u64s viewed as bytes.
+            unsafe { std::slice::from_raw_parts_mut(self.words.as_mut_ptr().cast(), len) }
+        }
+
+        /// Write a record at the producer position, as the kernel does.
+        fn produce(&mut self, flags: u32, body: &[u8]) {
+            let size = self.words.len() * 8;
+            let pos = self.producer.load(Ordering::Relaxed) as usize;
+            let at = pos % size;
+            let header = (body.len() as u32 | flags).to_ne_bytes();
+            self.bytes()[at..at + 4].copy_from_slice(&header);
+            for (i, b) in body.iter().enumerate() {
+                self.bytes()[(at + HEADER + i) % size] = *b;
+            }
+            let next = pos + ((HEADER + body.len() + 7) & !7);
+            self.producer.store(next as u64, Ordering::Relaxed);
+        }
+
+        fn consume(&mut self) -> Vec<Vec<u8>> {
+            let mut out = Vec::new();
+            let area = Area {
+                data: self.words.as_ptr().cast(),
+                size: self.words.len() * 8,
+                consumer: &self.consumer,
+                producer: &self.producer,
+            };
+            let mut wrapped = Vec::new();
+            // SAFETY: the area is the Vec's, laid out by produce().
+            unsafe { area.consume(&mut wrapped, |s| out.push(s.to_vec())) };
+            out
+        }
+    }
+
+    #[test]
+    fn samples_come_in_order_discarded_ones_skipped_busy_ones_awaited() {
+        let mut r = Fake::new(64);
+        r.produce(0, b"first");
+        r.produce(DISCARD, b"gone");
+        r.produce(0, b"third");
+        assert_eq!(r.consume(), vec![b"first".to_vec(), b"third".to_vec()]);
+        assert_eq!(r.consumer.load(Ordering::Relaxed), 48);
+        r.produce(BUSY, b"later");
+        assert!(
+            r.consume().is_empty(),
+            "a record being written is waited for"
+        );
+        assert_eq!(r.consumer.load(Ordering::Relaxed), 48);
+    }
+
+    #[test]
+    fn a_sample_wrapping_around_the_end_reads_whole() {
+        let mut r = Fake::new(64);
+        r.produce(0, &[1; 40]);
+        assert_eq!(r.consume().len(), 1);
+        // From offset 48: header, then 8 bytes to the end, 12 after the start.
+        let body: Vec<u8> = (0..20).collect();
+        r.produce(0, &body);
+        assert_eq!(r.consume(), vec![body]);
+        assert_eq!(r.consumer.load(Ordering::Relaxed), 48 + 32);
     }
 }
