@@ -5,8 +5,9 @@
 //!
 //! No mode is involved: each run is fastaudit as the audit daemon, as the
 //! fastaudit mode starts it, and nothing else is sent to the kernel, so
-//! it runs on a locked kernel (enabled 2) too. Each run holds the kernel
-//! audit lock, as every tool of the project that touches the kernel does.
+//! it runs on a locked kernel (enabled 2) too. The experiment holds the
+//! kernel audit lock throughout, as every tool of the project that
+//! touches the kernel does (and so no other test's load skews a round).
 
 use crate::kernel::{terminate, LOCK_FILE};
 use crate::rulesets::{self, Prepared, Spec};
@@ -94,6 +95,14 @@ pub fn run(
 ) -> Result<Startup, BenchError> {
     let plugins = dir.join("no-plugins");
     std::fs::create_dir_all(&plugins).map_err(io("creating the plugin directory"))?;
+    let file = File::create(LOCK_FILE).map_err(io(format!("opening {LOCK_FILE}")))?;
+    let _lock =
+        nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusive).map_err(|(_, e)| {
+            BenchError::Io {
+                what: format!("locking {LOCK_FILE}"),
+                source: e.into(),
+            }
+        })?;
     let mut out = Startup {
         idle_seconds: idle.as_secs_f64(),
         runs: Vec::new(),
@@ -143,14 +152,6 @@ fn measure(
     plugins: &Path,
     idle: Duration,
 ) -> Result<One, BenchError> {
-    let file = File::create(LOCK_FILE).map_err(io(format!("opening {LOCK_FILE}")))?;
-    let _lock =
-        nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusive).map_err(|(_, e)| {
-            BenchError::Io {
-                what: format!("locking {LOCK_FILE}"),
-                source: e.into(),
-            }
-        })?;
     let log = dir.join("startup.log");
     let _ = std::fs::remove_file(&log);
     let path = |p: &Path| p.to_string_lossy().into_owned();
