@@ -2,7 +2,8 @@
 //! experiments (getpid, audited calls, lmbench operations, sysbench-style
 //! threads, io_uring, a compile) with no audit, kernel audit + auditd and
 //! fastaudit, in interleaved rounds, and reports medians, spreads and ratios;
-//! and, apart from the modes, the time to check and compile 100,000 rules.
+//! and, apart from the modes, the time to check and compile 100,000 rules
+//! and fastaudit's start-up time and idle memory.
 
 pub mod facts;
 pub mod kernel;
@@ -10,6 +11,7 @@ pub mod modes;
 pub mod report;
 pub mod rules_scale;
 pub mod rulesets;
+pub mod startup;
 pub mod stats;
 pub mod suite;
 pub mod worker;

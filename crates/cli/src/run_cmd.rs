@@ -11,8 +11,8 @@ use crate::reload::Reloader;
 use crate::run_config::{self, Refused};
 use anyhow::{bail, Context, Result};
 use fastaudit_engine::AuditEvent;
-use fastaudit_engine::{compile, run_live, Environment, Live, Options};
-use fastaudit_engine::{Attached, EngineError};
+use fastaudit_engine::{compile, run_live, start_trace, Environment, Live, Options};
+use fastaudit_engine::{Attached, EngineError, Kind};
 use fastaudit_log::{Counts, Source, Writer};
 use fastaudit_records::enrich::SystemNames;
 use fastaudit_records::line::line;
@@ -29,6 +29,7 @@ const RULES_D: &str = "/etc/audit/rules.d";
 
 /// Run until SIGINT/SIGTERM; exit 0 after draining and flushing.
 pub fn run(args: RunArgs) -> Result<ExitCode> {
+    start_trace::mark("main");
     // `--explain` needs no configuration (and works without root); a run
     // does, and the configuration is root's to read.
     if !args.explain && !nix::unistd::geteuid().is_root() {
@@ -58,15 +59,33 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         }
     };
     crate::rules_cmd::print_warnings(&set);
+    start_trace::mark("settings and rules read");
     // Probing loads BPF programs and reads tracefs: root only (`--explain`
     // works without, with the facts assumed).
-    let mut env = if nix::unistd::geteuid().is_root() {
-        Environment::probe(&args.hook_kinds)
-    } else {
-        Environment::assumed(&args.hook_kinds)
+    // A run probes only the kinds a plan can use (fexit is for `--explain`:
+    // no plan uses it), and all of them again to say why none fits.
+    let probed = |all: bool| {
+        let kinds: Vec<Kind> = args
+            .hook_kinds
+            .iter()
+            .copied()
+            .filter(|&k| all || k != Kind::Fexit)
+            .collect();
+        let mut env = if nix::unistd::geteuid().is_root() {
+            Environment::probe(&kinds)
+        } else {
+            Environment::assumed(&kinds)
+        };
+        env.audit_skipped_uring_ops = args.audit_skipped_uring_ops;
+        env
     };
-    env.audit_skipped_uring_ops = args.audit_skipped_uring_ops;
-    let plan = compile(&set, env).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let env = probed(args.explain);
+    start_trace::mark("hook kinds probed");
+    let mut plan = compile(&set, env).map_err(|e| anyhow::anyhow!("{e}"))?;
+    if !args.explain && plan.hook_kind_problem().is_some() {
+        plan = compile(&set, probed(true)).map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
+    start_trace::mark("plan compiled");
     if args.explain {
         print!("{}", plan.explain());
         return Ok(ExitCode::SUCCESS);
@@ -108,7 +127,9 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     // Plugins first: they get everything from DAEMON_START on, as auditd's.
     let plugins = start_plugins(&args, format, settings.plugins.clone())?;
     // The kernel side (daemon.rs): registered and set up, not yet enabled.
+    start_trace::mark("log opened, plugins started");
     let mut side = Side::start(&args, &set, format, &mut log, plugins)?;
+    start_trace::mark("registered with the kernel audit");
     for n in &side.notes {
         eprintln!("fastaudit: {n}");
     }
@@ -122,6 +143,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let control = std::cell::RefCell::new(Control::start());
     // SIGHUP: auditd.conf again too, applied between batches (reconfig.rs).
     let reconfig = std::cell::RefCell::new(Reconfig::new(&args, settings.clone())?);
+    start_trace::mark("SIGHUP, ctl and reconfiguration set up");
     // Both engine callbacks write to the log: one per event, one per batch.
     let log = std::cell::RefCell::new(log);
     let write_error = std::cell::RefCell::new(None);
@@ -178,6 +200,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
                 stop.store(true, Ordering::Relaxed);
                 return;
             }
+            start_trace::mark("ready");
             eprintln!("fastaudit: ready");
             // Best effort: under systemd a failed notification shows as a start timeout.
             if let Err(e) = crate::notify::ready() {

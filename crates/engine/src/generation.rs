@@ -10,7 +10,7 @@ use crate::plan::Plan;
 use crate::resolve::Resolved;
 use crate::runtime::{bpf, put, Attached, EngineError, Options};
 use crate::watches::{self, WatchTable};
-use fastaudit_bpf::types::fa_handover;
+use fastaudit_bpf::types::{fa_handover, fa_limit};
 use fastaudit_bpf::{FastauditSkel, FastauditSkelBuilder};
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
 use libbpf_rs::{Link, MapCore, MapHandle, TracepointCategory};
@@ -54,6 +54,8 @@ impl Generation {
             let load = plan.attachments.iter().any(|a| p.name() == a.program);
             p.set_autoload(load);
         }
+        crate::start_trace::ask_verifier_stats(open.open_object_mut());
+        crate::start_trace::mark("BPF object opened");
         if let Some(ro) = open.maps.rodata_data.as_deref_mut() {
             let r = plan.rodata();
             ro.self_tgid = std::process::id();
@@ -75,6 +77,19 @@ impl Generation {
                     .any(|a| a.program.starts_with("fa_rtp_")),
             );
             ro.generation = number;
+        }
+        // Maps only the loader writes, at most one entry per watch: sized
+        // to the plan. Preallocated at their full size, the two path maps
+        // alone took ~40 MB of kernel memory and ms to create with no watch.
+        let watches = (plan.watches.len() as u32).clamp(1, fa_limit::FA_MAX_WATCHED.0);
+        let m = &mut open.maps;
+        for map in [
+            &mut m.watch_paths,
+            &mut m.tree_paths,
+            &mut m.watch_by_parent_name,
+        ] {
+            map.set_max_entries(watches)
+                .map_err(bpf("sizing the watch tables"))?;
         }
         match owner {
             None => open
@@ -109,9 +124,12 @@ impl Generation {
         let skel = open.load().map_err(bpf(
             "loading the BPF programs (root and BPF support needed)",
         ))?;
+        crate::start_trace::mark("BPF programs loaded (verified)");
         let resolved = Resolved::on_this_host(&plan);
         let images = plan.map_images(&resolved)?;
+        crate::start_trace::mark("paths resolved, map images made");
         crate::runtime::write_maps(&skel, &images)?;
+        crate::start_trace::mark("maps written");
         let mut g = Generation {
             number,
             plan,
@@ -122,6 +140,7 @@ impl Generation {
             quit: Arc::new(AtomicBool::new(false)),
         };
         g.attach()?;
+        crate::start_trace::mark("attached");
         Ok(g)
     }
 

@@ -108,17 +108,55 @@ impl HookKinds {
     }
 
     fn probe_quietly(allowed: &[Kind]) -> HookKinds {
-        let probe = |kind: Kind, prog: &str| {
-            if allowed.contains(&kind) {
-                load_and_attach(prog)
-            } else {
-                Probe::Excluded
+        let programs: Vec<(Kind, &str)> = [
+            (Kind::Fexit, "fa_probe_fexit"),
+            (Kind::TpBtf, "fa_probe_tp_btf"),
+            (Kind::RawTp, "fa_probe_raw_tp"),
+        ]
+        .into_iter()
+        .filter(|(k, _)| allowed.contains(k))
+        .collect();
+        // tp_btf and raw_tp in one load (each BPF object open and kernel
+        // BTF parse costs tens of ms); fexit, which kernels refuse more
+        // often, alone. Only when the kernel refuses a load of several is
+        // each loaded alone, to tell which it refuses.
+        let (together, alone): (Vec<&str>, Vec<&str>) = programs
+            .iter()
+            .map(|(_, n)| *n)
+            .partition(|n| *n != "fa_probe_fexit");
+        let mut results: Vec<(&str, Probe)> = Vec::new();
+        for group in [together, alone] {
+            match load_and_attach(&group) {
+                Ok(found) => results.extend(group.iter().copied().zip(found)),
+                Err(why) => {
+                    let single = group.len() == 1;
+                    for n in group {
+                        let p = if single {
+                            Probe::Refused(why.clone())
+                        } else {
+                            match load_and_attach(&[n]) {
+                                Ok(mut one) => one
+                                    .pop()
+                                    .unwrap_or(Probe::Refused(format!("{n}: no answer"))),
+                                Err(why) => Probe::Refused(why),
+                            }
+                        };
+                        results.push((n, p));
+                    }
+                }
             }
+        }
+        let probe = |kind: Kind| {
+            programs
+                .iter()
+                .find(|(k, _)| *k == kind)
+                .and_then(|(_, n)| results.iter().find(|(r, _)| r == n))
+                .map_or(Probe::Excluded, |(_, p)| p.clone())
         };
         HookKinds {
-            fexit: probe(Kind::Fexit, "fa_probe_fexit"),
-            tp_btf: probe(Kind::TpBtf, "fa_probe_tp_btf"),
-            raw_tp: probe(Kind::RawTp, "fa_probe_raw_tp"),
+            fexit: probe(Kind::Fexit),
+            tp_btf: probe(Kind::TpBtf),
+            raw_tp: probe(Kind::RawTp),
             tracepoint: if !allowed.contains(&Kind::Tracepoint) {
                 Probe::Excluded
             } else if syscall_tracepoints() {
@@ -209,37 +247,42 @@ pub(crate) fn syscall_tracepoint_names() -> BTreeSet<String> {
         .collect()
 }
 
-/// Load only program `name` of the BPF object, attach it, detach it.
-fn load_and_attach(name: &str) -> Probe {
+/// Load only programs `names` of the BPF object in one load, attach each
+/// and detach it: what attaching each found. Err: the load itself was
+/// refused (or the object could not be opened), with why.
+fn load_and_attach(names: &[&str]) -> Result<Vec<Probe>, String> {
+    if names.is_empty() {
+        return Ok(Vec::new());
+    }
     let mut storage = MaybeUninit::uninit();
-    let mut open = match FastauditSkelBuilder::default().open(&mut storage) {
-        Ok(o) => o,
-        Err(e) => return Probe::Refused(e.to_string()),
-    };
+    let mut open = FastauditSkelBuilder::default()
+        .open(&mut storage)
+        .map_err(|e| e.to_string())?;
     for mut p in open.open_object_mut().progs_mut() {
-        let wanted = p.name() == name;
+        let wanted = names.iter().any(|n| p.name() == *n);
         p.set_autoload(wanted);
     }
     // The probe programs use no map: create none.
     for mut m in open.open_object_mut().maps_mut() {
-        if m.set_autocreate(false).is_err() {
-            return Probe::Refused("cannot leave the maps out".into());
-        }
+        m.set_autocreate(false)
+            .map_err(|_| "cannot leave the maps out".to_string())?;
     }
-    let skel = match open.load() {
-        Ok(s) => s,
-        Err(e) => return Probe::Refused(e.to_string()),
-    };
-    let prog = skel
-        .object()
-        .progs_mut()
-        .find(|p| p.name() == name)
-        .map(|p| p.attach());
-    match prog {
-        Some(Ok(_link)) => Probe::Works,
-        Some(Err(e)) => Probe::Refused(e.to_string()),
-        None => Probe::Refused(format!("{name} is not in the BPF object")),
-    }
+    let skel = open.load().map_err(|e| e.to_string())?;
+    Ok(names
+        .iter()
+        .map(|name| {
+            let prog = skel
+                .object()
+                .progs_mut()
+                .find(|p| p.name() == *name)
+                .map(|p| p.attach());
+            match prog {
+                Some(Ok(_link)) => Probe::Works,
+                Some(Err(e)) => Probe::Refused(e.to_string()),
+                None => Probe::Refused(format!("{name} is not in the BPF object")),
+            }
+        })
+        .collect())
 }
 
 /// Whether tracepoint `category:name` exists (tracefs, mounted if needed).

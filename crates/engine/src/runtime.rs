@@ -10,8 +10,9 @@ use crate::plan::Plan;
 use crate::samples::{Aux, Samples};
 use fastaudit_bpf::types::{fa_event, fa_event_flag, fa_limit, fa_stat};
 use fastaudit_records::{Syscall, UringOp};
-use libbpf_rs::{MapCore, MapFlags, RingBufferBuilder};
+use libbpf_rs::{MapCore, MapFlags};
 use std::cell::RefCell;
+use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use thiserror::Error;
@@ -202,13 +203,15 @@ where
     let first_follower = owner.follower()?;
     let clock = Clock::now();
     let pending: RefCell<Samples> = RefCell::new(Samples::default());
-    let mut rbb = RingBufferBuilder::new();
-    rbb.add(&owner.skel.maps.events, |data: &[u8]| {
-        pending.borrow_mut().push(data);
-        0
-    })
-    .map_err(bpf("setting up the ring buffer"))?;
-    let rb = rbb.build().map_err(bpf("setting up the ring buffer"))?;
+    let mut ring =
+        crate::ring::Ring::new(owner.skel.maps.events.as_fd(), size as usize).map_err(|e| {
+            EngineError::Bpf {
+                what: "setting up the ring buffer".into(),
+                source: libbpf_rs::Error::from(e),
+            }
+        })?;
+    let mut consume = || ring.consume(|data| pending.borrow_mut().push(data));
+    crate::start_trace::mark("ring buffer mapped");
     ready(&owner.attached);
 
     let mut stats = Stats::default();
@@ -256,7 +259,7 @@ where
                         let r = handover(&owner, current.as_ref(), number, |d| {
                             let until = std::time::Instant::now() + d;
                             loop {
-                                rb.consume()?;
+                                consume();
                                 deliver(&mut stats, &plans);
                                 if std::time::Instant::now() >= until {
                                     return Ok(());
@@ -286,10 +289,7 @@ where
             }
             // Events are queued without waking us (BPF_RB_NO_WAKEUP), so poll
             // on a short period rather than waiting for a wakeup.
-            if let Err(e) = rb.consume() {
-                result = Err(e);
-                break;
-            }
+            consume();
             // Under load, go straight back to the ring buffer; idle, wait.
             if !deliver(&mut stats, &plans) {
                 std::thread::sleep(Duration::from_millis(20));
@@ -313,7 +313,7 @@ where
     if let Some(c) = current.as_ref() {
         c.detach();
     }
-    rb.consume().map_err(bpf("draining the ring buffer"))?;
+    consume();
     deliver(&mut stats, &plans);
     let (emitted, lost, aux_lost) = read_stats(&owner.skel)?;
     stats.emitted = emitted;

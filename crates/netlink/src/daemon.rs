@@ -15,8 +15,8 @@ use crate::NetlinkError;
 use nix::errno::Errno;
 use nix::sys::socket::{setsockopt, sockopt, MsgFlags};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TryRecvError, TrySendError};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -60,6 +60,8 @@ pub struct ReaderStats {
 
 #[derive(Default)]
 struct Counters {
+    /// Records in the queue now (bounded by `DaemonOptions::queue`).
+    queued: AtomicUsize,
     received: AtomicU64,
     dropped: AtomicU64,
     overruns: AtomicU64,
@@ -158,7 +160,10 @@ impl KernelDaemon {
             setsockopt(&records.fd, sockopt::RcvBuf, &rcvbuf)
                 .map_err(NetlinkError::sys("sizing the records socket's buffer"))?;
         }
-        let (tx, rx) = sync_channel(opts.queue.max(1));
+        // Bounded by a count rather than by a sync_channel, which allocates
+        // and writes every slot at creation (4.5 MB resident while idle).
+        let (tx, rx) = channel();
+        let limit = opts.queue.max(1);
         let counters = Arc::new(Counters::default());
         let mut daemon = KernelDaemon {
             ctl,
@@ -196,13 +201,13 @@ impl KernelDaemon {
             }
         };
         for r in early {
-            push(&tx, &counters, r);
+            push(&tx, &counters, limit, r);
         }
         let quit = Arc::clone(&daemon.quit);
         daemon.reader = Some(
             std::thread::Builder::new()
                 .name("fa-kernel-rx".into())
-                .spawn(move || read_records(records, tx, quit, counters))
+                .spawn(move || read_records(records, tx, limit, quit, counters))
                 .map_err(|e| NetlinkError::State {
                     path: "starting the kernel record reader".into(),
                     source: e,
@@ -293,7 +298,10 @@ impl KernelDaemon {
     pub fn drain(&mut self, mut each: impl FnMut(Record)) {
         loop {
             match self.rx.try_recv() {
-                Ok(r) => each(r),
+                Ok(r) => {
+                    self.counters.queued.fetch_sub(1, Ordering::Relaxed);
+                    each(r)
+                }
                 Err(TryRecvError::Empty | TryRecvError::Disconnected) => return,
             }
         }
@@ -461,23 +469,25 @@ fn is_record(ty: u16) -> bool {
         | proto::AUDIT_REPLACE)
 }
 
-fn push(tx: &SyncSender<Record>, c: &Counters, r: Record) -> bool {
+/// Queue `r` unless `limit` records wait already (then it is dropped and
+/// counted); false once the receiving side is gone.
+fn push(tx: &Sender<Record>, c: &Counters, limit: usize, r: Record) -> bool {
     c.received.fetch_add(1, Ordering::Relaxed);
-    match tx.try_send(r) {
-        Ok(()) => true,
-        Err(TrySendError::Full(_)) => {
-            c.dropped.fetch_add(1, Ordering::Relaxed);
-            true
-        }
-        Err(TrySendError::Disconnected(_)) => false,
+    // The reader is the only sender: the count cannot pass the limit.
+    if c.queued.load(Ordering::Relaxed) >= limit {
+        c.dropped.fetch_add(1, Ordering::Relaxed);
+        return true;
     }
+    c.queued.fetch_add(1, Ordering::Relaxed);
+    tx.send(r).is_ok()
 }
 
 /// The reader thread: socket → queue, until told to quit; then what is
 /// left in the socket is read without waiting. It never stops on an error.
 fn read_records(
     sock: AuditSocket,
-    tx: SyncSender<Record>,
+    tx: Sender<Record>,
+    limit: usize,
     quit: Arc<AtomicBool>,
     c: Arc<Counters>,
 ) -> Result<(), NetlinkError> {
@@ -492,7 +502,7 @@ fn read_records(
         match sock.recv(&mut buf, flags) {
             Ok(Some(n)) => {
                 if let Some((ty, _, payload)) = proto::record_message(&buf[..n]) {
-                    if is_record(ty) && !push(&tx, &c, Record::parse(ty, payload)) {
+                    if is_record(ty) && !push(&tx, &c, limit, Record::parse(ty, payload)) {
                         return Ok(());
                     }
                 }

@@ -67,10 +67,12 @@ static __always_inline int take_entry_args(__u32 tid, struct fa_args *out)
  * them can hold with its permission, or something was created or renamed
  * beside a watched file (the watch may have to follow it whatever the
  * rules decide). Names are the expensive part. */
-static __always_inline int names_needed(struct fa_span *span, struct subject *s)
+static __always_inline int names_needed(struct fa_span *span, struct subject *s, __u32 tid)
 {
-	struct fa_hits *h = s->hits;
-	return h && span && (span->flags & FA_SPAN_PATH_RULES) &&
+	if (!s->has_hits || !span || !(span->flags & FA_SPAN_PATH_RULES))
+		return 0;
+	struct fa_hits *h = bpf_map_lookup_elem(&hits, &tid);
+	return h &&
 	       (span->path_rules_perm == ~0u || (s->perm & span->path_rules_perm) || h->moved[0]);
 }
 
@@ -195,7 +197,7 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 		.nr = nr,
 	};
 	if (have_watches && returned && rules_span)
-		s.hits = take_hits(tid, key, span->flags & FA_SPAN_PATH_RULES);
+		s.has_hits = take_hits(tid, key, span->flags & FA_SPAN_PATH_RULES) != 0;
 	/* An exec's saved arguments replace its registers (zero after a
 	 * successful exec) before any rule looks. */
 	struct fa_args saved = {};
@@ -203,8 +205,8 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 		s.saved = &saved;
 	if (have_perm)
 		s.perm = perm_bits(&s);
-	if (names_needed(rules_span, &s))
-		gather_hits(&s, key, s.hits);
+	if (names_needed(rules_span, &s, tid))
+		gather_hits(&s, key, tid);
 	objs_gather(&s, key);
 
 	__s64 verdict = rules_span ? judge(&s, rules_span) : VERDICT_NONE;

@@ -10,11 +10,14 @@
  * rule callback small for the verifier. */
 static __always_inline int has_hit(struct fa_hits *h, __u32 id);
 
-/* has_hit as a global function: checked once by the verifier, not in
- * every state of the rule callback (the eight compares' exact results
- * multiplied its states; the raw exit program reached the 1M limit). */
-__noinline int fa_has_hit(struct fa_hits *h, __u32 id)
+/* has_hit on the current thread's hits, as a global function: checked
+ * once by the verifier, not in every state of the rule callback (the
+ * eight compares' exact results multiplied its states; the raw exit
+ * program reached the 1M limit). */
+__noinline int fa_has_hit(__u32 id)
 {
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct fa_hits *h = bpf_map_lookup_elem(&hits, &tid);
 	return h && has_hit(h, id);
 }
 

@@ -202,7 +202,7 @@ static long test_one(__u32 i, struct eval *e)
 	else if (t->field == AUDIT_EXE)
 		ok = exe_is(e->s, t->value) == (t->op == AUDIT_EQUAL);
 	else if (t->field == AUDIT_WATCH || t->field == AUDIT_DIR)
-		ok = fa_has_hit(e->s->hits, t->value);   /* the kernel ignores the operator */
+		ok = e->s->has_hits && fa_has_hit(t->value);   /* the kernel ignores the operator */
 	else if (t->field == AUDIT_PERM)
 		ok = (t->value & e->s->perm) != 0;
 	else if (t->field == AUDIT_SADDR_FAM)

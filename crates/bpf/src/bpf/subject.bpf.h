@@ -14,9 +14,12 @@ struct subject {
 	__u32 tgid;
 	__u32 nr;
 	__u32 perm;      /* perm_bits(), when perm= tests are loaded */
-	/* Watched objects the syscall touched, in the hits map: kept off
-	 * the stack so the verifier does not track its contents. */
-	struct fa_hits *hits;
+	/* The thread's entry of the hits map (watched objects the syscall
+	 * touched) was taken for this syscall. A flag, not the entry's
+	 * address: a pointer that may be NULL made the verifier check every
+	 * later path twice, states that never prune (~640,000 of the raw
+	 * exit program's 842,000 instructions with one watch). */
+	__u32 has_hits;
 	/* The credentials judged and recorded when not the task's own (an
 	 * io_uring op runs with the request's or the ring's). */
 	const struct cred *cred;

@@ -117,13 +117,13 @@ static __always_inline void collect_names(struct subject *s, struct fa_hits *nam
 
 struct names_ctx {
 	struct subject *s;
-	struct fa_hits *h;
+	__u32 tid;
 	__u32 key;
 };
 
 static long names_step(__u32 i, struct names_ctx *c)
 {
-	struct fa_hits *h = c->h;
+	struct fa_hits *h = bpf_map_lookup_elem(&hits, &c->tid);
 	if (!h)
 		return 1;
 	collect_names(c->s, h);
@@ -131,11 +131,12 @@ static long names_step(__u32 i, struct names_ctx *c)
 	return 1;
 }
 
-/* Everything the syscall touched, into h. In a callback of its own: its
- * many paths then do not multiply the states the rules are verified in. */
-static __always_inline void gather_hits(struct subject *s, __u32 key, struct fa_hits *h)
+/* Everything the syscall touched, into thread tid's hits. In a callback
+ * of its own: its many paths then do not multiply the states the rules
+ * are verified in. */
+static __always_inline void gather_hits(struct subject *s, __u32 key, __u32 tid)
 {
-	struct names_ctx nc = { .s = s, .h = h, .key = key };
+	struct names_ctx nc = { .s = s, .tid = tid, .key = key };
 	bpf_loop(1, names_step, &nc, 0);
 }
 

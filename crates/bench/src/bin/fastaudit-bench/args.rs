@@ -10,7 +10,9 @@ use std::path::PathBuf;
 pub struct BenchArgs {
     /// Scenarios to run (default: all): getpid, audited, lmbench, threads,
     /// io_uring, compile, rules-scale (100,000 rules checked, listed and
-    /// compiled; no mode, no root needed).
+    /// compiled; no mode, no root needed), startup (exec until ready and
+    /// idle memory of `fastaudit run`, with --baseline beside it; not in
+    /// the default list; rule sets default, stig, scale-1000 unless named).
     pub scenarios: Vec<String>,
     /// Modes, run interleaved in this order in every round.
     #[arg(
@@ -41,7 +43,8 @@ pub struct BenchArgs {
     #[arg(long)]
     pub corpus: Option<PathBuf>,
     /// Another fastaudit binary (an earlier build), run by the
-    /// fastaudit-base mode in the same rounds.
+    /// fastaudit-base mode in the same rounds, and alternately with
+    /// fastaudit in every round of the startup scenario.
     #[arg(long, value_name = "FASTAUDIT")]
     pub baseline: Option<std::path::PathBuf>,
     /// Do not run: print the table and write the report of an earlier

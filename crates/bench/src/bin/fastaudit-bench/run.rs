@@ -3,7 +3,7 @@
 use crate::args::{BenchArgs, BenchMode};
 use anyhow::{bail, Context, Result};
 use fastaudit_bench::modes::Mode;
-use fastaudit_bench::{report, rules_scale, rulesets, worker, Config, Scenario};
+use fastaudit_bench::{report, rules_scale, rulesets, startup, worker, Config, Scenario};
 use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -14,12 +14,17 @@ use std::sync::Arc;
 const FASTAUDIT: &str = "fastaudit";
 /// The experiment that runs outside the modes (see `rules_scale`).
 const RULES_SCALE: &str = "rules-scale";
+/// The start-up experiment (see `startup`): named only, outside the modes.
+const STARTUP: &str = "startup";
 
 /// Run the benchmark; print the table; write the JSON and the report.
 pub fn run(args: BenchArgs) -> Result<ExitCode> {
     let exe = std::env::current_exe().context("finding the fastaudit-bench binary")?;
     // rules-scale measures fastaudit alone, outside the modes.
     let scale = args.scenarios.is_empty() || args.scenarios.iter().any(|s| s == RULES_SCALE);
+    if args.scenarios.iter().any(|s| s == STARTUP) {
+        return startup(&args, &exe);
+    }
     let named: Vec<&String> = args
         .scenarios
         .iter()
@@ -122,6 +127,56 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         let _ = std::fs::remove_dir_all(&config.scratch);
     }
     output(&args, &results)
+}
+
+/// The start-up experiment alone: the fastaudit beside this binary, and
+/// the --baseline one alternating with it in every round.
+fn startup(args: &BenchArgs, exe: &std::path::Path) -> Result<ExitCode> {
+    if args.scenarios.len() > 1 {
+        bail!("{STARTUP} runs alone: name no other scenario with it");
+    }
+    if !args.modes.contains(&BenchMode::Fastaudit) {
+        bail!("{STARTUP} measures the fastaudit mode's daemon: --modes must include fastaudit");
+    }
+    let mut binaries = vec![("fastaudit".to_string(), exe.with_file_name(FASTAUDIT))];
+    if let Some(b) = &args.baseline {
+        binaries.push(("baseline".to_string(), b.clone()));
+    }
+    for (_, b) in &binaries {
+        if !b.is_file() {
+            bail!("{}: no such fastaudit binary", b.display());
+        }
+    }
+    let scratch = std::env::temp_dir().join(format!("fastaudit-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).context("creating the scratch directory")?;
+    let corpus = args.corpus.clone().or_else(|| rulesets::find_corpus(exe));
+    let names: Vec<String> = args.rule_sets.clone().unwrap_or_else(|| {
+        startup::DEFAULT_SETS
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    });
+    let mut sets = Vec::new();
+    for n in &names {
+        let p = startup::prepare(n, corpus.as_deref(), &scratch)
+            .with_context(|| format!("rule set {n}"))?;
+        for l in &p.left_out {
+            eprintln!("fastaudit bench: {n}: left out: {l}");
+        }
+        sets.push(p);
+    }
+    let rounds = args.rounds.unwrap_or(if args.quick { 1 } else { 5 });
+    let result = startup::run(&binaries, &sets, &scratch, rounds, startup::IDLE, |what| {
+        eprintln!("fastaudit bench: {what}")
+    });
+    let _ = std::fs::remove_dir_all(&scratch);
+    let result = result.context(STARTUP)?;
+    print!("{}", startup::table(&result));
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&result).context("encoding the results")?;
+        std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Print the table; write the JSON and the report when asked.
