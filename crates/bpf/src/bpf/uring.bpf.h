@@ -205,8 +205,19 @@ static __always_inline struct fa_span *uring_span(__u32 op)
  * __io_issue_sqe): the request's own (a personality, or the submitter's
  * taken when it was queued for io-wq), the ring's for the SQPOLL thread,
  * else the task's. */
-static __always_inline const struct cred *uring_cred(struct io_kiocb *req, struct task_struct *task)
+static __always_inline const struct cred *uring_cred(struct io_kiocb *req, struct task_struct *task, int typed)
 {
+	if (typed) {
+		/* The choice by direct loads (tp_btf), the pointer itself by
+		 * one probe read: a number, as the rules' code takes it. */
+		if (req->flags & REQ_F_CREDS)
+			return BPF_CORE_READ(req, creds);
+		struct io_ring_ctx *ctx = req->ctx;
+		struct io_sq_data *sqd = ctx->sq_data;
+		if (sqd && sqd->thread == task)
+			return BPF_CORE_READ(ctx, sq_creds);
+		return BPF_CORE_READ(task, cred);
+	}
 	if (BPF_CORE_READ(req, flags) & REQ_F_CREDS)
 		return BPF_CORE_READ(req, creds);
 	struct io_ring_ctx *ctx = BPF_CORE_READ(req, ctx);
@@ -254,7 +265,7 @@ static __always_inline void uring_emit_op(struct subject *s, __u32 key_rule, __u
  * `ret` in the current task: judge it and send its URINGOP if the rules
  * (or the syscall's state) say so. */
 static __always_inline void uring_attempt(struct io_kiocb *req, __u32 op, struct fa_span *span, long ret,
-					  long res)
+					  long res, int typed)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id;
@@ -275,9 +286,9 @@ static __always_inline void uring_attempt(struct io_kiocb *req, __u32 op, struct
 		.returned = 1,
 		.tgid = tgid,
 		.nr = op,
-		.cred = uring_cred(req, task),
+		.cred = uring_cred(req, task, typed),
 		/* io threads never made a syscall: no arch in their context */
-		.no_arch = (BPF_CORE_READ(task, flags) & FA_PF_IO_WORKER) != 0,
+		.no_arch = (task->flags & FA_PF_IO_WORKER) != 0,
 	};
 	if (!in) {
 		/* Its own context: the io_uring list alone decides. */
@@ -432,7 +443,7 @@ static __always_inline int uring_queue_body(__u64 *ctx, int typed)
 	 * reads "not parked" and "queued for io-wq" alike for it. */
 	if (req_flags(req, typed) & REQ_F_FORCE_ASYNC)
 		return 0;
-	uring_attempt(req, op, span, -EAGAIN, 0);
+	uring_attempt(req, op, span, -EAGAIN, 0, typed);
 	uring_park(key, 0, URING_NEXT_WORKER);
 	return 0;
 }
@@ -449,7 +460,7 @@ static __always_inline int uring_poll_body(__u64 *ctx, int typed)
 	__u64 key = (__u64)req;
 	__u32 *next = uring_parked_state(key);
 	if (!next || *next != URING_NEXT_POLLED)
-		uring_attempt(req, op, span, -EAGAIN, 0);
+		uring_attempt(req, op, span, -EAGAIN, 0, typed);
 	uring_park(key, next, URING_NEXT_POLLED);
 	return 0;
 }
@@ -472,8 +483,8 @@ static __always_inline int uring_complete_body(__u64 *ctx, int typed)
 		return 0;
 	__u32 next = uring_unpark((__u64)req);
 	if (next != URING_NEXT_POLLED && (req_flags(req, typed) & REQ_F_POLLED))
-		uring_attempt(req, op, span, -EAGAIN, 0);
-	uring_attempt(req, op, span, 0, BPF_CORE_READ(cqe, res));
+		uring_attempt(req, op, span, -EAGAIN, 0, typed);
+	uring_attempt(req, op, span, 0, BPF_CORE_READ(cqe, res), typed);
 	return 0;
 }
 
