@@ -120,14 +120,28 @@ struct uring_enter {
 	__u32 active;     /* inside io_uring_enter now (the storage outlives the call) */
 };
 
+/* The priority of rule rid (rule_prio; 0 none). */
+static __always_inline __u32 rule_prio_of(__u32 rid)
+{
+	__u32 *prio = bpf_map_lookup_elem(&rule_prio, &rid);
+	return prio ? *prio : 0;
+}
+
 /* Record a match of rule `rid` in the syscall context `in`. */
 static __always_inline void uring_enter_matched(struct uring_enter *in, __s64 v, __u32 rid)
 {
 	in->state = v;
 	if (v >= 0)
 		in->key_rule = (__u32)v;
-	__u32 *prio = bpf_map_lookup_elem(&rule_prio, &rid);
-	in->prio = prio ? *prio : 0;
+	in->prio = rule_prio_of(rid);
+}
+
+/* Whether thread tid is one a never,task rule exempted (no record, no
+ * effect on its syscall's state). Asked only when an attempt would
+ * change or send something. */
+static __always_inline int uring_never_task(__u32 tid)
+{
+	return bpf_map_lookup_elem(&never_task, &tid) != 0;
 }
 
 /* File names an op's prep takes with getname() in the submitting task:
@@ -279,8 +293,6 @@ static __always_inline void uring_attempt(struct io_kiocb *req, __u32 op, struct
 	 * recorded: stop before reading anything. */
 	if (!in && !span->count)
 		return;
-	if (bpf_map_lookup_elem(&never_task, &tid))
-		return;
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct fa_args zero = {};
 	struct subject s = {
@@ -297,7 +309,7 @@ static __always_inline void uring_attempt(struct io_kiocb *req, __u32 op, struct
 		/* Its own context: the io_uring list alone decides. */
 		s.saved = &zero;
 		__s64 v = span->count ? judge(&s, span) : VERDICT_NONE;
-		if (v >= 0)
+		if (v >= 0 && !uring_never_task(tid))
 			uring_emit_op(&s, (__u32)v, 0, tid,
 				      s.no_arch && ret == 0 && res >= 0 ? uring_worker_names(req, op) : 0);
 		return;
@@ -306,21 +318,30 @@ static __always_inline void uring_attempt(struct io_kiocb *req, __u32 op, struct
 	 * then (unless that made it RECORD) the io_uring list; a match sets
 	 * the syscall's state, which a later op without a match keeps. */
 	s.regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	__s64 v = VERDICT_NONE;
-	__u32 rid = 0;
+	/* Judged first, applied after: most attempts match nothing in a
+	 * context that does not record, and then have nothing to apply or
+	 * send, so they skip the never_task lookup. */
+	__u32 prio = in->prio;
+	__s64 v = VERDICT_NONE, u = VERDICT_NONE;
+	__u32 vrid = 0, urid = 0;
 	if (uring_enter_rules) {
 		__u32 key = FA_NR64_io_uring_enter;
 		struct fa_span *es = bpf_map_lookup_elem(&spans, &key);
 		if (es && es->count)
-			v = judge_above(&s, es, in->prio, &rid);
+			v = judge_above(&s, es, prio, &vrid);
 		if (v != VERDICT_NONE)
-			uring_enter_matched(in, v, rid);
+			prio = rule_prio_of(vrid);
 	}
-	if (v < 0 && span->count) {
-		__s64 u = judge_above(&s, span, in->prio, &rid);
-		if (u != VERDICT_NONE)
-			uring_enter_matched(in, u, rid);
-	}
+	if (v < 0 && span->count)
+		u = judge_above(&s, span, prio, &urid);
+	if (v == VERDICT_NONE && u == VERDICT_NONE && in->state < 0)
+		return;
+	if (uring_never_task(tid))
+		return;
+	if (v != VERDICT_NONE)
+		uring_enter_matched(in, v, vrid);
+	if (u != VERDICT_NONE)
+		uring_enter_matched(in, u, urid);
 	if (in->state >= 0) {
 		in->recorded += 1;
 		uring_emit_op(&s, in->key_rule, FA_EV_URING_INLINE, tid, in->names);
