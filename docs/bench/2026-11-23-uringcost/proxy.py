@@ -18,6 +18,8 @@ SCEN = [
     ("nobody", "-a always,io_uring -S openat,mkdirat,unlinkat -F uid=65534 -k nobody\n-a always,io_uring -S openat -F uid=0 -k root\n",
      ["openat /etc/passwd", "async openat /etc/passwd", "mkdir DIR/n", "rmdir DIR/n"], False, 65534, []),
     ("enter-exit-rule", "-a always,exit -F arch=b64 -S io_uring_enter -F success=1 -k ue\n" + RULES, STEPS, False, None, []),
+    ("never-task", "-a never,task -F uid=0\n" + RULES, STEPS, False, None, []),
+    ("never-task-other", "-a never,task -F uid=65534\n" + RULES, STEPS, False, None, []),
     ("skipped-default", SKIP, ["nop", "statx /etc", "read /etc/passwd", "openat /etc/passwd"], False, None, []),
     ("skipped-audited", SKIP, ["nop", "statx /etc", "read /etc/passwd", "openat /etc/passwd"], False, None, ["--audit-skipped-uring-ops"]),
 ]
