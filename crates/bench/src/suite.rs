@@ -25,7 +25,7 @@ pub enum Scenario {
     Lmbench,
     /// sysbench threads.
     Threads,
-    /// io_uring NOP, random 4 KiB reads and openat+close.
+    /// io_uring NOP, random 4 KiB reads, openat+close inline and in io-wq.
     #[serde(rename = "io_uring")]
     IoUring,
     /// make -jN of a generated C project (kernbench in small).

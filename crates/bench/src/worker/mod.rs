@@ -67,7 +67,7 @@ pub enum Work {
         /// Time per thread count.
         seconds: f64,
     },
-    /// io_uring NOP and openat+close.
+    /// io_uring NOP, random reads, openat+close (inline and in io-wq).
     IoUring {
         /// A scratch directory.
         dir: PathBuf,

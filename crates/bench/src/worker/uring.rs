@@ -1,8 +1,9 @@
 //! The io_uring workloads.
 
 use super::{cstring, per_op, Measured};
-use io_uring::{opcode, types, IoUring};
+use io_uring::{opcode, squeue, types, IoUring};
 use nix::libc;
+use std::ffi::CString;
 use std::path::Path;
 
 /// Size of the file random reads go to (cached after the first pass).
@@ -11,7 +12,8 @@ const READ_FILE_BYTES: usize = 16 << 20;
 const READ_BYTES: usize = 4096;
 
 /// io_uring: NOPs, random 4 KiB reads of a cached file (32 per
-/// submission), and openat + close pairs (16 per submission).
+/// submission), and openat + close pairs (16 per submission), inline and
+/// with the opens forced to io-wq.
 pub(super) fn io_uring_ops(dir: &Path, seconds: f64) -> Result<Vec<Measured>, String> {
     let mut ring = IoUring::new(64).map_err(|e| format!("io_uring_setup: {e}"))?;
     let file = dir.join("uring-file");
@@ -65,33 +67,47 @@ pub(super) fn io_uring_ops(dir: &Path, seconds: f64) -> Result<Vec<Measured>, St
             .then_some(())
             .ok_or_else(|| format!("{short} of 32 reads failed or were short"))
     })?);
-    out.push(per_op("openat+close", seconds, 16.0, || {
-        for i in 0..16u64 {
-            let e = opcode::OpenAt::new(types::Fd(libc::AT_FDCWD), cfile.as_ptr())
-                .flags(libc::O_RDONLY)
-                .build()
-                .user_data(i);
-            // SAFETY: cfile outlives the completion, waited for below.
-            unsafe { ring.submission().push(&e) }.map_err(|_| "submission queue full")?;
-        }
-        ring.submit_and_wait(16)
-            .map_err(|e| format!("io_uring_enter: {e}"))?;
-        let fds: Vec<i32> = ring.completion().map(|c| c.result()).collect();
-        if let Some(bad) = fds.iter().find(|&&r| r < 0) {
-            return Err(format!(
-                "io_uring openat: {}",
-                std::io::Error::from_raw_os_error(-bad)
-            ));
-        }
-        for &fd in &fds {
-            let e = opcode::Close::new(types::Fd(fd)).build();
-            // SAFETY: close refers to no memory.
-            unsafe { ring.submission().push(&e) }.map_err(|_| "submission queue full")?;
-        }
-        ring.submit_and_wait(fds.len())
-            .map_err(|e| format!("io_uring_enter: {e}"))?;
-        ring.completion().for_each(drop);
-        Ok(())
-    })?);
+    for (metric, flags) in [
+        ("openat+close", squeue::Flags::empty()),
+        // IOSQE_ASYNC: the opens run in io-wq workers (no inline attempt),
+        // the path creating opens, mkdir, rename and unlink always take.
+        ("io-wq openat+close", squeue::Flags::ASYNC),
+    ] {
+        out.push(per_op(metric, seconds, 16.0, || {
+            open_close(&mut ring, &cfile, flags)
+        })?);
+    }
     Ok(out)
+}
+
+/// 16 opens of `file` (with SQE `flags`), then 16 closes of what they
+/// returned, each batch in one io_uring_enter.
+fn open_close(ring: &mut IoUring, file: &CString, flags: squeue::Flags) -> Result<(), String> {
+    for i in 0..16u64 {
+        let e = opcode::OpenAt::new(types::Fd(libc::AT_FDCWD), file.as_ptr())
+            .flags(libc::O_RDONLY)
+            .build()
+            .flags(flags)
+            .user_data(i);
+        // SAFETY: file outlives the completion, waited for below.
+        unsafe { ring.submission().push(&e) }.map_err(|_| "submission queue full")?;
+    }
+    ring.submit_and_wait(16)
+        .map_err(|e| format!("io_uring_enter: {e}"))?;
+    let fds: Vec<i32> = ring.completion().map(|c| c.result()).collect();
+    if let Some(bad) = fds.iter().find(|&&r| r < 0) {
+        return Err(format!(
+            "io_uring openat: {}",
+            std::io::Error::from_raw_os_error(-bad)
+        ));
+    }
+    for &fd in &fds {
+        let e = opcode::Close::new(types::Fd(fd)).build();
+        // SAFETY: close refers to no memory.
+        unsafe { ring.submission().push(&e) }.map_err(|_| "submission queue full")?;
+    }
+    ring.submit_and_wait(fds.len())
+        .map_err(|e| format!("io_uring_enter: {e}"))?;
+    ring.completion().for_each(drop);
+    Ok(())
 }

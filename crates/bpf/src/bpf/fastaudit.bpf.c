@@ -348,9 +348,7 @@ URING_TWICE(io_uring_complete, uring_complete)
 SEC("tracepoint")
 int fa_uring_enter(struct syscall_trace_enter *ctx)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct uring_enter fresh = { .state = VERDICT_NONE };
-	bpf_map_update_elem(&uring_enter, &tid, &fresh, BPF_ANY);
+	uring_enter_begin();
 	return 0;
 }
 

@@ -34,18 +34,80 @@ struct {
 
 /* Where a tracked request's next issue attempt runs. */
 enum uring_next {
-	URING_NEXT_INLINE = 1,   /* nonblocking, in the task that issues it */
+	URING_NEXT_SUBMITTED = 0, /* as submitted: inline, or io-wq if forced async */
 	URING_NEXT_WORKER = 2,   /* queued for io-wq: no inline attempt first */
 	URING_NEXT_POLLED = 3,   /* from task work after a poll (its -EAGAIN sent) */
 };
 
-/* Requests with an issue attempt pending, by io_kiocb address. */
+/* Requests parked by io_uring_queue_async_work or io_uring_poll_arm, by
+ * io_kiocb address. A request that never left its submission's path
+ * (one attempt, then complete: the common case) has no entry: what its
+ * submission said is in req->flags (REQ_F_FORCE_ASYNC, set by the prep
+ * before io_uring_submit_req), so no map write is paid per op. LRU: the
+ * write (~180 ns) is paid only on these slower paths (a poll, a retry in
+ * io-wq), and an entry whose request never completed visibly (skipped
+ * CQE, its io_kiocb not reused) cannot fill the map. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, FA_MAX_THREADS);
 	__type(key, __u64);
 	__type(value, __u32);
 } uring_reqs SEC(".maps");
+
+/* An upper bound of the entries in uring_reqs (every insertion adds one,
+ * a deletion that found its entry takes one; LRU evictions leave it
+ * higher): while 0, submission and completion skip the hash. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} uring_parked SEC(".maps");
+
+/* The parked count, or 0 when nothing can be parked. */
+static __always_inline __u64 *uring_parked_count(void)
+{
+	__u32 k = 0;
+	__u64 *n = bpf_map_lookup_elem(&uring_parked, &k);
+	return n && *n ? n : 0;
+}
+
+/* The parked state of request `key` (0: not parked). */
+static __always_inline __u32 *uring_parked_state(__u64 key)
+{
+	return uring_parked_count() ? bpf_map_lookup_elem(&uring_reqs, &key) : 0;
+}
+
+/* Park request `key` (its state `cur` if it has one) with `next`. */
+static __always_inline void uring_park(__u64 key, __u32 *cur, __u32 next)
+{
+	if (cur) {
+		*cur = next;
+		return;
+	}
+	__u32 k = 0;
+	__u64 *n = bpf_map_lookup_elem(&uring_parked, &k);
+	if (!n)
+		return;
+	/* Counted before the entry exists, so the count never misses one. */
+	__sync_fetch_and_add(n, 1);
+	bpf_map_update_elem(&uring_reqs, &key, &next, BPF_ANY);
+}
+
+/* Take request `key`'s parked state off (URING_NEXT_SUBMITTED if none). */
+static __always_inline __u32 uring_unpark(__u64 key)
+{
+	__u64 *n = uring_parked_count();
+	if (!n)
+		return URING_NEXT_SUBMITTED;
+	__u32 *p = bpf_map_lookup_elem(&uring_reqs, &key);
+	if (!p)
+		return URING_NEXT_SUBMITTED;
+	__u32 next = *p;
+	if (bpf_map_delete_elem(&uring_reqs, &key) == 0)
+		__sync_fetch_and_sub(n, 1);
+	return next;
+}
 
 /* A thread inside io_uring_enter: the kernel's syscall-context state for
  * the ops issued inline (it persists over the syscall). */
@@ -55,7 +117,15 @@ struct uring_enter {
 	__u32 recorded;   /* URINGOP records sent during the syscall */
 	__u32 names;      /* file names the syscall's context holds (items=) */
 	__u32 prio;       /* rule_prio of the last match (ctx->prio): 0 none */
+	__u32 active;     /* inside io_uring_enter now (the storage outlives the call) */
 };
+
+/* The priority of rule rid (rule_prio; 0 none). */
+static __always_inline __u32 rule_prio_of(__u32 rid)
+{
+	__u32 *prio = bpf_map_lookup_elem(&rule_prio, &rid);
+	return prio ? *prio : 0;
+}
 
 /* Record a match of rule `rid` in the syscall context `in`. */
 static __always_inline void uring_enter_matched(struct uring_enter *in, __s64 v, __u32 rid)
@@ -63,8 +133,15 @@ static __always_inline void uring_enter_matched(struct uring_enter *in, __s64 v,
 	in->state = v;
 	if (v >= 0)
 		in->key_rule = (__u32)v;
-	__u32 *prio = bpf_map_lookup_elem(&rule_prio, &rid);
-	in->prio = prio ? *prio : 0;
+	in->prio = rule_prio_of(rid);
+}
+
+/* Whether thread tid is one a never,task rule exempted (no record, no
+ * effect on its syscall's state). Asked only when an attempt would
+ * change or send something. */
+static __always_inline int uring_never_task(__u32 tid)
+{
+	return bpf_map_lookup_elem(&never_task, &tid) != 0;
 }
 
 /* File names an op's prep takes with getname() in the submitting task:
@@ -101,12 +178,37 @@ static __always_inline __u32 uring_worker_names(struct io_kiocb *req, __u32 op)
 	return 0;
 }
 
+/* Per thread, in its task's local storage: a get is a few loads where a
+ * hash update per io_uring_enter cost ~200 ns (LRU), and it goes with
+ * the task. Entries stay between calls with `active` 0. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, FA_MAX_THREADS);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct uring_enter);
 } uring_enter SEC(".maps");
+
+/* The current thread's io_uring_enter context, if it is inside one. */
+static __always_inline struct uring_enter *uring_enter_current(void)
+{
+	struct uring_enter *in = bpf_task_storage_get(&uring_enter, bpf_get_current_task_btf(), 0, 0);
+	return in && in->active ? in : 0;
+}
+
+/* io_uring_enter begins for the current thread: a fresh context. */
+static __always_inline void uring_enter_begin(void)
+{
+	struct uring_enter *in = bpf_task_storage_get(&uring_enter, bpf_get_current_task_btf(), 0,
+						      BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!in)
+		return;
+	in->state = VERDICT_NONE;
+	in->key_rule = 0;
+	in->recorded = 0;
+	in->names = 0;
+	in->prio = 0;
+	in->active = 1;
+}
 
 static __always_inline struct fa_span *uring_span(__u32 op)
 {
@@ -120,8 +222,19 @@ static __always_inline struct fa_span *uring_span(__u32 op)
  * __io_issue_sqe): the request's own (a personality, or the submitter's
  * taken when it was queued for io-wq), the ring's for the SQPOLL thread,
  * else the task's. */
-static __always_inline const struct cred *uring_cred(struct io_kiocb *req, struct task_struct *task)
+static __always_inline const struct cred *uring_cred(struct io_kiocb *req, struct task_struct *task, int typed)
 {
+	if (typed) {
+		/* The choice by direct loads (tp_btf), the pointer itself by
+		 * one probe read: a number, as the rules' code takes it. */
+		if (req->flags & REQ_F_CREDS)
+			return BPF_CORE_READ(req, creds);
+		struct io_ring_ctx *ctx = req->ctx;
+		struct io_sq_data *sqd = ctx->sq_data;
+		if (sqd && sqd->thread == task)
+			return BPF_CORE_READ(ctx, sq_creds);
+		return BPF_CORE_READ(task, cred);
+	}
 	if (BPF_CORE_READ(req, flags) & REQ_F_CREDS)
 		return BPF_CORE_READ(req, creds);
 	struct io_ring_ctx *ctx = BPF_CORE_READ(req, ctx);
@@ -165,20 +278,22 @@ static __always_inline void uring_emit_op(struct subject *s, __u32 key_rule, __u
 	bpf_ringbuf_submit(ev, BPF_RB_NO_WAKEUP);
 }
 
-/* One issue attempt of req ended with `ret` in the current task: judge it
- * and send its URINGOP if the rules (or the syscall's state) say so. */
-static __always_inline void uring_attempt(struct io_kiocb *req, long ret, long res)
+/* One issue attempt of req (op `op`, its index entry `span`) ended with
+ * `ret` in the current task: judge it and send its URINGOP if the rules
+ * (or the syscall's state) say so. */
+static __always_inline void uring_attempt(struct io_kiocb *req, __u32 op, struct fa_span *span, long ret,
+					  long res, int typed)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id;
-	if (tgid == self_tgid || bpf_map_lookup_elem(&never_task, &tid))
+	if (tgid == self_tgid)
 		return;
-	__u32 op = BPF_CORE_READ(req, opcode);
-	struct fa_span *span = uring_span(op);
-	if (!span)
+	struct uring_enter *in = uring_enter_current();
+	/* In a context of its own, an op no io_uring rule names is never
+	 * recorded: stop before reading anything. */
+	if (!in && !span->count)
 		return;
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct uring_enter *in = bpf_map_lookup_elem(&uring_enter, &tid);
 	struct fa_args zero = {};
 	struct subject s = {
 		.task = task,
@@ -186,15 +301,15 @@ static __always_inline void uring_attempt(struct io_kiocb *req, long ret, long r
 		.returned = 1,
 		.tgid = tgid,
 		.nr = op,
-		.cred = uring_cred(req, task),
+		.cred = uring_cred(req, task, typed),
 		/* io threads never made a syscall: no arch in their context */
-		.no_arch = (BPF_CORE_READ(task, flags) & FA_PF_IO_WORKER) != 0,
+		.no_arch = (task->flags & FA_PF_IO_WORKER) != 0,
 	};
 	if (!in) {
 		/* Its own context: the io_uring list alone decides. */
 		s.saved = &zero;
 		__s64 v = span->count ? judge(&s, span) : VERDICT_NONE;
-		if (v >= 0)
+		if (v >= 0 && !uring_never_task(tid))
 			uring_emit_op(&s, (__u32)v, 0, tid,
 				      s.no_arch && ret == 0 && res >= 0 ? uring_worker_names(req, op) : 0);
 		return;
@@ -203,21 +318,30 @@ static __always_inline void uring_attempt(struct io_kiocb *req, long ret, long r
 	 * then (unless that made it RECORD) the io_uring list; a match sets
 	 * the syscall's state, which a later op without a match keeps. */
 	s.regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	__s64 v = VERDICT_NONE;
-	__u32 rid = 0;
+	/* Judged first, applied after: most attempts match nothing in a
+	 * context that does not record, and then have nothing to apply or
+	 * send, so they skip the never_task lookup. */
+	__u32 prio = in->prio;
+	__s64 v = VERDICT_NONE, u = VERDICT_NONE;
+	__u32 vrid = 0, urid = 0;
 	if (uring_enter_rules) {
 		__u32 key = FA_NR64_io_uring_enter;
 		struct fa_span *es = bpf_map_lookup_elem(&spans, &key);
 		if (es && es->count)
-			v = judge_above(&s, es, in->prio, &rid);
+			v = judge_above(&s, es, prio, &vrid);
 		if (v != VERDICT_NONE)
-			uring_enter_matched(in, v, rid);
+			prio = rule_prio_of(vrid);
 	}
-	if (v < 0 && span->count) {
-		__s64 u = judge_above(&s, span, in->prio, &rid);
-		if (u != VERDICT_NONE)
-			uring_enter_matched(in, u, rid);
-	}
+	if (v < 0 && span->count)
+		u = judge_above(&s, span, prio, &urid);
+	if (v == VERDICT_NONE && u == VERDICT_NONE && in->state < 0)
+		return;
+	if (uring_never_task(tid))
+		return;
+	if (v != VERDICT_NONE)
+		uring_enter_matched(in, v, vrid);
+	if (u != VERDICT_NONE)
+		uring_enter_matched(in, u, urid);
 	if (in->state >= 0) {
 		in->recorded += 1;
 		uring_emit_op(&s, in->key_rule, FA_EV_URING_INLINE, tid, in->names);
@@ -239,11 +363,11 @@ enum uring_end {
 static __always_inline enum uring_end uring_enter_end(struct subject *s, struct fa_span *span,
 						      __u32 tid, __u32 *key_rule)
 {
-	struct uring_enter *in = bpf_map_lookup_elem(&uring_enter, &tid);
+	struct uring_enter *in = uring_enter_current();
 	if (!in)
 		return URING_END_OTHER;
 	struct uring_enter st = *in;
-	bpf_map_delete_elem(&uring_enter, &tid);
+	in->active = 0;
 	if (!st.recorded)
 		return URING_END_OTHER;
 	__u32 rid = 0;
@@ -292,23 +416,33 @@ static __always_inline __u64 req_flags(struct io_kiocb *req, int typed)
 	return typed ? req->flags : BPF_CORE_READ(req, flags);
 }
 
+/* The op of request req and its index entry, if the op is audited:
+ * every io_uring request pays this on each tracepoint, and most stop
+ * here (NOPs, reads and the other ops the kernel skips). */
+static __always_inline struct fa_span *req_span(struct io_kiocb *req, int typed, __u32 *op)
+{
+	*op = req_op(req, typed);
+	return uring_span(*op);
+}
+
 /* Tracepoint bodies (tp_btf with typed = 1, raw_tp with 0). */
 static __always_inline int uring_submit_body(__u64 *ctx, int typed)
 {
 	struct io_kiocb *req = (struct io_kiocb *)ctx[0];
-	__u32 op = req_op(req, typed);
-	struct fa_span *span = uring_span(op);
+	__u32 op;
 	/* Every audited op: inside io_uring_enter one with no rule of its
 	 * own is recorded once an earlier op made the syscall's state RECORD. */
-	if (!span)
+	if (!req_span(req, typed, &op))
 		return 0;
-	__u64 key = (__u64)req;
-	__u32 next = req_flags(req, typed) & REQ_F_FORCE_ASYNC ? URING_NEXT_WORKER : URING_NEXT_INLINE;
-	bpf_map_update_elem(&uring_reqs, &key, &next, BPF_ANY);
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct uring_enter *in = bpf_map_lookup_elem(&uring_enter, &tid);
+	/* An earlier request at this address that ended without a
+	 * completion event (IOSQE_CQE_SKIP_SUCCESS) may have left its state. */
+	uring_unpark((__u64)req);
+	__u32 names = uring_prep_names(op);
+	if (!names)
+		return 0;
+	struct uring_enter *in = uring_enter_current();
 	if (in)
-		in->names += uring_prep_names(op);
+		in->names += names;
 	return 0;
 }
 
@@ -317,13 +451,24 @@ static __always_inline int uring_submit_body(__u64 *ctx, int typed)
 static __always_inline int uring_queue_body(__u64 *ctx, int typed)
 {
 	struct io_kiocb *req = (struct io_kiocb *)ctx[0];
-	__u64 key = (__u64)req;
-	__u32 *next = bpf_map_lookup_elem(&uring_reqs, &key);
-	if (!next)
+	__u32 op;
+	struct fa_span *span = req_span(req, typed, &op);
+	if (!span)
 		return 0;
-	if (*next == URING_NEXT_INLINE)
-		uring_attempt(req, -EAGAIN, 0);
-	*next = URING_NEXT_WORKER;
+	__u64 key = (__u64)req;
+	__u32 *next = uring_parked_state(key);
+	/* Not parked yet: still on its submission's path, where only a
+	 * request not forced async had an (inline) attempt first. */
+	if (next) {
+		*next = URING_NEXT_WORKER;
+		return 0;
+	}
+	/* A forced-async request stays unparked: every later tracepoint
+	 * reads "not parked" and "queued for io-wq" alike for it. */
+	if (req_flags(req, typed) & REQ_F_FORCE_ASYNC)
+		return 0;
+	uring_attempt(req, op, span, -EAGAIN, 0, typed);
+	uring_park(key, 0, URING_NEXT_WORKER);
 	return 0;
 }
 
@@ -332,13 +477,15 @@ static __always_inline int uring_queue_body(__u64 *ctx, int typed)
 static __always_inline int uring_poll_body(__u64 *ctx, int typed)
 {
 	struct io_kiocb *req = (struct io_kiocb *)ctx[0];
-	__u64 key = (__u64)req;
-	__u32 *next = bpf_map_lookup_elem(&uring_reqs, &key);
-	if (!next)
+	__u32 op;
+	struct fa_span *span = req_span(req, typed, &op);
+	if (!span)
 		return 0;
-	if (*next != URING_NEXT_POLLED)
-		uring_attempt(req, -EAGAIN, 0);
-	*next = URING_NEXT_POLLED;
+	__u64 key = (__u64)req;
+	__u32 *next = uring_parked_state(key);
+	if (!next || *next != URING_NEXT_POLLED)
+		uring_attempt(req, op, span, -EAGAIN, 0, typed);
+	uring_park(key, next, URING_NEXT_POLLED);
 	return 0;
 }
 
@@ -353,18 +500,15 @@ static __always_inline int uring_complete_body(__u64 *ctx, int typed)
 	struct io_kiocb *req = typed ? bpf_core_cast((void *)ctx[1], struct io_kiocb)
 				     : (struct io_kiocb *)ctx[1];
 	struct io_uring_cqe *cqe = (struct io_uring_cqe *)ctx[2];
+	__u32 op;
 	/* Untracked ops (nop, reads, ...) stop at the array lookup. */
-	if (!uring_span(req_op(req, typed)))
+	struct fa_span *span = req_span(req, typed, &op);
+	if (!span)
 		return 0;
-	__u64 key = (__u64)req;
-	__u32 *pending = bpf_map_lookup_elem(&uring_reqs, &key);
-	if (!pending)
-		return 0;
-	__u32 next = *pending;
-	bpf_map_delete_elem(&uring_reqs, &key);
+	__u32 next = uring_unpark((__u64)req);
 	if (next != URING_NEXT_POLLED && (req_flags(req, typed) & REQ_F_POLLED))
-		uring_attempt(req, -EAGAIN, 0);
-	uring_attempt(req, 0, BPF_CORE_READ(cqe, res));
+		uring_attempt(req, op, span, -EAGAIN, 0, typed);
+	uring_attempt(req, op, span, 0, BPF_CORE_READ(cqe, res), typed);
 	return 0;
 }
 
