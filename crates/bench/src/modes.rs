@@ -203,18 +203,27 @@ struct FastauditRun {
 impl FastauditRun {
     fn start(exe: &Path, rules: &Prepared, dir: &Path) -> Result<FastauditRun, BenchError> {
         let log = dir.join("fastaudit.log");
+        // The machine's auditd.conf is not part of the measurement: the
+        // kernel mode's auditd.conf is (its flush policy and priority
+        // boost), with one log that is never rotated, so every record can
+        // be counted.
+        let conf = dir.join("fastaudit-conf");
+        std::fs::create_dir_all(conf.join("plugins")).map_err(io("creating fastaudit's config"))?;
+        std::fs::write(
+            conf.join("auditd.conf"),
+            kernel::auditd_conf(&log, &conf.join("plugins")),
+        )
+        .map_err(io("writing fastaudit's auditd.conf"))?;
         let mut child = kernel::own_group(
             Command::new(exe)
                 .args([
                     "run",
-                    // The machine's auditd.conf is not part of the measurement.
-                    "--no-config",
+                    "--config",
+                    path_str(&conf.join("auditd.conf"))?,
                     "--rules",
                     path_str(&rules.file)?,
                     "--log",
                     path_str(&log)?,
-                    // Like the kernel mode's auditd: one log that is never
-                    // rotated, so every record can be counted.
                     "--max-log-file",
                     "0",
                 ])
