@@ -240,7 +240,7 @@ mod tests {
             args in proptest::prelude::any::<[u64; 4]>(),
             exit in proptest::option::of(proptest::prelude::any::<i64>()),
             small_exit in -5000i64..5,
-            tty in proptest::option::of(proptest::collection::vec(b'a'..b'z', 0..5)),
+            tty in proptest::option::of(proptest::collection::vec(b'a'..=b'z', 0..5)),
             comm in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..16),
         ) {
             let s = Syscall {

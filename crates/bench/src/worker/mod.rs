@@ -239,7 +239,7 @@ fn audited(file: &Path, seconds: f64, writers: usize) -> Result<Measured, String
         .collect::<Result<Vec<_>, _>>()?;
     let gate = std::sync::Barrier::new(writers);
     let end = Duration::from_secs_f64(seconds);
-    let each: Vec<Result<(Vec<f64>, u64, f64), String>> = std::thread::scope(|scope| {
+    let each: Vec<Result<Written, String>> = std::thread::scope(|scope| {
         let handles: Vec<_> = files
             .iter()
             .map(|c| scope.spawn(|| fchmodat_loop(c, &gate, end)))
@@ -273,14 +273,13 @@ fn audited(file: &Path, seconds: f64, writers: usize) -> Result<Measured, String
     })
 }
 
+/// What one writer did: its batches (ns per call), calls and seconds.
+type Written = (Vec<f64>, u64, f64);
+
 /// One writer: batches of 1000 fchmodat until `end` has passed since the
 /// writers started; its batches (ns per call), calls and seconds. A failed
 /// call ends it with an error (the calls before it are not reported).
-fn fchmodat_loop(
-    c: &CString,
-    gate: &std::sync::Barrier,
-    end: Duration,
-) -> Result<(Vec<f64>, u64, f64), String> {
+fn fchmodat_loop(c: &CString, gate: &std::sync::Barrier, end: Duration) -> Result<Written, String> {
     gate.wait();
     let mut batches = Vec::new();
     let mut ops = 0u64;
