@@ -217,6 +217,24 @@ pub fn clean() -> Result<(), BenchError> {
     Ok(())
 }
 
+/// The private auditd.conf of a round: auditd's shipped flush policy
+/// (INCREMENTAL_ASYNC every 50) and its other defaults (priority_boost 4:
+/// nice -4); a log that never rotates so every record can be counted; no
+/// disk-space action may touch the machine. The kernel mode's auditd and
+/// the fastaudit modes are given the same.
+pub fn auditd_conf(log: &Path, plugins: &Path) -> String {
+    format!(
+        "local_events = yes\nwrite_logs = yes\nlog_file = {log}\n\
+         log_format = RAW\nflush = INCREMENTAL_ASYNC\nfreq = 50\nname_format = NONE\n\
+         max_log_file = 0\nmax_log_file_action = IGNORE\nspace_left = 2\n\
+         space_left_action = IGNORE\nadmin_space_left = 1\nadmin_space_left_action = IGNORE\n\
+         disk_full_action = IGNORE\ndisk_error_action = IGNORE\nplugin_dir = {plugins}\n\
+         q_depth = 2000\noverflow_action = IGNORE\nend_of_event_timeout = 2\n",
+        log = log.display(),
+        plugins = plugins.display()
+    )
+}
+
 /// An auditd started as it runs in production (a daemon, writing its own
 /// log file with its default flush policy), with a private configuration.
 pub struct Auditd {
@@ -231,19 +249,7 @@ impl Auditd {
         let conf = dir.join("auditd-conf");
         std::fs::create_dir_all(conf.join("plugins")).map_err(io("creating auditd config"))?;
         let log = dir.join("kernel-audit.log");
-        // auditd's shipped flush policy (INCREMENTAL_ASYNC every 50); a log
-        // that never rotates so every record can be counted; no disk-space
-        // action may touch the machine.
-        let text = format!(
-            "local_events = yes\nwrite_logs = yes\nlog_file = {log}\n\
-             log_format = RAW\nflush = INCREMENTAL_ASYNC\nfreq = 50\nname_format = NONE\n\
-             max_log_file = 0\nmax_log_file_action = IGNORE\nspace_left = 2\n\
-             space_left_action = IGNORE\nadmin_space_left = 1\nadmin_space_left_action = IGNORE\n\
-             disk_full_action = IGNORE\ndisk_error_action = IGNORE\nplugin_dir = {plugins}\n\
-             q_depth = 2000\noverflow_action = IGNORE\nend_of_event_timeout = 2\n",
-            log = log.display(),
-            plugins = conf.join("plugins").display()
-        );
+        let text = auditd_conf(&log, &conf.join("plugins"));
         std::fs::write(conf.join("auditd.conf"), text).map_err(io("writing auditd.conf"))?;
         // It daemonizes: the command returns once the daemon is set up.
         let status = own_group(Command::new("auditd").arg("-c").arg(&conf))

@@ -203,18 +203,27 @@ struct FastauditRun {
 impl FastauditRun {
     fn start(exe: &Path, rules: &Prepared, dir: &Path) -> Result<FastauditRun, BenchError> {
         let log = dir.join("fastaudit.log");
+        // The machine's auditd.conf is not part of the measurement: the
+        // kernel mode's auditd.conf is (its flush policy and priority
+        // boost), with one log that is never rotated, so every record can
+        // be counted.
+        let conf = dir.join("fastaudit-conf");
+        std::fs::create_dir_all(conf.join("plugins")).map_err(io("creating fastaudit's config"))?;
+        std::fs::write(
+            conf.join("auditd.conf"),
+            kernel::auditd_conf(&log, &conf.join("plugins")),
+        )
+        .map_err(io("writing fastaudit's auditd.conf"))?;
         let mut child = kernel::own_group(
             Command::new(exe)
                 .args([
                     "run",
-                    // The machine's auditd.conf is not part of the measurement.
-                    "--no-config",
+                    "--config",
+                    path_str(&conf.join("auditd.conf"))?,
                     "--rules",
                     path_str(&rules.file)?,
                     "--log",
                     path_str(&log)?,
-                    // Like the kernel mode's auditd: one log that is never
-                    // rotated, so every record can be counted.
                     "--max-log-file",
                     "0",
                 ])
@@ -295,11 +304,16 @@ fn counted(summary: &str, what: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// SYSCALL records of process `pid` with `key` in an auditd-format log.
-pub fn count_records(log: &Path, pid: u32, key: &str) -> Result<u64, BenchError> {
-    let pid = format!(" pid={pid} ");
-    let key = format!(" key=\"{key}\"");
-    let mut n = 0;
+/// SYSCALL records with `key` of each process of `pids`, in one pass over
+/// an auditd-format log (and whatever it was rotated into).
+pub fn count_records(log: &Path, pids: &[u32], key: &str) -> Result<Vec<u64>, BenchError> {
+    let pids: Vec<Vec<u8>> = pids
+        .iter()
+        .map(|p| format!(" pid={p} ").into_bytes())
+        .collect();
+    let key = format!(" key=\"{key}\"").into_bytes();
+    let has = |line: &[u8], what: &[u8]| line.windows(what.len()).any(|w| w == what);
+    let mut n = vec![0; pids.len()];
     // The log and whatever it was rotated into (log.1, log.2, ...).
     let mut files = vec![log.to_path_buf()];
     files.extend(
@@ -309,11 +323,13 @@ pub fn count_records(log: &Path, pid: u32, key: &str) -> Result<u64, BenchError>
     );
     for path in files {
         let f = std::fs::File::open(&path).map_err(io(format!("reading {}", path.display())))?;
-        for line in BufReader::new(f).split(b'\n') {
+        for line in BufReader::with_capacity(1 << 20, f).split(b'\n') {
             let line = line.map_err(io(format!("reading {}", path.display())))?;
-            let line = String::from_utf8_lossy(&line);
-            if line.starts_with("type=SYSCALL ") && line.contains(&pid) && line.contains(&key) {
-                n += 1;
+            if !line.starts_with(b"type=SYSCALL ") || !has(&line, &key) {
+                continue;
+            }
+            if let Some(i) = pids.iter().position(|p| has(&line, p)) {
+                n[i] += 1;
             }
         }
     }
@@ -347,11 +363,12 @@ mod tests {
              type=SYSCALL msg=audit(1.000:4): arch=c000003e syscall=268 success=yes exit=0 ppid=1 pid=42 auid=0 key=\"k\"\n",
         )
         .unwrap();
-        assert_eq!(count_records(&log, 42, "k").unwrap(), 2);
+        assert_eq!(count_records(&log, &[42], "k").unwrap(), [2]);
+        assert_eq!(count_records(&log, &[420, 42, 7], "k").unwrap(), [1, 2, 0]);
         std::fs::copy(&log, dir.join("log.1")).unwrap();
         assert_eq!(
-            count_records(&log, 42, "k").unwrap(),
-            4,
+            count_records(&log, &[42], "k").unwrap(),
+            [4],
             "rotated files count"
         );
         let _ = std::fs::remove_dir_all(&dir);

@@ -78,15 +78,21 @@ impl Scenario {
         !matches!(self, Scenario::Threads | Scenario::Compile)
     }
 
-    fn work(self, quick: bool, dir: &Path, cpus: usize) -> Work {
+    /// The workloads of one round, run one after the other under the same
+    /// mode. The audited scenario's writer is pinned to the last CPU, as
+    /// the kernel mode's was measured, for 10 s: the added latency of a
+    /// call (its batches) and the sustained rate the log receives, with
+    /// the auditing side on the other CPUs.
+    fn works(self, quick: bool, dir: &Path, cpus: usize) -> Vec<Work> {
         let t = |quick_s: f64, full_s: f64| if quick { quick_s } else { full_s };
-        match self {
+        vec![match self {
             Scenario::Getpid => Work::Getpid {
                 seconds: t(0.2, 1.0),
             },
             Scenario::Audited => Work::Audited {
                 file: dir.join("audited-file"),
-                seconds: t(0.5, 3.0),
+                seconds: t(2.0, 10.0),
+                writers: 1,
             },
             Scenario::Lmbench => Work::Lmbench {
                 dir: dir.to_path_buf(),
@@ -105,7 +111,15 @@ impl Scenario {
                 files: if quick { 12 } else { 160 },
                 jobs: cpus,
             },
-        }
+        }]
+    }
+}
+
+/// Whether a workload runs on the pinned CPU: single-threaded ones do.
+fn pinned(scenario: Scenario, work: &Work) -> bool {
+    match work {
+        Work::Audited { writers, .. } => *writers <= 1,
+        _ => scenario.pinned(),
     }
 }
 
@@ -430,14 +444,19 @@ fn one(
     untouched: bool,
 ) -> Result<Vec<Sample>, BenchError> {
     std::fs::create_dir_all(dir).map_err(io("creating a round directory"))?;
-    let work = g.scenario.work(config.quick, dir, cpus);
-    if let Work::Audited { file, .. } = &work {
-        std::fs::write(file, b"audited").map_err(io("creating the audited file"))?;
+    let mut jobs = Vec::new();
+    for work in g.scenario.works(config.quick, dir, cpus) {
+        if let Work::Audited { file, writers, .. } = &work {
+            for i in 0..(*writers).max(1) {
+                std::fs::write(crate::worker::writer_file(file, i), b"audited")
+                    .map_err(io("creating the audited file"))?;
+            }
+        }
+        jobs.push(Job {
+            pin: if pinned(g.scenario, &work) { pin } else { None },
+            work,
+        });
     }
-    let job = Job {
-        work,
-        pin: if g.scenario.pinned() { pin } else { None },
-    };
     let exe = match (mode, &config.baseline) {
         (Mode::FastauditBase, Some(base)) => base,
         (Mode::FastauditBase, None) => {
@@ -448,36 +467,33 @@ fn one(
         _ => &config.fastaudit,
     };
     let active = modes::setup(mode, &g.rule_set, exe, dir, untouched)?;
-    let report = worker(&config.worker, &job);
-    let ended = active.end(g.scenario == Scenario::Audited && mode != Mode::Off)?;
-    let report = report?;
-    let mut events = BTreeMap::new();
-    if g.scenario == Scenario::Audited {
-        let generated = report.measured.iter().map(|m| m.ops).sum::<u64>();
-        let seconds = report.measured.iter().map(|m| m.seconds).sum::<f64>();
-        let logged = match &ended.log {
-            Some(log) => modes::count_records(log, report.pid, AUDITED_KEY)?,
-            None => 0,
-        };
-        events.insert("generated".into(), generated as f64);
-        if mode != Mode::Off {
-            events.insert("logged".into(), logged as f64);
-            events.insert("lost".into(), ended.lost as f64);
-            events.insert(
-                "unaccounted".into(),
-                generated as f64 - logged as f64 - ended.lost as f64,
-            );
-            events.insert(
-                "events_per_s".into(),
-                logged as f64 / (seconds + ended.drain_seconds),
-            );
-            events.insert("drain_s".into(), ended.drain_seconds);
+    // Every workload of the round, stopping at the first that fails.
+    let mut reports = Vec::new();
+    let mut failed = None;
+    for job in &jobs {
+        match worker(&config.worker, job) {
+            Ok(r) => reports.push(r),
+            Err(e) => {
+                failed = Some(e);
+                break;
+            }
         }
     }
-    Ok(report
-        .measured
+    let ended = active.end(g.scenario == Scenario::Audited && mode != Mode::Off)?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let events = if g.scenario == Scenario::Audited {
+        accounting(&reports, &ended, mode)?
+    } else {
+        BTreeMap::new()
+    };
+    let last = reports.len().saturating_sub(1);
+    Ok(reports
         .into_iter()
-        .map(|m| Sample {
+        .enumerate()
+        .flat_map(|(i, r)| r.measured.into_iter().map(move |m| (i, m)))
+        .map(|(i, m)| Sample {
             scenario: g.scenario,
             metric: m.metric,
             unit: m.unit,
@@ -488,9 +504,61 @@ fn one(
             batches: m.batches,
             ops: m.ops,
             seconds: m.seconds,
-            events: events.clone(),
+            // The round's accounting once, on its last workload's sample.
+            events: if i == last {
+                events.clone()
+            } else {
+                BTreeMap::new()
+            },
         })
         .collect())
+}
+
+/// The audited scenario's event accounting for one round: generated,
+/// logged and lost over all of its workloads (generated = logged + lost
+/// must hold for the round as a whole: drops are counted for the whole
+/// run); the rate is the last workload's (the sustained one), up to the
+/// moment the log held all of its events.
+fn accounting(
+    reports: &[Report],
+    ended: &modes::Ended,
+    mode: Mode,
+) -> Result<BTreeMap<String, f64>, BenchError> {
+    let generated: u64 = reports
+        .iter()
+        .flat_map(|r| &r.measured)
+        .map(|m| m.ops)
+        .sum();
+    let mut events = BTreeMap::new();
+    events.insert("generated".into(), generated as f64);
+    if mode == Mode::Off {
+        return Ok(events);
+    }
+    let pids: Vec<u32> = reports.iter().map(|r| r.pid).collect();
+    let logged = match &ended.log {
+        Some(log) => modes::count_records(log, &pids, AUDITED_KEY)?,
+        None => vec![0; pids.len()],
+    };
+    let total: u64 = logged.iter().sum();
+    let (last_logged, last_seconds) = match reports.last() {
+        Some(r) => (
+            logged.last().copied().unwrap_or(0),
+            r.measured.iter().map(|m| m.seconds).sum::<f64>(),
+        ),
+        None => (0, 0.0),
+    };
+    events.insert("logged".into(), total as f64);
+    events.insert("lost".into(), ended.lost as f64);
+    events.insert(
+        "unaccounted".into(),
+        generated as f64 - total as f64 - ended.lost as f64,
+    );
+    events.insert(
+        "events_per_s".into(),
+        last_logged as f64 / (last_seconds + ended.drain_seconds),
+    );
+    events.insert("drain_s".into(), ended.drain_seconds);
+    Ok(events)
 }
 
 /// Run a job in a fresh `fastaudit-bench bench-worker` process.

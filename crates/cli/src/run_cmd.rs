@@ -1,7 +1,7 @@
 //! `fastaudit run`: rules → plan → engine → records → log, in the foreground.
 
 use crate::cli::RunArgs;
-use crate::daemon::companion::event_lines;
+use crate::daemon::companion::event_lines_into;
 use crate::daemon::ctl_request::Control;
 use crate::daemon::{BpfCounts, Side};
 use crate::output::Output;
@@ -147,6 +147,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     // Both engine callbacks write to the log: one per event, one per batch.
     let log = std::cell::RefCell::new(log);
     let write_error = std::cell::RefCell::new(None);
+    let lines_buf = std::cell::RefCell::new(Vec::with_capacity(4096));
     let options = Options {
         ring_buffer_bytes: args.ring_buffer_kib.saturating_mul(1024),
         // Beside another audit daemon, tasks with an audit context get
@@ -222,7 +223,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             };
             // A reconfiguration may change it (log_format).
             let format = side.borrow().format();
-            let lines = uring_event_lines(&ev, stamp, format);
+            // One buffer for every event's lines: no allocation each.
+            let mut lines = lines_buf.borrow_mut();
+            lines.clear();
+            uring_event_lines(&mut lines, &ev, stamp, format);
             // Each URINGOP was an event of the BPF side's own.
             let events = ev.uringops.len() as u64 + u64::from(!ev.no_syscall);
             side.borrow_mut()
@@ -328,8 +332,7 @@ fn kernel_counts(log: &Writer) -> Counts {
 
 /// An event's lines: its URINGOP records first, then (unless it has
 /// none) SYSCALL and what follows it.
-fn uring_event_lines(ev: &AuditEvent, stamp: Stamp, format: Format) -> Vec<u8> {
-    let mut lines = Vec::new();
+fn uring_event_lines(lines: &mut Vec<u8>, ev: &AuditEvent, stamp: Stamp, format: Format) {
     for op in &ev.uringops {
         lines.extend(line(
             None,
@@ -341,9 +344,8 @@ fn uring_event_lines(ev: &AuditEvent, stamp: Stamp, format: Format) -> Vec<u8> {
         ));
     }
     if !ev.no_syscall {
-        lines.extend(event_lines(ev, stamp, format));
+        event_lines_into(lines, ev, stamp, format);
     }
-    lines
 }
 
 /// The plugins of the plugin settings: auditd.conf's (or auditd's

@@ -175,6 +175,21 @@ impl Build<'_> {
     }
 }
 
+/// A native syscall's name, from an array built once from the syscall
+/// table (its hash lookup, once per event, showed in profiles).
+fn x86_64_name(nr: u32) -> Option<&'static str> {
+    static NAMES: std::sync::OnceLock<Vec<Option<&'static str>>> = std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        (0..crate::runtime::NR_SYSCALLS)
+            .map(|nr| Machine::X86_64.syscall_name(nr))
+            .collect()
+    });
+    match names.get(nr as usize) {
+        Some(name) => *name,
+        None => Machine::X86_64.syscall_name(nr),
+    }
+}
+
 /// The CWD and PATH records of ev's syscall (`None` when it names no
 /// path, or on another ABI than the native one).
 pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
@@ -182,7 +197,7 @@ pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
     if sc.arch != ARCH_X86_64 {
         return None;
     }
-    let name = Machine::X86_64.syscall_name(sc.syscall)?;
+    let name = x86_64_name(sc.syscall)?;
     let exe_path = sc.exe.as_deref();
     let exit = sc.exit;
     let call = lookup::Call {

@@ -81,8 +81,9 @@ impl Ring {
         })
     }
 
-    /// Hand every committed sample to `f`, in order, and release its space.
-    pub fn consume(&mut self, f: impl FnMut(&[u8])) {
+    /// Hand up to `max` committed samples to `f`, in order, and release
+    /// their space; returns how many were read (discarded ones included).
+    pub fn consume(&mut self, max: usize, f: impl FnMut(&[u8])) -> usize {
         // SAFETY: the data area follows the producer page, self.size
         // bytes, mapped for the Ring's life.
         let data = unsafe { self.producer.add(self.page) };
@@ -101,7 +102,7 @@ impl Ring {
             producer,
         };
         // SAFETY: the positions and the data area are the ring's.
-        unsafe { area.consume(&mut self.wrapped, f) }
+        unsafe { area.consume(&mut self.wrapped, max, f) }
     }
 }
 
@@ -115,20 +116,26 @@ struct Area<'a> {
 }
 
 impl Area<'_> {
-    /// The committed samples from the consumer position on, to `f`;
-    /// the consumer position moves past each.
+    /// Up to `max` committed samples from the consumer position on, to
+    /// `f`; the consumer position moves past each. Returns how many.
     ///
     /// # Safety
     /// `data` must point to `size` readable bytes (a power of two) laid
     /// out as a BPF ring buffer's data area, for as long as this runs.
-    unsafe fn consume(&self, wrapped: &mut Vec<u8>, mut f: impl FnMut(&[u8])) {
+    unsafe fn consume(
+        &self,
+        wrapped: &mut Vec<u8>,
+        max: usize,
+        mut f: impl FnMut(&[u8]),
+    ) -> usize {
         let mask = (self.size - 1) as u64;
         let data = self.data;
         let mut cons = self.consumer.load(Ordering::Acquire);
+        let mut read = 0;
         loop {
             let prod = self.producer.load(Ordering::Acquire);
             let mut got = false;
-            while cons < prod {
+            while cons < prod && read < max {
                 let at = (cons & mask) as usize;
                 // SAFETY: headers are 8-byte aligned inside the data area.
                 let header = unsafe { &*data.add(at).cast::<AtomicU32>() };
@@ -162,9 +169,10 @@ impl Area<'_> {
                 }
                 cons += ((HEADER + len + 7) & !7) as u64;
                 self.consumer.store(cons, Ordering::Release);
+                read += 1;
             }
-            if !got {
-                return;
+            if !got || read >= max {
+                return read;
             }
         }
     }
@@ -227,6 +235,10 @@ mod tests {
         }
 
         fn consume(&mut self) -> Vec<Vec<u8>> {
+            self.consume_up_to(usize::MAX)
+        }
+
+        fn consume_up_to(&mut self, max: usize) -> Vec<Vec<u8>> {
             let mut out = Vec::new();
             let area = Area {
                 data: self.words.as_ptr().cast(),
@@ -236,7 +248,8 @@ mod tests {
             };
             let mut wrapped = Vec::new();
             // SAFETY: the area is the Vec's, laid out by produce().
-            unsafe { area.consume(&mut wrapped, |s| out.push(s.to_vec())) };
+            let n = unsafe { area.consume(&mut wrapped, max, |s| out.push(s.to_vec())) };
+            assert!(n >= out.len() && n <= max);
             out
         }
     }
@@ -255,6 +268,17 @@ mod tests {
             "a record being written is waited for"
         );
         assert_eq!(r.consumer.load(Ordering::Relaxed), 48);
+    }
+
+    #[test]
+    fn a_chunk_stops_at_its_count_and_the_next_goes_on_from_there() {
+        let mut r = Fake::new(128);
+        for b in [b"one", b"two", b"six"] {
+            r.produce(0, b);
+        }
+        assert_eq!(r.consume_up_to(2), vec![b"one".to_vec(), b"two".to_vec()]);
+        assert_eq!(r.consume_up_to(2), vec![b"six".to_vec()]);
+        assert!(r.consume_up_to(2).is_empty());
     }
 
     #[test]

@@ -23,8 +23,11 @@ const MAX_WAITING: usize = 1 << 16;
 #[derive(Default)]
 pub(crate) struct Samples {
     waiting: HashMap<u32, (u64, Vec<Aux>)>,
-    ready: Vec<(fa_event, Vec<u8>, Vec<Aux>)>,
+    ready: Vec<Ready>,
 }
+
+/// A complete event: with its executable's path and auxiliary records.
+pub(crate) type Ready = (fa_event, Vec<u8>, Vec<Aux>);
 
 pub(crate) fn read<T: Copy>(data: &[u8]) -> Option<T> {
     // SAFETY: T is a plain repr(C) struct of integers and byte arrays
@@ -80,8 +83,9 @@ impl Samples {
     }
 
     /// The complete events read so far (each with its executable's path
-    /// and auxiliary records), in ring order.
-    pub(crate) fn take(&mut self) -> Vec<(fa_event, Vec<u8>, Vec<Aux>)> {
-        std::mem::take(&mut self.ready)
+    /// and auxiliary records), in ring order; `room` (empty) takes their
+    /// place, so that its capacity is used again.
+    pub(crate) fn take(&mut self, room: Vec<Ready>) -> Vec<Ready> {
+        std::mem::replace(&mut self.ready, room)
     }
 }

@@ -21,9 +21,11 @@ pub fn untrusted(out: &mut Vec<u8>, s: &[u8]) {
 /// Append upper-case hex of `s` (`audit_log_n_hex`).
 pub fn hex_upper(out: &mut Vec<u8>, s: &[u8]) {
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    for &b in s {
-        out.push(HEX[(b >> 4) as usize]);
-        out.push(HEX[(b & 15) as usize]);
+    let start = out.len();
+    out.resize(start + 2 * s.len(), 0);
+    for (pair, &b) in out[start..].chunks_exact_mut(2).zip(s) {
+        pair[0] = HEX[(b >> 4) as usize];
+        pair[1] = HEX[(b & 15) as usize];
     }
 }
 

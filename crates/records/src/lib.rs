@@ -10,6 +10,7 @@ pub mod exit;
 pub mod group;
 pub mod json;
 pub mod line;
+pub mod num;
 pub mod parse;
 pub mod path;
 pub mod sockaddr;

@@ -2,7 +2,7 @@
 //! directory, then `audit_log_name` for each name the syscall used).
 
 use crate::encode::untrusted;
-use std::io::Write as _;
+use crate::num;
 
 /// What the kernel says a name was to the syscall (`nametype=`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,7 +61,9 @@ pub struct PathItem {
 
 /// `MAJOR:MINOR` of a kernel dev_t, as `%02x:%02x`.
 fn dev(o: &mut Vec<u8>, d: u32) {
-    let _ = write!(o, "{:02x}:{:02x}", d >> 20, d & 0xfffff);
+    num::hex2(o, (d >> 20).into());
+    o.push(b':');
+    num::hex2(o, (d & 0xfffff).into());
 }
 
 impl PathItem {
@@ -69,34 +71,52 @@ impl PathItem {
     /// writes it (no file capabilities: `cap_*=0`).
     pub fn body(&self, item: usize) -> Vec<u8> {
         let mut o = Vec::with_capacity(200);
-        let _ = write!(o, "item={item}");
+        self.body_into(&mut o, item);
+        o
+    }
+
+    /// [`PathItem::body`] appended to `o`.
+    pub fn body_into(&self, o: &mut Vec<u8>, item: usize) {
+        o.extend_from_slice(b"item=");
+        num::dec(o, item as u64);
         match &self.name {
             Some(n) => {
                 o.extend_from_slice(b" name=");
-                untrusted(&mut o, n);
+                untrusted(o, n);
             }
             None => o.extend_from_slice(b" name=(null)"),
         }
         if let Some(i) = &self.inode {
-            let _ = write!(o, " inode={} dev=", i.ino);
-            dev(&mut o, i.dev);
-            let _ = write!(o, " mode=0{:o} ouid={} ogid={} rdev=", i.mode, i.uid, i.gid);
-            dev(&mut o, i.rdev);
+            o.extend_from_slice(b" inode=");
+            num::dec(o, i.ino);
+            o.extend_from_slice(b" dev=");
+            dev(o, i.dev);
+            o.extend_from_slice(b" mode=0");
+            num::oct(o, i.mode.into());
+            o.extend_from_slice(b" ouid=");
+            num::dec(o, i.uid.into());
+            o.extend_from_slice(b" ogid=");
+            num::dec(o, i.gid.into());
+            o.extend_from_slice(b" rdev=");
+            dev(o, i.rdev);
         }
-        let _ = write!(
-            o,
-            " nametype={} cap_fp=0 cap_fi=0 cap_fe=0 cap_fver=0 cap_frootid=0",
-            self.nametype.as_str()
-        );
-        o
+        o.extend_from_slice(b" nametype=");
+        o.extend_from_slice(self.nametype.as_str().as_bytes());
+        o.extend_from_slice(b" cap_fp=0 cap_fi=0 cap_fe=0 cap_fver=0 cap_frootid=0");
     }
 }
 
 /// The CWD body: the working directory as d_path spells it.
 pub fn cwd_body(cwd: &[u8]) -> Vec<u8> {
-    let mut o = b"cwd=".to_vec();
-    untrusted(&mut o, cwd);
+    let mut o = Vec::with_capacity(cwd.len() + 8);
+    cwd_body_into(&mut o, cwd);
     o
+}
+
+/// [`cwd_body`] appended to `o`.
+pub fn cwd_body_into(o: &mut Vec<u8>, cwd: &[u8]) {
+    o.extend_from_slice(b"cwd=");
+    untrusted(o, cwd);
 }
 
 /// The length of the directory part of a path name, trailing slash

@@ -2,7 +2,7 @@
 //! `audit_log_key`) and the PROCTITLE body (`audit_log_proctitle`).
 
 use crate::encode::{kernel_isprint, untrusted};
-use std::io::Write as _;
+use crate::num;
 
 /// Most bytes of the command line the kernel puts in PROCTITLE.
 pub const MAX_PROCTITLE: usize = 128;
@@ -48,35 +48,64 @@ impl Syscall {
     /// The record body, byte for byte as the kernel formats it.
     pub fn body(&self) -> Vec<u8> {
         let mut o = Vec::with_capacity(384);
-        let _ = write!(o, "arch={:x} syscall={}", self.arch, self.syscall);
+        self.body_into(&mut o);
+        o
+    }
+
+    /// [`Syscall::body`] appended to `o`.
+    pub fn body_into(&self, o: &mut Vec<u8>) {
+        o.extend_from_slice(b"arch=");
+        num::hex(o, self.arch.into());
+        o.extend_from_slice(b" syscall=");
+        num::dec(o, self.syscall.into());
         if self.personality != 0 {
-            let _ = write!(o, " per={:x}", self.personality);
+            o.extend_from_slice(b" per=");
+            num::hex(o, self.personality.into());
         }
         if let Some(exit) = self.exit {
             // The kernel's is_syscall_success: an errno-range return is failure.
             let ok = !(-4095..0).contains(&exit);
-            let _ = write!(o, " success={} exit={exit}", if ok { "yes" } else { "no" });
+            o.extend_from_slice(if ok {
+                b" success=yes exit="
+            } else {
+                b" success=no exit="
+            });
+            num::dec_signed(o, exit);
         }
-        let [a0, a1, a2, a3] = self.args;
-        let [uid, gid, euid, suid, fsuid, egid, sgid, fsgid] = self.ids;
-        let _ = write!(
-            o,
-            " a0={a0:x} a1={a1:x} a2={a2:x} a3={a3:x} items={} ppid={} pid={} auid={} uid={uid} gid={gid} euid={euid} suid={suid} fsuid={fsuid} egid={egid} sgid={sgid} fsgid={fsgid} tty=",
-            self.items, self.ppid, self.pid, self.auid
-        );
+        for (name, a) in [b" a0=", b" a1=", b" a2=", b" a3="].iter().zip(self.args) {
+            o.extend_from_slice(*name);
+            num::hex(o, a);
+        }
+        o.extend_from_slice(b" items=");
+        num::dec(o, self.items.into());
+        o.extend_from_slice(b" ppid=");
+        num::dec_signed(o, self.ppid.into());
+        o.extend_from_slice(b" pid=");
+        num::dec_signed(o, self.pid.into());
+        o.extend_from_slice(b" auid=");
+        num::dec(o, self.auid.into());
+        const IDS: [&[u8]; 8] = [
+            b" uid=", b" gid=", b" euid=", b" suid=", b" fsuid=", b" egid=", b" sgid=", b" fsgid=",
+        ];
+        for (name, id) in IDS.iter().zip(self.ids) {
+            o.extend_from_slice(name);
+            num::dec(o, id.into());
+        }
+        o.extend_from_slice(b" tty=");
         match &self.tty {
             Some(t) => o.extend_from_slice(t),
             None => o.extend_from_slice(b"(none)"),
         }
-        let _ = write!(o, " ses={} comm=", self.ses);
-        untrusted(&mut o, &self.comm);
+        o.extend_from_slice(b" ses=");
+        num::dec(o, self.ses.into());
+        o.extend_from_slice(b" comm=");
+        untrusted(o, &self.comm);
         o.extend_from_slice(b" exe=");
         match &self.exe {
-            Some(e) => untrusted(&mut o, e),
+            Some(e) => untrusted(o, e),
             None => o.extend_from_slice(b"(null)"),
         }
-        subj_and_key(&mut o, self.subj.as_deref(), self.key.as_deref());
-        o
+        subj_and_key(o, self.subj.as_deref(), self.key.as_deref());
     }
 }
 
@@ -97,6 +126,13 @@ pub(crate) fn subj_and_key(o: &mut Vec<u8>, subj: Option<&[u8]>, key: Option<&[u
 /// The PROCTITLE body from a process's command line (argv joined by NULs):
 /// at most 128 bytes, trailing non-printable bytes trimmed, then encoded.
 pub fn proctitle_body(cmdline: &[u8]) -> Vec<u8> {
+    let mut o = Vec::with_capacity(2 * MAX_PROCTITLE + 16);
+    proctitle_body_into(&mut o, cmdline);
+    o
+}
+
+/// [`proctitle_body`] appended to `o`.
+pub fn proctitle_body_into(o: &mut Vec<u8>, cmdline: &[u8]) {
     let mut t = &cmdline[..cmdline.len().min(MAX_PROCTITLE)];
     while let Some((&last, rest)) = t.split_last() {
         if kernel_isprint(last) {
@@ -104,13 +140,12 @@ pub fn proctitle_body(cmdline: &[u8]) -> Vec<u8> {
         }
         t = rest;
     }
-    let mut o = b"proctitle=".to_vec();
+    o.extend_from_slice(b"proctitle=");
     if t.is_empty() {
-        untrusted(&mut o, b"(null)");
+        untrusted(o, b"(null)");
     } else {
-        untrusted(&mut o, t);
+        untrusted(o, t);
     }
-    o
 }
 
 #[cfg(test)]
@@ -161,6 +196,73 @@ mod tests {
         assert!(String::from_utf8(s.body())
             .unwrap()
             .contains(" success=no exit=-2 a0="));
+    }
+
+    /// The body as it was built with `write!` (the reference).
+    fn reference(s: &Syscall) -> Vec<u8> {
+        use std::io::Write as _;
+        let mut o = Vec::new();
+        let _ = write!(o, "arch={:x} syscall={}", s.arch, s.syscall);
+        if s.personality != 0 {
+            let _ = write!(o, " per={:x}", s.personality);
+        }
+        if let Some(exit) = s.exit {
+            let ok = !(-4095..0).contains(&exit);
+            let _ = write!(o, " success={} exit={exit}", if ok { "yes" } else { "no" });
+        }
+        let [a0, a1, a2, a3] = s.args;
+        let [uid, gid, euid, suid, fsuid, egid, sgid, fsgid] = s.ids;
+        let _ = write!(
+            o,
+            " a0={a0:x} a1={a1:x} a2={a2:x} a3={a3:x} items={} ppid={} pid={} auid={} uid={uid} gid={gid} euid={euid} suid={suid} fsuid={fsuid} egid={egid} sgid={sgid} fsgid={fsgid} tty=",
+            s.items, s.ppid, s.pid, s.auid
+        );
+        match &s.tty {
+            Some(t) => o.extend_from_slice(t),
+            None => o.extend_from_slice(b"(none)"),
+        }
+        let _ = write!(o, " ses={} comm=", s.ses);
+        untrusted(&mut o, &s.comm);
+        o.extend_from_slice(b" exe=");
+        match &s.exe {
+            Some(e) => untrusted(&mut o, e),
+            None => o.extend_from_slice(b"(null)"),
+        }
+        subj_and_key(&mut o, s.subj.as_deref(), s.key.as_deref());
+        o
+    }
+
+    proptest::proptest! {
+        /// Any values: the bytes the `write!` version wrote.
+        #[test]
+        fn same_as_the_reference(
+            n in proptest::collection::vec(proptest::prelude::any::<u32>(), 16),
+            args in proptest::prelude::any::<[u64; 4]>(),
+            exit in proptest::option::of(proptest::prelude::any::<i64>()),
+            small_exit in -5000i64..5,
+            tty in proptest::option::of(proptest::collection::vec(b'a'..=b'z', 0..5)),
+            comm in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..16),
+        ) {
+            let s = Syscall {
+                arch: n[0],
+                syscall: n[1],
+                personality: n[2] % 3,
+                exit: exit.map(|e| if n[3] % 2 == 0 { small_exit } else { e }),
+                args,
+                items: n[4],
+                ppid: n[5] as i32,
+                pid: n[6] as i32,
+                auid: n[7],
+                ids: [n[8], n[9], n[10], n[11], n[12], n[13], n[14], n[15]],
+                tty,
+                ses: n[0] ^ n[1],
+                comm: comm.clone(),
+                exe: (n[2] % 2 == 0).then(|| comm.clone()),
+                subj: None,
+                key: (n[3] % 3 == 0).then(|| b"k".to_vec()),
+            };
+            proptest::prop_assert_eq!(s.body(), reference(&s));
+        }
     }
 
     #[test]

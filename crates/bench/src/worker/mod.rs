@@ -46,12 +46,16 @@ pub enum Work {
         /// Time to spend measuring.
         seconds: f64,
     },
-    /// fchmodat() on one file, as fast as the mode allows.
+    /// fchmodat() as fast as the mode allows, by `writers` threads at
+    /// once, each on a file of its own (see [`writer_file`]).
     Audited {
-        /// The file.
+        /// The first writer's file.
         file: PathBuf,
         /// Time to spend.
         seconds: f64,
+        /// Threads making the calls (1: on the pinned CPU; more: unpinned).
+        #[serde(default = "one_writer")]
+        writers: usize,
     },
     /// The lmbench operations, each for `seconds`.
     Lmbench {
@@ -139,7 +143,11 @@ pub fn run(job: &Job) -> Result<Report, String> {
             unsafe { libc::syscall(libc::SYS_getpid) };
             Ok(())
         })?],
-        Work::Audited { file, seconds } => vec![audited(file, *seconds)?],
+        Work::Audited {
+            file,
+            seconds,
+            writers,
+        } => vec![audited(file, *seconds, *writers)?],
         Work::Lmbench { dir, seconds } => lmbench::lmbench(dir, *seconds)?,
         Work::Threads { counts, seconds } => counts
             .iter()
@@ -204,14 +212,78 @@ fn errno(what: &str) -> String {
     format!("{what}: {}", std::io::Error::last_os_error())
 }
 
-/// The audited call: every one is selected by a rule. Counts every call
-/// made, so generated = logged + lost can be checked against the logs.
-fn audited(file: &Path, seconds: f64) -> Result<Measured, String> {
-    let c = cstring(file)?;
+fn one_writer() -> usize {
+    1
+}
+
+/// The file writer `i` of the audited workload changes: `file` itself for
+/// the first, `file.i` for the others (one inode each, so that writers do
+/// not wait for each other's inode lock).
+pub fn writer_file(file: &Path, i: usize) -> PathBuf {
+    if i == 0 {
+        return file.to_path_buf();
+    }
+    let mut name = file.as_os_str().to_os_string();
+    name.push(format!(".{i}"));
+    PathBuf::from(name)
+}
+
+/// The audited call: every one is selected by a rule. `writers` threads
+/// start together and stop after `seconds`; every call made is counted,
+/// so generated = logged + lost can be checked against the logs. The
+/// value is the median ns per call of every writer's batches.
+fn audited(file: &Path, seconds: f64, writers: usize) -> Result<Measured, String> {
+    let writers = writers.max(1);
+    let files = (0..writers)
+        .map(|i| cstring(&writer_file(file, i)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let gate = std::sync::Barrier::new(writers);
+    let end = Duration::from_secs_f64(seconds);
+    let each: Vec<Result<Written, String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = files
+            .iter()
+            .map(|c| scope.spawn(|| fchmodat_loop(c, &gate, end)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err("a writer panicked".into())))
+            .collect()
+    });
+    let mut batches = Vec::new();
+    let mut ops = 0u64;
+    let mut secs = 0f64;
+    for r in each {
+        let (b, n, s) = r?;
+        batches.extend(b);
+        ops += n;
+        secs = secs.max(s);
+    }
+    let metric = if writers == 1 {
+        "fchmodat".to_string()
+    } else {
+        format!("fchmodat, {writers} writers")
+    };
+    Ok(Measured {
+        metric,
+        unit: "ns/op".into(),
+        value: crate::stats::median(&batches),
+        batches,
+        ops,
+        seconds: secs,
+    })
+}
+
+/// What one writer did: its batches (ns per call), calls and seconds.
+type Written = (Vec<f64>, u64, f64);
+
+/// One writer: batches of 1000 fchmodat until `end` has passed since the
+/// writers started; its batches (ns per call), calls and seconds. A failed
+/// call ends it with an error (the calls before it are not reported).
+fn fchmodat_loop(c: &CString, gate: &std::sync::Barrier, end: Duration) -> Result<Written, String> {
+    gate.wait();
     let mut batches = Vec::new();
     let mut ops = 0u64;
     let start = Instant::now();
-    let end = Duration::from_secs_f64(seconds);
     while start.elapsed() < end {
         let t = Instant::now();
         for _ in 0..1000 {
@@ -223,15 +295,7 @@ fn audited(file: &Path, seconds: f64) -> Result<Measured, String> {
         ops += 1000;
         batches.push(t.elapsed().as_nanos() as f64 / 1000.0);
     }
-    let secs = start.elapsed().as_secs_f64();
-    Ok(Measured {
-        metric: "fchmodat".into(),
-        unit: "ns/op".into(),
-        value: crate::stats::median(&batches),
-        batches,
-        ops,
-        seconds: secs,
-    })
+    Ok((batches, ops, start.elapsed().as_secs_f64()))
 }
 
 #[cfg(test)]
@@ -269,10 +333,41 @@ mod tests {
             work: Work::Audited {
                 file: PathBuf::from("/nonexistent/fastaudit/file"),
                 seconds: 0.01,
+                writers: 1,
             },
             pin: None,
         })
         .unwrap_err();
         assert!(e.contains("fchmodat"), "{e}");
+    }
+
+    #[test]
+    fn audited_writers_each_count_their_calls() {
+        let dir = std::env::temp_dir().join(format!("fa-bench-writers-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("f");
+        let job = |writers| Job {
+            work: Work::Audited {
+                file: file.clone(),
+                seconds: 0.05,
+                writers,
+            },
+            pin: None,
+        };
+        for i in 0..2 {
+            std::fs::write(writer_file(&file, i), b"x").unwrap();
+        }
+        assert_eq!(writer_file(&file, 1), dir.join("f.1"));
+        let r = run(&job(2)).unwrap();
+        let m = &r.measured[0];
+        assert_eq!(m.metric, "fchmodat, 2 writers");
+        // Whole batches only, from both writers.
+        assert_eq!(m.ops, 1000 * m.batches.len() as u64);
+        assert!(m.batches.len() >= 2 && m.seconds >= 0.05, "{m:?}");
+        assert_eq!(run(&job(1)).unwrap().measured[0].metric, "fchmodat");
+        // A writer without its file fails the workload.
+        let e = run(&job(3)).unwrap_err();
+        assert!(e.contains("fchmodat"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -29,9 +29,9 @@ use fastaudit_log::Source;
 use fastaudit_netlink::Record;
 use fastaudit_records::enrich::SystemNames;
 use fastaudit_records::exit::rank;
-use fastaudit_records::line::line;
-use fastaudit_records::path::cwd_body;
-use fastaudit_records::syscall::proctitle_body;
+use fastaudit_records::line::line_with;
+use fastaudit_records::path::{cwd_body, cwd_body_into};
+use fastaudit_records::syscall::proctitle_body_into;
 use fastaudit_records::{types, Format, Stamp, Syscall};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -253,38 +253,60 @@ fn join_or_hold<K: PartialEq + Copy>(
 /// writes after it (EXECVE, SOCKADDR, ..., in audit_log_exit's order),
 /// PROCTITLE.
 pub fn event_lines(ev: &AuditEvent, stamp: Stamp, format: Format) -> Vec<u8> {
-    let paths = path_records(&ev.syscall, &ev.aux);
-    // items= counts the PATH records.
-    let body = match &paths {
-        Some(p) => Syscall {
-            items: p.items.len() as u32,
-            ..ev.syscall.clone()
-        }
-        .body(),
-        None => ev.syscall.body(),
-    };
-    let mut lines = line(None, types::SYSCALL, stamp, &body, format, &SystemNames);
-    for (ty, body) in after_syscall(ev, paths) {
-        lines.extend(line(None, ty, stamp, &body, format, &SystemNames));
-    }
-    lines.extend(line(
-        None,
-        types::PROCTITLE,
-        stamp,
-        &proctitle_body(&ev.cmdline),
-        format,
-        &SystemNames,
-    ));
+    let mut lines = Vec::with_capacity(1024);
+    event_lines_into(&mut lines, ev, stamp, format);
     lines
+}
+
+/// [`event_lines`] appended to `lines`, each body written in place.
+pub fn event_lines_into(lines: &mut Vec<u8>, ev: &AuditEvent, stamp: Stamp, format: Format) {
+    let paths = path_records(&ev.syscall, &ev.aux);
+    let record = |lines: &mut Vec<u8>, ty: u32, body: &dyn Fn(&mut Vec<u8>)| {
+        line_with(lines, None, ty, stamp, format, &SystemNames, body);
+    };
+    // items= counts the PATH records.
+    let items = paths
+        .as_ref()
+        .map_or(ev.syscall.items, |p| p.items.len() as u32);
+    if items == ev.syscall.items {
+        record(lines, types::SYSCALL, &|o| ev.syscall.body_into(o));
+    } else {
+        let sc = Syscall {
+            items,
+            ..ev.syscall.clone()
+        };
+        record(lines, types::SYSCALL, &|o| sc.body_into(o));
+    }
+    let decoded = exit_records::decode(&ev.aux, ev.syscall.exe.as_deref());
+    if !decoded.is_empty() {
+        for (ty, body) in after_syscall(decoded, paths) {
+            record(lines, ty, &|o| o.extend_from_slice(&body));
+        }
+    } else if let Some(p) = &paths {
+        // Only CWD and PATH (in that order, as rank sorts them): written
+        // in place.
+        if let Some(c) = &p.cwd {
+            record(lines, types::CWD, &|o| cwd_body_into(o, c));
+        }
+        for (i, it) in p.items.iter().enumerate() {
+            record(lines, types::PATH, &|o| it.body_into(o, i));
+        }
+    }
+    record(lines, types::PROCTITLE, &|o| {
+        proctitle_body_into(o, &ev.cmdline)
+    });
 }
 
 /// The records between SYSCALL and PROCTITLE as (type, body), in the
 /// order audit_log_exit writes them (`fastaudit_records::exit::rank`):
 /// each record family adds its records here. A config send's SOCKADDR is
 /// the address its sendto passed, read like any other.
-pub fn after_syscall(ev: &AuditEvent, paths: Option<PathRecords>) -> Vec<(u32, Vec<u8>)> {
+fn after_syscall(
+    decoded: Vec<fastaudit_records::exit::ExitRecord>,
+    paths: Option<PathRecords>,
+) -> Vec<(u32, Vec<u8>)> {
     let mut recs: Vec<(u32, Vec<u8>)> = Vec::new();
-    for r in exit_records::decode(&ev.aux, ev.syscall.exe.as_deref()) {
+    for r in decoded {
         recs.extend(r.bodies().into_iter().map(|b| (r.ty(), b)));
     }
     if let Some(p) = paths {
