@@ -122,12 +122,7 @@ impl Area<'_> {
     /// # Safety
     /// `data` must point to `size` readable bytes (a power of two) laid
     /// out as a BPF ring buffer's data area, for as long as this runs.
-    unsafe fn consume(
-        &self,
-        wrapped: &mut Vec<u8>,
-        max: usize,
-        mut f: impl FnMut(&[u8]),
-    ) -> usize {
+    unsafe fn consume(&self, wrapped: &mut Vec<u8>, max: usize, mut f: impl FnMut(&[u8])) -> usize {
         let mask = (self.size - 1) as u64;
         let data = self.data;
         let mut cons = self.consumer.load(Ordering::Acquire);
