@@ -65,18 +65,7 @@ fn refused(args: &[&str], code: i32, message: &str) {
 fn config_changes(log: &Path) -> Vec<String> {
     lines(log)
         .into_iter()
-        .filter(|l| {
-            l.starts_with("type=CONFIG_CHANGE ")
-                && support::stamp(l)
-                    .and_then(|s| {
-                        s.trim_end_matches(')')
-                            .rsplit(':')
-                            .next()?
-                            .parse::<u64>()
-                            .ok()
-                    })
-                    .is_some_and(|n| n >= 1 << 31)
-        })
+        .filter(|l| l.starts_with("type=CONFIG_CHANGE ") && support::own_serial(l))
         .collect()
 }
 

@@ -101,17 +101,7 @@ fn sighup_switches_rules_while_a_workload_runs_with_no_gap_and_no_duplicate() {
     );
     // The change, as the kernel logs auditctl's (fastaudit's own session
     // and serial: the kernel's own records at stop are not these).
-    let own = |l: &str| {
-        stamp(l)
-            .and_then(|s| {
-                s.trim_end_matches(')')
-                    .rsplit(':')
-                    .next()?
-                    .parse::<u64>()
-                    .ok()
-            })
-            .is_some_and(|n| n >= 1 << 31)
-    };
+    let own = |l: &str| own_serial(l);
     let changes: Vec<&String> = logged
         .iter()
         .filter(|l| l.starts_with("type=CONFIG_CHANGE ") && l.contains("_rule ") && own(l))

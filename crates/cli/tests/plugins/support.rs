@@ -162,6 +162,22 @@ pub fn stamp(line: &str) -> Option<&str> {
     Some(&line[s..e])
 }
 
+/// Whether a record line is fastaudit's own (its serials are in
+/// [2^31, 2^32); the kernel's own records keep theirs).
+// Included by several test binaries; not each of them asks this.
+#[allow(dead_code)]
+pub fn own_serial(line: &str) -> bool {
+    stamp(line)
+        .and_then(|s| {
+            s.trim_end_matches(')')
+                .rsplit(':')
+                .next()?
+                .parse::<u64>()
+                .ok()
+        })
+        .is_some_and(|n| n >= 1 << 31)
+}
+
 /// A rules file selecting chmods of `target` (fchmodat), key `plugtest`.
 pub fn chmod_rules(dir: &Path, target: &Path) -> PathBuf {
     std::fs::write(target, "x").expect("target");
