@@ -1,32 +1,11 @@
 //! Integers appended as text without `core::fmt` (the formatting
 //! machinery cost the log writer a fifth of its time at full rate): the
-//! same digits `{}`, `{:x}` and `{:o}` give.
-
-const DIGITS: &[u8; 200] = b"0001020304050607080910111213141516171819\
-2021222324252627282930313233343536373839\
-4041424344454647484950515253545556575859\
-6061626364656667686970717273747576777879\
-8081828384858687888990919293949596979899";
+//! same digits `{}`, `{:x}` and `{:o}` give. Decimal is the itoa crate's;
+//! hex and octal, which it does not write, are the few lines below.
 
 /// Append `n` in decimal.
-pub fn dec(o: &mut Vec<u8>, mut n: u64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    while n >= 100 {
-        let d = (n % 100) as usize * 2;
-        n /= 100;
-        i -= 2;
-        buf[i..i + 2].copy_from_slice(&DIGITS[d..d + 2]);
-    }
-    if n >= 10 {
-        let d = n as usize * 2;
-        i -= 2;
-        buf[i..i + 2].copy_from_slice(&DIGITS[d..d + 2]);
-    } else {
-        i -= 1;
-        buf[i] = b'0' + n as u8;
-    }
-    put(o, &buf[i..]);
+pub fn dec(o: &mut Vec<u8>, n: u64) {
+    put(o, itoa::Buffer::new().format(n).as_bytes());
 }
 
 /// A few bytes pushed one by one: a call to memcpy for each number cost
