@@ -292,7 +292,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     if let Some(f) = log.fault_now() {
         eprintln!(
             "fastaudit: {}: the log is still failing ({}, action {}): {} records lost since",
-            path.display(),
+            log.path().display(),
             f.kind.word(),
             f.action,
             f.lost

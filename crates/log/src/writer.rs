@@ -420,6 +420,11 @@ impl Writer {
         r
     }
 
+    /// The log file written now (a reconfiguration may have changed it).
+    pub fn path(&self) -> &std::path::Path {
+        &self.cfg.path
+    }
+
     /// The fault going on now, if any.
     pub fn fault_now(&self) -> Option<Fault> {
         self.episode
