@@ -6,7 +6,7 @@
 //! auditd.conf is read again on the same signal by crate::reconfig.
 
 use crate::cli::RunArgs;
-use fastaudit_engine::{compile, Environment, Kind, Plan};
+use fastaudit_engine::{compile, Environment, Plan};
 use fastaudit_rules::listing::Lister;
 use fastaudit_rules::{RuleSet, SystemHost};
 use std::collections::HashMap;
@@ -31,9 +31,10 @@ pub struct Reloader {
     rules: Vec<PathBuf>,
     /// Warnings refuse the new rules, as they did at start (--strict).
     strict: bool,
-    kinds: Vec<Kind>,
-    /// `--audit-skipped-uring-ops`, compiled in as at start.
-    uring_skipped: bool,
+    /// The host's facts probed at start (hook kinds, tracepoints, ia32;
+    /// `--audit-skipped-uring-ops`): they do not change while running, and
+    /// probing loads BPF programs and forks, so a reload reuses them.
+    env: Environment,
     current: RuleSet,
     offered: Option<RuleSet>,
     /// `fastaudit ctl` state (daemon/ctl_request.rs): `-e 0` runs the empty plan while
@@ -45,16 +46,15 @@ pub struct Reloader {
 }
 
 impl Reloader {
-    /// Watch for SIGHUP; `set` is the rule set running.
-    pub fn new(args: &RunArgs, set: RuleSet) -> anyhow::Result<Reloader> {
+    /// Watch for SIGHUP; `set` is the rule set running, compiled in `env`.
+    pub fn new(args: &RunArgs, set: RuleSet, env: Environment) -> anyhow::Result<Reloader> {
         let hup = Arc::new(AtomicBool::new(false));
         signal_hook::flag::register(signal_hook::consts::SIGHUP, Arc::clone(&hup))?;
         Ok(Reloader {
             hup,
             rules: args.rules.clone(),
             strict: args.strict,
-            kinds: args.hook_kinds.clone(),
-            uring_skipped: args.audit_skipped_uring_ops,
+            env,
             current: set,
             offered: None,
             paused: false,
@@ -107,13 +107,11 @@ impl Reloader {
     /// The plan `set` runs as: its own, or (`paused`: `-e 0`) the empty
     /// rule set's, once `set` is known to compile.
     fn plan_of(&self, set: &RuleSet, paused: bool) -> Result<Plan, String> {
-        let mut env = Environment::probe(&self.kinds);
-        env.audit_skipped_uring_ops = self.uring_skipped;
-        let plan = compile(set, env.clone()).map_err(|e| e.to_string())?;
+        let plan = compile(set, self.env.clone()).map_err(|e| e.to_string())?;
         if !paused {
             return Ok(plan);
         }
-        compile(&RuleSet::default(), env).map_err(|e| e.to_string())
+        compile(&RuleSet::default(), self.env.clone()).map_err(|e| e.to_string())
     }
 
     /// `fastaudit ctl`: switch to `set` (running the empty plan when

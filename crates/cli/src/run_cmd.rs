@@ -79,11 +79,12 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         env.audit_skipped_uring_ops = args.audit_skipped_uring_ops;
         env
     };
-    let env = probed(args.explain);
+    let mut env = probed(args.explain);
     start_trace::mark("hook kinds probed");
-    let mut plan = compile(&set, env).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut plan = compile(&set, env.clone()).map_err(|e| anyhow::anyhow!("{e}"))?;
     if !args.explain && plan.hook_kind_problem().is_some() {
-        plan = compile(&set, probed(true)).map_err(|e| anyhow::anyhow!("{e}"))?;
+        env = probed(true);
+        plan = compile(&set, env.clone()).map_err(|e| anyhow::anyhow!("{e}"))?;
     }
     start_trace::mark("plan compiled");
     if args.explain {
@@ -138,7 +139,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     side.expect_companions(!plan.attachments.is_empty());
     let side = std::cell::RefCell::new(side);
     // SIGHUP: the rules again, switched to without a gap (reload.rs).
-    let reloader = std::cell::RefCell::new(Reloader::new(&args, set)?);
+    let reloader = std::cell::RefCell::new(Reloader::new(&args, set, env)?);
     // `fastaudit ctl`: rule changes through the same switch (daemon/control.rs).
     let control = std::cell::RefCell::new(Control::start());
     // SIGHUP: auditd.conf again too, applied between batches (reconfig.rs).
