@@ -78,7 +78,7 @@ fn actions(dir: &Path) -> Vec<(String, &'static str)> {
     };
     run(
         "auditctl-m",
-        Command::new("auditctl").args(["-m", "fastaudit daemon test"]),
+        &mut common::auditctl_command(&["-m", "fastaudit daemon test"]),
     );
     run("su", Command::new("su").args(["-s", "/bin/true", "nobody"]));
     // As login does through pam_loginuid: a LOGIN record, which stock

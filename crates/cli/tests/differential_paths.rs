@@ -36,7 +36,6 @@ fn check(name: &str, rules: &str, workload: &[&str], expected: &[&str]) {
 }
 
 #[test]
-#[ignore = "written while the kernel audit of the machine it was written on was locked (-e 2 by mistake, until reboot): never yet run against the kernel; run with --ignored (issue 12)"]
 fn creates_deletes_links_renames_and_symlinks() {
     if common::skip_without_kernel_oracle(
         "differential_paths::creates_deletes_links_renames_and_symlinks",
@@ -63,7 +62,6 @@ fn creates_deletes_links_renames_and_symlinks() {
 }
 
 #[test]
-#[ignore = "written while the kernel audit of the machine it was written on was locked (-e 2 by mistake, until reboot): never yet run against the kernel; run with --ignored (issue 12)"]
 fn relative_paths_and_dirfd() {
     if common::skip_without_kernel_oracle("differential_paths::relative_paths_and_dirfd") {
         return;
@@ -82,7 +80,6 @@ fn relative_paths_and_dirfd() {
 }
 
 #[test]
-#[ignore = "written while the kernel audit of the machine it was written on was locked (-e 2 by mistake, until reboot): never yet run against the kernel; run with --ignored (issue 12)"]
 fn watched_file_deleted_and_recreated() {
     if common::skip_without_kernel_oracle("differential_paths::watched_file_deleted_and_recreated")
     {
@@ -103,7 +100,6 @@ fn watched_file_deleted_and_recreated() {
 }
 
 #[test]
-#[ignore = "written while the kernel audit of the machine it was written on was locked (-e 2 by mistake, until reboot): never yet run against the kernel; run with --ignored (issue 12)"]
 fn exec_of_binaries_and_a_script() {
     if common::skip_without_kernel_oracle("differential_paths::exec_of_binaries_and_a_script") {
         return;
@@ -121,7 +117,6 @@ fn exec_of_binaries_and_a_script() {
 }
 
 #[test]
-#[ignore = "written while the kernel audit of the machine it was written on was locked (-e 2 by mistake, until reboot): never yet run against the kernel; run with --ignored (issue 12)"]
 fn failed_lookups_and_refused_objects() {
     if common::skip_without_kernel_oracle("differential_paths::failed_lookups_and_refused_objects")
     {
@@ -145,7 +140,6 @@ fn failed_lookups_and_refused_objects() {
 }
 
 #[test]
-#[ignore = "written while the kernel audit of the machine it was written on was locked (-e 2 by mistake, until reboot): never yet run against the kernel; run with --ignored (issue 12)"]
 fn attribute_changes_that_keep_the_attributes() {
     if common::skip_without_kernel_oracle(
         "differential_paths::attribute_changes_that_keep_the_attributes",

@@ -2,9 +2,9 @@
 //! (issue 12): EXECVE, BPRM_FCAPS, SOCKADDR, FD_PAIR, MMAP, OPENAT2,
 //! CAPSET, KERN_MODULE, each compared field for field with the kernel's
 //! (auditd in the foreground writing RAW beside `fastaudit run
-//! --bpf-only`, same rules, same workload). PATH and CWD, made by the records-path work of issue
-//! 12, are left out here ([`harness::PATH_RECORDS`]); every other record
-//! of every event is compared.
+//! --bpf-only`, same rules, same workload). Every record fastaudit
+//! writes, PATH and CWD included, of every event is compared (only the
+//! types it does not write are left out: [`harness::NOT_WRITTEN`]).
 
 mod common;
 #[path = "differential/harness.rs"]
@@ -18,10 +18,10 @@ fn kernel_wrote(events: &FullEvents, ty: &str) -> usize {
     events.iter().flatten().filter(|r| r.ty == ty).count()
 }
 
-/// Run a scenario comparing every record but PATH and CWD; fails unless
+/// Run a scenario comparing every record fastaudit writes; fails unless
 /// both agree and the kernel wrote each of `expected` at least once.
 fn check(name: &str, rules: &str, workload: &[&str], expected: &[&str]) -> FullEvents {
-    let (diffs, events) = run_full(PATH_RECORDS, name, rules, workload, &[]);
+    let (diffs, events) = run_full(NOT_WRITTEN, name, rules, workload, &[]);
     assert_agrees(&diffs);
     for ty in expected {
         assert!(
@@ -196,7 +196,7 @@ fn socket_address_family_rules() {
          -a always,exit -F arch=b64 -S connect,bind -F saddr_fam=10 -k inet6\n\
          -a always,exit -F arch=b64 -S connect,bind,sendto,recvfrom -F saddr_fam!=1 -k not-local\n\
          -a always,exit -F arch=b64 -S connect,bind -F saddr_fam<=1 -k local\n";
-    let outcome = run_scenario_except(PATH_RECORDS, "saddr-fam", rules, &cmds, &[]);
+    let outcome = run_scenario_except(NOT_WRITTEN, "saddr-fam", rules, &cmds, &[]);
     assert_agrees(&every_key("saddr-fam", rules, outcome));
 }
 
@@ -208,10 +208,10 @@ fn ausearch_and_aureport_by_executable() {
         return;
     }
     // `ausearch -x EXE` and `aureport -x --summary` on both logs: the same
-    // events (every record but PATH and CWD) and the same count, for an
+    // events (every record fastaudit writes) and the same count, for an
     // executable of the scenario's own.
     let (diffs, _) = run_full_then(
-        PATH_RECORDS,
+        NOT_WRITTEN,
         "tools",
         "-a always,exit -F arch=b64 -S execve,connect -k tools\n",
         &[
@@ -221,14 +221,13 @@ fn ausearch_and_aureport_by_executable() {
         &[],
         |kernel, ours| {
             let exe = kernel.with_file_name("fa-py");
-            tool_diffs("tools", kernel, ours, &exe, PATH_RECORDS)
+            tool_diffs("tools", kernel, ours, &exe, NOT_WRITTEN)
         },
     );
     assert_agrees(&diffs);
 }
 
 #[test]
-#[ignore = "written while the kernel audit of the machine it was written on was locked (-e 2 by mistake, until reboot): never yet run against the kernel; run with --ignored (issue 12)"]
 fn exec_of_a_file_with_capabilities() {
     if common::skip_without_kernel_oracle("differential_records::exec_of_a_file_with_capabilities")
     {
@@ -248,7 +247,6 @@ fn exec_of_a_file_with_capabilities() {
 }
 
 #[test]
-#[ignore = "written while the kernel audit of the machine it was written on was locked (-e 2 by mistake, until reboot): never yet run against the kernel; run with --ignored (issue 12)"]
 fn delete_module_by_root_and_by_an_unprivileged_user() {
     if common::skip_without_kernel_oracle(
         "differential_records::delete_module_by_root_and_by_an_unprivileged_user",

@@ -23,6 +23,14 @@ impl Plan {
             }
         }
         let _ = write!(s, "hook kinds on this kernel:\n{}", self.kinds.describe());
+        if self.names_paths() || !self.watches.is_empty() {
+            // BPF sees a changed inode only as it changes (its ctime),
+            // after chmod/chown set the new values: docs/differences.md.
+            let _ = writeln!(
+                s,
+                "PATH attributes of changed objects: as the syscall left them (chmod's mode, chown's ouid/ogid after the change; the kernel's are from its lookup, before)"
+            );
+        }
         let _ = writeln!(
             s,
             "exit rules: {} ({} always, {} never); task rules: {}",

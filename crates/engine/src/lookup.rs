@@ -35,7 +35,8 @@ impl Call<'_> {
         match (self.name, i) {
             (
                 "openat" | "openat2" | "mkdirat" | "mknodat" | "fchownat" | "unlinkat" | "fchmodat"
-                | "fchmodat2" | "execveat" | "readlinkat" | "renameat" | "renameat2" | "linkat",
+                | "fchmodat2" | "execveat" | "readlinkat" | "renameat" | "renameat2" | "linkat"
+                | "newfstatat" | "statx" | "faccessat" | "faccessat2" | "utimensat" | "futimesat",
                 0,
             ) => at(0),
             ("renameat" | "renameat2" | "linkat", 1) => at(2),
@@ -117,12 +118,24 @@ impl Call<'_> {
         match self.name {
             "lchown" | "lsetxattr" | "lremovexattr" | "lgetxattr" | "llistxattr" | "readlink"
             | "readlinkat" => false,
-            "fchownat" => self.args[3] & AT_SYMLINK_NOFOLLOW == 0,
+            "lstat" => false,
+            "fchownat" | "newfstatat" | "faccessat2" | "utimensat" => {
+                self.args[3] & AT_SYMLINK_NOFOLLOW == 0
+            }
+            "statx" => self.args[2] & AT_SYMLINK_NOFOLLOW == 0,
             "open" => self.args[1] & O_NOFOLLOW == 0,
             "openat" => self.args[2] & O_NOFOLLOW == 0,
             _ => true,
         }
     }
+}
+
+/// The items of a syscall whose lookup failed before reaching any object:
+/// each path argument's bare name.
+pub(crate) fn bare_items(c: &Call, nargs: usize) -> Vec<PathItem> {
+    (0..nargs)
+        .map(|i| c.item(i, None, NameType::Unknown))
+        .collect()
 }
 
 /// The items of a failed syscall, or of a successful one whose object BPF

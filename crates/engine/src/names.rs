@@ -190,14 +190,54 @@ fn x86_64_name(nr: u32) -> Option<&'static str> {
     }
 }
 
+/// Syscalls that take an empty path with AT_EMPTY_PATH to mean their fd.
+fn empty_path_is_the_fd(name: &str) -> bool {
+    matches!(
+        name,
+        "newfstatat" | "statx" | "fchownat" | "faccessat2" | "utimensat" | "execveat" | "linkat"
+    )
+}
+
+/// Whether a syscall that failed with `exit` failed in its path lookup,
+/// before any object was found: errors only a lookup gives, and EACCES
+/// from syscalls whose only permission check is the lookup's search of
+/// the directories (the stat family, statfs).
+fn lookup_failed(name: &str, exit: i64) -> bool {
+    const ENOENT: i64 = 2;
+    const EACCES: i64 = 13;
+    const ENOTDIR: i64 = 20;
+    const ENAMETOOLONG: i64 = 36;
+    const ELOOP: i64 = 40;
+    let lookup_only = matches!(
+        name,
+        "stat" | "lstat" | "newfstatat" | "statx" | "statfs" | "readlink" | "readlinkat"
+    );
+    match -exit {
+        ENOENT | ENOTDIR | ENAMETOOLONG | ELOOP => lookup_only,
+        EACCES => lookup_only,
+        _ => false,
+    }
+}
+
 /// The CWD and PATH records of ev's syscall (`None` when it names no
 /// path, or on another ABI than the native one).
 pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
-    let sent = decode(aux)?;
+    let mut sent = decode(aux)?;
     if sc.arch != ARCH_X86_64 {
         return None;
     }
     let name = x86_64_name(sc.syscall)?;
+    // An empty path with AT_EMPTY_PATH (glibc's fstat is newfstatat(fd,
+    // "", AT_EMPTY_PATH)) names the open file without a lookup: since
+    // Linux 6.11 the kernel takes no name for it, so no CWD or PATH.
+    for n in &mut sent.names[..2] {
+        if n.as_ref().is_some_and(|n| n.is_empty()) {
+            *n = None;
+        }
+    }
+    if sent.names[..2].iter().all(Option::is_none) && empty_path_is_the_fd(name) {
+        return None;
+    }
     let exe_path = sc.exe.as_deref();
     let exit = sc.exit;
     let call = lookup::Call {
@@ -214,10 +254,18 @@ pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
     let failed = exit.is_some_and(|e| (-4095..0).contains(&e));
     let nargs = sent.names[..2].iter().filter(|n| n.is_some()).count();
     if failed {
-        // No lookup result is visible to BPF for a failed syscall.
+        // No lookup result is visible to BPF for a failed syscall. One
+        // whose error can only come from the lookup itself never reached
+        // an object: its names are bare (fastaudit, looking again with
+        // its own rights, might find what the task could not).
+        let items = if lookup_failed(name, exit.unwrap_or(0)) {
+            lookup::bare_items(&call, nargs)
+        } else {
+            lookup::items(&call, nargs)
+        };
         return Some(PathRecords {
             cwd: sent.cwd.clone(),
-            items: lookup::items(&call, nargs),
+            items,
         });
     }
     use fa_obj_flag as F;
@@ -266,11 +314,16 @@ pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
             b.push(b.name(0), new.as_ref(), NameType::Create);
         }
         "unlink" | "unlinkat" | "rmdir" => {
-            let victim = b.entry(0).cloned();
-            let dir = victim
-                .as_ref()
-                .and_then(|v| b.obj_ino(v.parent_ino))
-                .cloned();
+            let named = b.entry(0).cloned();
+            // A file with other hard links may show another of its names
+            // (the inode's first alias): then the one changed non-directory.
+            let victim = named
+                .clone()
+                .or_else(|| b.obj(|o| !o.is_dir() && o.has(F::FA_OBJ_CHANGED)).cloned());
+            let dir = match &named {
+                Some(v) => b.obj_ino(v.parent_ino).cloned(),
+                None => b.obj(|o| o.is_dir() && o.has(F::FA_OBJ_CHANGED)).cloned(),
+            };
             b.push(b.parent_name(0), dir.as_ref(), NameType::Parent);
             b.push(b.name(0), victim.as_ref(), NameType::Delete);
         }
@@ -282,15 +335,29 @@ pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
             b.push(b.name(1), linked.as_ref(), NameType::Create);
         }
         "rename" | "renameat" | "renameat2" => {
-            let moved = b.entry(0).cloned();
-            let victim = b
-                .entry(1)
-                .filter(|v| Some(v.inode.ino) != moved.as_ref().map(|m| m.inode.ino))
-                .cloned();
-            let old_dir = moved
-                .as_ref()
-                .and_then(|m| b.obj_ino(m.parent_ino))
-                .cloned();
+            let moved_named = b.entry(0).cloned();
+            let victim_named = b.entry(1).cloned();
+            let ino = |o: &Option<Obj>| o.as_ref().map(|o| o.inode.ino);
+            // A moved file with other hard links may show another of its
+            // names (the inode's first alias): then the changed
+            // non-directory that is not the victim.
+            let moved = moved_named.clone().or_else(|| {
+                b.obj(|o| {
+                    !o.is_dir() && o.has(F::FA_OBJ_CHANGED) && Some(o.inode.ino) != ino(&victim_named)
+                })
+                .cloned()
+            });
+            let victim = victim_named.filter(|v| Some(v.inode.ino) != ino(&moved));
+            let same_dir = b.parent_name(0) == b.parent_name(1);
+            let old_dir = match &moved_named {
+                Some(m) => b.obj_ino(m.parent_ino).cloned(),
+                // The alias's directory is not the one renamed from.
+                None => victim
+                    .as_ref()
+                    .filter(|_| same_dir)
+                    .and_then(|v| b.obj_ino(v.parent_ino))
+                    .cloned(),
+            };
             let new_dir = match &victim {
                 Some(v) => b.obj_ino(v.parent_ino).cloned(),
                 None => b

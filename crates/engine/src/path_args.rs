@@ -52,6 +52,22 @@ const PATH_ARGS: &[(&str, &[(u8, u8)])] = &[
     ("getxattrat", &[(0, 1)]),
     ("listxattrat", &[(0, 1)]),
     ("removexattrat", &[(0, 1)]),
+    // Lookups that change nothing: the kernel names their object too
+    // (every syscall of an always,task or -S all rule shows them).
+    ("stat", &[(CWD, 0)]),
+    ("lstat", &[(CWD, 0)]),
+    ("newfstatat", &[(0, 1)]),
+    ("statx", &[(0, 1)]),
+    ("statfs", &[(CWD, 0)]),
+    ("access", &[(CWD, 0)]),
+    ("faccessat", &[(0, 1)]),
+    ("faccessat2", &[(0, 1)]),
+    ("chdir", &[(CWD, 0)]),
+    ("chroot", &[(CWD, 0)]),
+    ("utime", &[(CWD, 0)]),
+    ("utimes", &[(CWD, 0)]),
+    ("utimensat", &[(0, 1)]),
+    ("futimesat", &[(0, 1)]),
 ];
 
 /// The native syscalls that name paths (whose PATH records and object

@@ -165,6 +165,13 @@ impl AuditSocket {
             ..Status::default()
         };
         match mask {
+            // fastaudit's `-e 2` makes its own rule set immutable; it never
+            // locks the kernel's audit, which only a reboot would undo.
+            proto::mask::ENABLED if value > 1 => {
+                return Err(NetlinkError::Protocol(format!(
+                    "refusing AUDIT_SET enabled={value}: fastaudit never locks the kernel audit"
+                )))
+            }
             proto::mask::ENABLED => s.enabled = value,
             proto::mask::FAILURE => s.failure = value,
             proto::mask::PID => s.pid = value,

@@ -84,6 +84,18 @@ static __always_inline int is_exec(__u32 nr, __u32 compat)
 		      : (nr == FA_NR64_execve || nr == FA_NR64_execveat);
 }
 
+/* utimensat and futimesat given no path (a1 NULL) change the times of
+ * the file open on their fd: the kernel looks no name up (do_utimes_fd,
+ * no audit_file), so the object is named in no PATH record and matches
+ * no file watch, dir= or path= rule. */
+static __always_inline int names_nothing(struct pt_regs *r, __u32 nr, __u32 compat)
+{
+	int times = compat ? (nr == FA_NR32_utimensat || nr == FA_NR32_utimensat_time64 ||
+			      nr == FA_NR32_futimesat)
+			   : (nr == FA_NR64_utimensat || nr == FA_NR64_futimesat);
+	return times && regs_arg(r, compat, 1) == 0;
+}
+
 /* exit and exit_group end the task inside the syscall: no exit hook ever
  * sees them. */
 static __always_inline int is_noreturn(__u32 nr, __u32 compat)

@@ -168,6 +168,10 @@ static __always_inline int on_ctime(struct inode *inode)
 	struct task_struct *task = bpf_get_current_task_btf();
 	if (BPF_CORE_READ(task, flags) & PF_KTHREAD)
 		return 0;
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	__u32 compat = task_compat(task);
+	if (names_nothing(regs, (__u32)regs_syscall_nr(regs), compat))
+		return 0;
 	objs_note_changed(task, inode);
 	if (!have_watches)
 		return 0;
@@ -186,11 +190,10 @@ static __always_inline int on_ctime(struct inode *inode)
 	}
 	if (!local.count && !local.moved[0])
 		return 0;
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	long nr = regs_syscall_nr(regs);
 	if (nr < 0 || nr >= FA_NR_SYSCALLS)
 		return 0;
-	__u32 key = span_index(nr, task_compat(task));
+	__u32 key = span_index(nr, compat);
 	__u32 tid = (__u32)id;
 	struct fa_hits *h = bpf_map_lookup_elem(&hits, &tid);
 	if (!h || h->key != key) {

@@ -112,9 +112,9 @@ pub fn send_control_line(line: &str, file: &Path) -> Output {
     std::fs::write(file, format!("{line}\n")).expect("write control line");
     let words: Vec<&str> = line.split(' ').collect();
     if words.contains(&"-i") {
-        Command::new("auditctl").args(&words).output()
+        super::auditctl_command(&words).output()
     } else {
-        Command::new("auditctl").arg("-R").arg(file).output()
+        super::auditctl_command(&[std::ffi::OsStr::new("-R"), file.as_os_str()]).output()
     }
     .expect("run auditctl")
 }

@@ -8,6 +8,7 @@ pub mod logread;
 
 use std::fs::File;
 use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Mutex, MutexGuard};
@@ -83,9 +84,7 @@ impl KernelAudit {
                 .and_then(|_| f.write_all(b"\n"))
                 .expect("write temp rules");
             drop(f);
-            let ok = Command::new("auditctl")
-                .arg("-R")
-                .arg(&tmp)
+            let ok = auditctl_command(&[std::ffi::OsStr::new("-R"), tmp.as_os_str()])
                 .output()
                 .expect("run auditctl")
                 .status
@@ -140,9 +139,7 @@ impl KernelAudit {
                 continue;
             }
             std::fs::write(&tmp, [line.as_slice(), b"\n"].concat()).expect("write temp rules");
-            let out = Command::new("auditctl")
-                .arg("-R")
-                .arg(&tmp)
+            let out = auditctl_command(&[std::ffi::OsStr::new("-R"), tmp.as_os_str()])
                 .output()
                 .expect("run auditctl");
             let ok = out.status.success();
@@ -153,9 +150,7 @@ impl KernelAudit {
                     .into_iter()
                     .map(std::os::unix::ffi::OsStringExt::from_vec)
                     .collect();
-                let again = Command::new("auditctl")
-                    .args(&words)
-                    .output()
+                let again = auditctl_command(&words).output()
                     .expect("run auditctl");
                 assert!(
                     !again.status.success(),
@@ -231,12 +226,103 @@ pub fn restore_kernel() {
     auditctl(&["-a", "never,task"]);
 }
 
-/// Run auditctl with arguments.
+/// Run auditctl with arguments (through [`auditctl_command`]).
 pub fn auditctl(args: &[&str]) -> Output {
-    Command::new("auditctl")
-        .args(args)
+    auditctl_command(args)
         .output()
         .expect("auditctl installed (apt-get install auditd)")
+}
+
+/// The one way the tests make an auditctl command. It refuses (panics on)
+/// anything that would lock this machine's kernel audit until reboot:
+/// `-e 2` (as arguments or in a `-R` file) and `--loginuid-immutable`.
+/// Inside a test VM guest (see [`in_vm_guest`]) both are allowed: the
+/// guest's kernel is thrown away after the run.
+pub fn auditctl_command<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Command {
+    let words: Vec<Vec<u8>> = args
+        .iter()
+        .map(|a| std::os::unix::ffi::OsStrExt::as_bytes(a.as_ref()).to_vec())
+        .collect();
+    if !in_vm_guest() {
+        if let Some(why) = locks_kernel(&words) {
+            panic!("refused to run auditctl {}: {why}", show_words(&words));
+        }
+        // The file `-R` reads, line by line, as auditctl would.
+        for (i, w) in words.iter().enumerate() {
+            if w.as_slice() == b"-R" {
+                let Some(file) = words.get(i + 1) else { continue };
+                let path = Path::new(std::ffi::OsStr::from_bytes(file));
+                let text = std::fs::read(path).unwrap_or_default();
+                for line in text.split(|&b| b == b'\n') {
+                    let line_words = fastaudit_rules::lexer::words(line).unwrap_or_default();
+                    if let Some(why) = locks_kernel(&line_words) {
+                        panic!("refused auditctl -R {}: {why}", path.display());
+                    }
+                }
+            }
+        }
+    }
+    let mut cmd = Command::new("auditctl");
+    cmd.args(args);
+    cmd
+}
+
+fn show_words(words: &[Vec<u8>]) -> String {
+    words
+        .iter()
+        .map(|w| String::from_utf8_lossy(w).into_owned())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Why auditctl given `words` would lock the kernel audit until reboot,
+/// if it would: `-e` with any value but 0 or 1 (getopt clusters such as
+/// `-le2` included), or `--loginuid-immutable` (or an abbreviation
+/// getopt_long takes for it).
+pub fn locks_kernel(words: &[Vec<u8>]) -> Option<&'static str> {
+    const TAKES_VALUE: &[u8] = b"CefrbaAdSFmRwWkpqUt";
+    let mut i = 0;
+    while i < words.len() {
+        let w = &words[i];
+        i += 1;
+        if w.as_slice() == b"--" {
+            break;
+        }
+        if let Some(long) = w.strip_prefix(b"--") {
+            let name = long.split(|&b| b == b'=').next().unwrap_or(b"");
+            if name.len() >= 2 && b"loginuid-immutable".starts_with(name) {
+                return Some("--loginuid-immutable cannot be undone without a reboot");
+            }
+            continue;
+        }
+        if w.len() < 2 || w[0] != b'-' {
+            continue;
+        }
+        for (at, &c) in w.iter().enumerate().skip(1) {
+            if !TAKES_VALUE.contains(&c) {
+                continue;
+            }
+            let value = if at + 1 < w.len() {
+                w[at + 1..].to_vec()
+            } else {
+                let v = words.get(i).cloned().unwrap_or_default();
+                i += 1;
+                v
+            };
+            if c == b'e' && value != b"0" && value != b"1" {
+                return Some("-e other than 0 or 1 (2 locks the kernel audit until reboot)");
+            }
+            break;
+        }
+    }
+    None
+}
+
+/// Whether this process runs in a throw-away test VM guest (virtme-ng,
+/// scripts/vm/): there, and only there, tests may lock the kernel audit.
+pub fn in_vm_guest() -> bool {
+    std::fs::read_to_string("/proc/cmdline").is_ok_and(|c| c.contains("virtme"))
+        && std::env::var_os("FASTAUDIT_VM_GUEST").is_some()
 }
 
 /// Whether a line only adds or deletes rules, so the kernel may see it. Any
@@ -368,6 +454,29 @@ pub fn differential(ka: &KernelAudit, name: &str, lines: &[Vec<u8>]) -> Vec<Stri
     diffs
 }
 
+/// Whether fastaudit reads a changed object's attributes after the change
+/// on this kernel, by its own account.
+pub fn attrs_after_change() -> bool {
+    static AFTER: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *AFTER.get_or_init(|| {
+        let dir = tempdir();
+        let rules = dir.join("attrs.rules");
+        std::fs::write(&rules, "-a always,exit -F arch=b64 -S fchmodat -F dir=/tmp -k attrs\n")
+            .expect("write rules");
+        let out = fastaudit(&[
+            "run",
+            "--no-config",
+            "--rules",
+            rules.to_str().expect("utf8"),
+            "--explain",
+        ]);
+        let _ = std::fs::remove_dir_all(&dir);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success() && text.contains("hooks:"), "fastaudit run --explain: {text}");
+        text.contains("PATH attributes of changed objects: as the syscall left them")
+    })
+}
+
 /// A fresh private temporary directory.
 pub fn tempdir() -> PathBuf {
     static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -414,6 +523,27 @@ impl FastauditRun {
 
     /// `fastaudit ARGS...`, waiting for the ready line.
     pub fn spawn(args: &[&str]) -> FastauditRun {
+        // `fastaudit run` applies a rules file's --loginuid-immutable to
+        // the kernel (its -e 2 is fastaudit's own and never sent).
+        if !in_vm_guest() {
+            for (i, a) in args.iter().enumerate() {
+                if *a == "--rules" {
+                    let file = args.get(i + 1).map_or(Path::new(""), Path::new);
+                    let text = std::fs::read(file).unwrap_or_default();
+                    for line in text.split(|&b| b == b'\n') {
+                        let words = fastaudit_rules::lexer::words(line).unwrap_or_default();
+                        let lu = words.iter().any(|w| {
+                            w.len() > 4 && b"--loginuid-immutable".starts_with(w.as_slice())
+                        });
+                        assert!(
+                            !lu,
+                            "refused: {} holds --loginuid-immutable, which fastaudit run would apply to this machine's kernel until reboot",
+                            file.display()
+                        );
+                    }
+                }
+            }
+        }
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_fastaudit"));
         cmd.args(args);
         FastauditRun::spawn_command(cmd)

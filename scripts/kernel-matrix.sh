@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Run fastaudit's kernel checks on Debian's stock kernels, each in a VM
+# guest (virtme-ng over this machine's root file system; see scripts/vm/).
+#
+# Usage: scripts/kernel-matrix.sh [KERNEL...]
+#   KERNEL: bullseye|bookworm|trixie or 5.10|6.1|6.12 (default: all three)
+# Environment:
+#   CHECKS      space-separated checks (default below; see
+#               scripts/vm/guest-checks.sh for the kinds: start:SET, explain,
+#               progs, test:BIN:NAME, cmd:NAME)
+#   FASTAUDIT   the binary (default target/release/fastaudit)
+#   VM_SHARE    results root, shared with the guests (default /tmp/vm-matrix)
+#   VM_TIMEOUT  per-guest timeout in seconds (default 900)
+# Each check prints CHECK<TAB>pass|fail|skip<TAB>reason; at the end, a table
+# kernel x check. Everything a guest wrote is kept under
+# $VM_SHARE/matrix-DATE/KERNEL/ (checks/*.log, guest.log, vng.log).
+# Exit status: 0 when no check failed.
+# Needs root. Runs one guest at a time. Changes nothing on the host's
+# kernel: fastaudit and auditctl run only inside the guests.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+vm=$root/scripts/vm
+if [ "$(id -u)" != 0 ]; then echo "kernel-matrix.sh: run as root" >&2; exit 2; fi
+export VM_SHARE=${VM_SHARE:-/tmp/vm-matrix}
+FASTAUDIT=${FASTAUDIT:-$root/target/release/fastaudit}
+CHECKS=${CHECKS:-"explain progs start:default start:stig start:ospp start:pci start:cis start:neo23x0"}
+kernels=("$@"); [ ${#kernels[@]} -gt 0 ] || kernels=(bullseye bookworm trixie)
+
+[ -x "$FASTAUDIT" ] || { echo "kernel-matrix.sh: no $FASTAUDIT (cargo build --release first)" >&2; exit 2; }
+mkdir -p "$VM_SHARE"
+# The BPF object and progprobe, for the `progs` check (best effort).
+python3 "$vm/extract-bpf-object.py" "$VM_SHARE/fastaudit.bpf.o" 2>/dev/null || echo "kernel-matrix.sh: no BPF object extracted (progs check will skip)" >&2
+"$vm/build-progprobe.sh" "$VM_SHARE/progprobe" >/dev/null 2>&1 || echo "kernel-matrix.sh: progprobe not built (progs check will skip)" >&2
+"$vm/fetch-kernels.sh" "${kernels[@]}" > "$VM_SHARE/kernels.tsv"
+
+run=$VM_SHARE/matrix-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$run"
+declare -A res times
+names=()
+status=0
+for k in "${kernels[@]}"; do
+  line=$("$vm/fetch-kernels.sh" "$k"); rel=$(cut -f1 <<<"$line"); ver=$(cut -f2 <<<"$line")
+  name="$rel ${ver%%-*}"; names+=("$name")
+  out=$run/$rel; mkdir -p "$out"
+  echo "=== $name ($ver)"
+  t0=$(date +%s)
+  set +e
+  OUT=$out ROOT=$root FASTAUDIT=$FASTAUDIT "$vm/run-in-guest.sh" "$k" "$vm/guest-checks.sh" $CHECKS
+  rc=$?
+  set -e
+  times[$name]=$(( $(date +%s) - t0 ))
+  [ $rc = 0 ] || status=1
+  for c in $CHECKS; do
+    r=$(awk -F'\t' -v c="$c" '$1==c{print $2"\t"$3}' "$out/checks/results.tsv" 2>/dev/null | tail -n1)
+    if [ -z "$r" ]; then
+      case $rc in 124) r="fail	guest timed out" ;; *) r="fail	no result (guest exit $rc; see $out/vng.log)" ;; esac
+      printf '%s\t%s\n' "$c" "$r"
+    fi
+    res[$name/$c]=${r%%	*}
+  done
+  # The guest's own lines were printed to guest.log; show them here.
+  [ -f "$out/checks/results.tsv" ] && cat "$out/checks/results.tsv"
+done
+
+echo
+echo "=== kernel x check ($run)"
+{
+  printf 'check'; for n in "${names[@]}"; do printf '\t%s' "$n"; done; echo
+  for c in $CHECKS; do
+    printf '%s' "$c"; for n in "${names[@]}"; do printf '\t%s' "${res[$n/$c]:-?}"; done; echo
+  done
+  printf 'boot+checks (s)'; for n in "${names[@]}"; do printf '\t%s' "${times[$n]}"; done; echo
+} | column -t -s $'\t' | tee "$run/table.txt"
+exit $status

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# Guest side of scripts/kernel-matrix.sh (run by run-in-guest.sh as root
+# in a VM guest; also runs on any root shell where changing the kernel
+# audit state is allowed -- NOT on a shared host).
+#
+# Usage: guest-checks.sh CHECK...
+# Prints one line per check:  CHECK<TAB>pass|fail|skip<TAB>reason
+# and keeps each check's full output in $OUT/checks/CHECK.log.
+#
+# Checks:
+#   start:NAME     fastaudit run on a rule set reaches "fastaudit: ready",
+#                  then stops cleanly on SIGINT (exit 0). NAME: default,
+#                  stig, ospp, pci, cis, neo23x0, or a rules file path.
+#                  Lines `fastaudit rules check` refuses on this root file
+#                  system (missing dirs/users, syscalls unknown to the audit
+#                  tables) are left out first, and counted in the reason.
+#   explain        fastaudit run --explain on rules/default.rules; reason:
+#                  the probed hook kinds
+#   progs          every BPF program of the object loaded alone and attached
+#                  (progprobe); reason: which fail
+#   test:BIN:NAME  a cargo test binary's one test (BIN: the crate's test
+#                  target name, found as target/debug/deps/BIN-<hash>, newest;
+#                  NAME: exact test name), run with --exact --test-threads=1
+#   cmd:NAME       run the shell command in env CHECK_CMD_NAME (NAME
+#                  upper-cased, - and . as _); pass on exit 0, skip on 77
+# To add a check: a function check_NAME (args after the first colon), that
+# writes its log to stdout/stderr and ends with `result pass|fail|skip REASON`.
+set -uo pipefail
+ROOT=${ROOT:-/work/main}
+OUT=${OUT:-$PWD}
+FASTAUDIT=${FASTAUDIT:-$ROOT/target/release/fastaudit}
+CORPUS=${CORPUS:-/work/shared/corpus/rules}
+VM_SHARE=${VM_SHARE:-/tmp/vm-matrix}
+BPF_OBJ=${BPF_OBJ:-$VM_SHARE/fastaudit.bpf.o}
+PROGPROBE=${PROGPROBE:-$VM_SHARE/progprobe}
+READY_TIMEOUT=${READY_TIMEOUT:-90}
+mkdir -p "$OUT/checks"
+SCRATCH=$(mktemp -d /var/tmp/guest-checks.XXXXXX)   # guest-private (tmpfs)
+
+result() { echo "$1	${*:2}" > "$SCRATCH/result"; }
+
+ruleset_path() {
+  case "$1" in
+    default) echo "$ROOT/rules/default.rules" ;;
+    stig) echo "$CORPUS/audit-userspace/30-stig.rules" ;;
+    ospp) echo "$CORPUS/audit-userspace/30-ospp-v42.rules" ;;
+    pci) echo "$CORPUS/audit-userspace/30-pci-dss-v31.rules" ;;
+    cis) echo "$ROOT/rules/bench/cis.rules" ;;
+    neo23x0) echo "$CORPUS/community/neo23x0-audit.rules" ;;
+    *) echo "$1" ;;
+  esac
+}
+
+# A copy of rules file $1 without the lines `fastaudit rules check` refuses
+# here, nor -e 2 / --loginuid-immutable (never sent to a kernel from here
+# anyway: fastaudit needs --apply-irreversible). Prints the copy's path;
+# the count of lines left out goes to $SCRATCH/dropped.
+prepare_rules() {
+  local src=$1 dst=$SCRATCH/$(basename "$1").checked dropped=0 bad
+  grep -vE '^\s*(-e\s+2|--loginuid-immutable)\b' "$src" > "$dst"
+  for _ in 1 2 3 4; do
+    bad=$("$FASTAUDIT" rules check "$dst" 2>&1 | sed -nE "s|^$dst:([0-9]+): .*|\1|p" | sort -un)
+    [ -z "$bad" ] && break
+    echo "left out of $(basename "$src"):"; "$FASTAUDIT" rules check "$dst" 2>&1 | sed "s|^$dst|  line|"
+    for n in $bad; do sed -i "${n}s/^/#guest-checks: left out# /" "$dst"; dropped=$((dropped + 1)); done
+  done
+  echo "$dropped" > "$SCRATCH/dropped"
+  echo "$dst" > "$SCRATCH/prepared"
+}
+
+check_start() {
+  local name=$1 src; src=$(ruleset_path "$name")
+  [ -f "$src" ] || { result skip "no rules file $src"; return; }
+  prepare_rules "$src"
+  local rules; rules=$(cat "$SCRATCH/prepared"); local dropped; dropped=$(cat "$SCRATCH/dropped")
+  local log; log=$(mktemp -d); chmod 700 "$log"
+  local out=$SCRATCH/run.out t0; t0=$(date +%s.%N)
+  FASTAUDIT_START_TRACE=1 timeout $((READY_TIMEOUT + 30)) "$FASTAUDIT" run --no-config --rules "$rules" \
+    --log "$log/audit.log" > "$out" 2>&1 &
+  local pid=$! ready=0
+  for _ in $(seq 1 $((READY_TIMEOUT * 10))); do
+    grep -q '^fastaudit: ready' "$out" && { ready=1; break; }
+    kill -0 $pid 2>/dev/null || break
+    sleep 0.1
+  done
+  local secs; secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
+  if [ $ready = 1 ]; then
+    # A little traffic, then stop.
+    chmod 0644 /etc/hostname 2>/dev/null; id >/dev/null; sleep 1
+    kill -INT $pid
+  fi
+  wait $pid; local rc=$?
+  cat "$out"
+  echo "--- exit $rc; audit.log: $( (wc -l < "$log/audit.log") 2>/dev/null || echo none) lines"
+  [ -f "$log/audit.log" ] && tail -n 5 "$log/audit.log"
+  # Leave the guest's kernel audit clean for the next check.
+  auditctl -D >/dev/null 2>&1; auditctl -e 0 >/dev/null 2>&1
+  rm -rf "$log"
+  local extra=""; [ "$dropped" != 0 ] && extra=" ($dropped refused rule lines left out)"
+  if [ $ready = 1 ] && [ $rc = 0 ]; then
+    result pass "ready in ${secs}s, clean stop$extra"
+  elif [ $ready = 1 ]; then
+    result fail "ready in ${secs}s but exit $rc at stop$extra"
+  else
+    local why; why=$(grep -E '^(fastaudit: (running|this kernel|error)|libbpf: .*(failed|error|ESRCH|not found))' "$out" | grep -v 'failed to create BPF token' | head -n 2 | tr '\n' ' ' | cut -c1-300)
+    [ $rc = 124 ] && why="no ready within ${READY_TIMEOUT}s; $why"
+    result fail "exit $rc: ${why:-see log}$extra"
+  fi
+}
+
+check_explain() {
+  "$FASTAUDIT" run --no-config --rules "$ROOT/rules/default.rules" --explain 2>&1; local rc=$?
+  local kinds; kinds=$("$FASTAUDIT" run --no-config --rules "$ROOT/rules/default.rules" --explain 2>&1 |
+    sed -nE 's/^  (fexit|tracepoint|tp_btf|raw_tp): (works|refused|not probed).*/\1=\2/p' | tr '\n' ' ')
+  [ $rc = 0 ] && result pass "$kinds" || result fail "exit $rc; $kinds"
+}
+
+check_progs() {
+  [ -x "$PROGPROBE" ] && [ -f "$BPF_OBJ" ] || { result skip "no $PROGPROBE or $BPF_OBJ (kernel-matrix.sh builds them)"; return; }
+  "$PROGPROBE" -a -v "$BPF_OBJ" > "$OUT/checks/progs-libbpf.log" 2>&1
+  grep '^PROG' "$OUT/checks/progs-libbpf.log"
+  local bad; bad=$(grep '^PROG' "$OUT/checks/progs-libbpf.log" | grep -c 'FAIL')
+  local total; total=$(grep -c '^PROG' "$OUT/checks/progs-libbpf.log")
+  if [ "$bad" = 0 ]; then result pass "$total programs load and attach"
+  else result fail "$bad of $total fail: $(grep '^PROG' "$OUT/checks/progs-libbpf.log" | grep FAIL | cut -f2 | tr '\n' ' ' | cut -c1-250)"; fi
+}
+
+check_test() {
+  local bin=${1%%:*} name=${1#*:}
+  local exe; exe=$(ls -t "$ROOT"/target/debug/deps/"$bin"-* 2>/dev/null | grep -vE '\.(d|rlib|rmeta|o)$' | head -n1)
+  [ -n "$exe" ] && [ -x "$exe" ] || { result skip "no test binary target/debug/deps/$bin-*"; return; }
+  # Tests write scratch files under TMPDIR (guest-private here) and run
+  # from the crate dir, as cargo test would (read-only in the guest).
+  local crate_dir; crate_dir=$(dirname "$(dirname "$(grep -l "name = \"$bin\"" "$ROOT"/crates/*/Cargo.toml 2>/dev/null | head -n1)")" 2>/dev/null)
+  (cd "${crate_dir:-$ROOT}" && TMPDIR=/var/tmp RUST_BACKTRACE=1 timeout "${TEST_TIMEOUT:-600}" "$exe" --exact "$name" --test-threads=1 --nocapture) 2>&1
+  local rc=$?
+  [ $rc = 0 ] && result pass "$(basename "$exe") $name" || result fail "exit $rc ($(basename "$exe") $name)"
+}
+
+check_cmd() {
+  local var="CHECK_CMD_$(echo "$1" | tr 'a-z.-' 'A-Z__')"
+  local cmd=${!var:-}
+  [ -n "$cmd" ] || { result skip "no command in \$$var"; return; }
+  bash -c "$cmd" 2>&1; local rc=$?
+  case $rc in 0) result pass "$cmd" ;; 77) result skip "$cmd: exit 77" ;; *) result fail "exit $rc: $cmd" ;; esac
+}
+
+status=0
+for c in "$@"; do
+  fn=check_${c%%:*}; arg=""; [[ $c == *:* ]] && arg=${c#*:}
+  rm -f "$SCRATCH/result"
+  safe=$(echo "$c" | tr '/: ' '___')
+  if declare -F "$fn" >/dev/null; then
+    "$fn" "$arg" > "$OUT/checks/$safe.log" 2>&1 < /dev/null
+  else
+    result skip "unknown check"
+  fi
+  [ -f "$SCRATCH/result" ] || result fail "the check gave no result"
+  r=$(cat "$SCRATCH/result")
+  printf '%s\t%s\n' "$c" "$r" | tee -a "$OUT/checks/results.tsv"
+  [ "${r%%	*}" = fail ] && status=1
+done
+rm -rf "$SCRATCH"
+exit $status

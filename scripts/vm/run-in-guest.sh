@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Boot a Debian stock kernel in a VM guest over this machine's root file
+# system (virtme-ng, emulated: no KVM) and run a script in it as root.
+#
+# Usage: run-in-guest.sh KERNEL SCRIPT [ARG...]
+#   KERNEL  bullseye|bookworm|trixie, 5.10|6.1|6.12 (fetched by
+#           fetch-kernels.sh), or a vmlinuz path
+#   SCRIPT  run in the guest as root with ARGs, in $OUT; its stdout and
+#           stderr go to $OUT/guest.log, its exit status to $OUT/rc.
+# Environment:
+#   OUT          results dir (default /tmp/vm-matrix/run-KERNEL-DATE); it is
+#                shared with the guest read-write, so what the script writes
+#                there is on the host when the guest stops. Must be under
+#                VM_SHARE.
+#   VM_SHARE     the host dir shared read-write (default /tmp/vm-matrix).
+#                The rest of the guest's file system is the host's root,
+#                read-only, with tmpfs overlays on /etc /usr /var /home /tmp
+#                /var/tmp (writes there vanish with the guest).
+#   VM_TIMEOUT   seconds before the guest is killed (default 900)
+#   VM_MEMORY    guest memory (default 3G); VM_CPUS (default 2)
+#   VM_VERBOSE=1 show the guest console (vng -v) on stderr
+#   VM_PASS_ENV  extended regex of environment variable names passed to the
+#                guest script (default: fastaudit's and the checks' own:
+#                ^(CHECK_|FASTAUDIT|LIBBPF_|RUST_|ROOT$|CORPUS$|BPF_OBJ$|
+#                PROGPROBE$|READY_TIMEOUT$|TEST_TIMEOUT$|VM_SHARE$))
+# Exit status: the script's (from $OUT/rc), 124 on timeout, 125 when the
+# guest died before the script finished. One guest at a time on this
+# machine (a lock under VM_SHARE).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+if [ $# -lt 2 ]; then sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; fi
+if [ "$(id -u)" != 0 ]; then echo "run-in-guest.sh: run as root" >&2; exit 2; fi
+kernel=$1; script=$2; shift 2
+script=$(readlink -f "$script")
+[ -f "$script" ] || { echo "run-in-guest.sh: no script $script" >&2; exit 2; }
+
+if [ -f "$kernel" ]; then
+  vmlinuz=$(readlink -f "$kernel"); kname=$(basename "$vmlinuz" | sed 's/^vmlinuz-//')
+else
+  line=$("$here/fetch-kernels.sh" "$kernel" | tail -n1)
+  kname=$(cut -f1 <<<"$line"); vmlinuz=$(cut -f3 <<<"$line")
+fi
+
+VM_SHARE=${VM_SHARE:-/tmp/vm-matrix}
+mkdir -p "$VM_SHARE"
+OUT=${OUT:-$VM_SHARE/run-$kname-$(date +%Y%m%d-%H%M%S)-$$}
+mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
+case "$OUT/" in "$(cd "$VM_SHARE" && pwd)/"*) ;; *) echo "run-in-guest.sh: OUT ($OUT) must be under VM_SHARE ($VM_SHARE)" >&2; exit 2 ;; esac
+rm -f "$OUT/rc" "$OUT/guest.log"
+
+# The guest's side: run the script, keep its status. Arguments are passed
+# through a file (the kernel command line mangles them).
+runner=(); [ -x "$script" ] || runner=(bash)
+printf '%q ' "${runner[@]}" "$script" "$@" > "$OUT/.cmd"
+pass=${VM_PASS_ENV:-'^(CHECK_|FASTAUDIT|LIBBPF_|RUST_|ROOT$|CORPUS$|BPF_OBJ$|PROGPROBE$|READY_TIMEOUT$|TEST_TIMEOUT$|VM_SHARE$)'}
+: > "$OUT/.env"
+while IFS= read -r name; do
+  [[ $name =~ $pass ]] && printf 'export %s=%q\n' "$name" "${!name}" >> "$OUT/.env"
+done < <(compgen -e)
+cat > "$OUT/.guest-init.sh" <<GUEST
+#!/bin/bash
+cd "$OUT"
+export OUT="$OUT" GUEST_KERNEL="$kname" HOME=/root
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:\$PATH
+. "$OUT/.env"
+{ echo "== guest \$(uname -r) \$(date -u +%FT%TZ)"; } > "$OUT/guest.log"
+bash -c "\$(cat "$OUT/.cmd")" >> "$OUT/guest.log" 2>&1 </dev/null
+echo \$? > "$OUT/rc.tmp" && mv "$OUT/rc.tmp" "$OUT/rc"
+sync
+GUEST
+chmod +x "$OUT/.guest-init.sh"
+
+vng_args=(-r "$vmlinuz" --disable-kvm --force-9p --memory "${VM_MEMORY:-3G}" --cpus "${VM_CPUS:-2}"
+  --rwdir "$VM_SHARE" --exec "$OUT/.guest-init.sh")
+[ "${VM_VERBOSE:-0}" = 1 ] && vng_args=(-v "${vng_args[@]}")
+
+start=$(date +%s.%N)
+set +e
+(
+  # One guest at a time: 2 CPUs, shared.
+  flock 9
+  cd "$OUT" && timeout --kill-after=10 "${VM_TIMEOUT:-900}" vng "${vng_args[@]}" </dev/null > "$OUT/vng.log" 2>&1
+) 9>"$VM_SHARE/.vm.lock"
+vng_rc=$?
+set -e
+secs=$(echo "$(date +%s.%N) - $start" | bc)
+printf 'run-in-guest: kernel %s, %.1f s, vng exit %s, out %s\n' "$kname" "$secs" "$vng_rc" "$OUT" >&2
+if [ -f "$OUT/rc" ]; then exit "$(cat "$OUT/rc")"; fi
+if [ "$vng_rc" = 124 ] || [ "$vng_rc" = 137 ]; then echo "run-in-guest: timed out after ${VM_TIMEOUT:-900} s" >&2; exit 124; fi
+echo "run-in-guest: the guest stopped before the script finished (see $OUT/vng.log; VM_VERBOSE=1 shows the console)" >&2
+exit 125
