@@ -5,7 +5,7 @@
 //! read from the files right away, so a file replaced in between (a race
 //! the kernel does not have) gives what is there now.
 
-use fastaudit_records::path::Inode;
+use fastaudit_records::path::{FileCaps, Inode, PathItem};
 use std::io::Read as _;
 use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::fs::MetadataExt as _;
@@ -41,7 +41,55 @@ pub(crate) fn inode_of(md: &std::fs::Metadata) -> Inode {
         uid: md.uid(),
         gid: md.gid(),
         rdev: kernel_dev(md.rdev()),
+        caps: Default::default(),
     }
+}
+
+/// The file capabilities of the items' regular executable files, read
+/// from their `security.capability` attribute, which BPF does not see.
+/// The kernel copies them at lookup; here the attribute is read after
+/// the syscall from the item's name (relative to `cwd`), and only from
+/// the same inode. Only executables are read: capabilities do nothing
+/// on other files, and each read is a syscall in the log's path.
+pub(crate) fn add_file_caps(cwd: Option<&[u8]>, items: &mut [PathItem]) {
+    const S_IFMT: u32 = 0o170000;
+    const S_IFREG: u32 = 0o100000;
+    for it in items {
+        let (Some(inode), Some(name)) = (it.inode.as_mut(), it.name.as_ref()) else {
+            continue;
+        };
+        if inode.mode & S_IFMT != S_IFREG || inode.mode & 0o111 == 0 {
+            continue;
+        }
+        let path = resolve(cwd, name);
+        let same = std::fs::metadata(&path)
+            .is_ok_and(|m| m.ino() == inode.ino && kernel_dev(m.dev()) == inode.dev);
+        if !same {
+            continue;
+        }
+        if let Some(caps) = read_capability(&path).and_then(|v| FileCaps::from_xattr(&v)) {
+            inode.caps = caps;
+        }
+    }
+}
+
+/// The `security.capability` attribute of `path` (following symlinks, as
+/// the lookup did), if it has one.
+fn read_capability(path: &std::path::Path) -> Option<Vec<u8>> {
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    let mut buf = [0u8; 64];
+    // SAFETY: both strings are NUL-terminated and buf is writable for its
+    // length; getxattr writes at most that many bytes. (std and nix have
+    // no getxattr.)
+    let n = unsafe {
+        nix::libc::getxattr(
+            c.as_ptr(),
+            c"security.capability".as_ptr(),
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+        )
+    };
+    usize::try_from(n).ok().map(|n| buf[..n].to_vec())
 }
 
 /// The interpreter a script names (`#!` line, first word), as the

@@ -78,6 +78,7 @@ fn objs_of(a: &Aux) -> Vec<Obj> {
                     uid: o.uid,
                     gid: o.gid,
                     rdev: o.rdev,
+                    caps: Default::default(),
                 },
                 flags: o.flags,
                 parent_ino: o.parent_ino,
@@ -263,6 +264,8 @@ pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
         } else {
             lookup::items(&call, nargs)
         };
+        let mut items = items;
+        exec_files::add_file_caps(sent.cwd.as_deref(), &mut items);
         return Some(PathRecords {
             cwd: sent.cwd.clone(),
             items,
@@ -390,9 +393,11 @@ pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
             }
         }
     }
+    let mut items = b.items;
+    exec_files::add_file_caps(sent.cwd.as_deref(), &mut items);
     Some(PathRecords {
         cwd: sent.cwd.clone(),
-        items: b.items,
+        items,
     })
 }
 

@@ -176,7 +176,7 @@ static long prefix_step(__u32 i, struct norm_ref *r)
  * written: a symlink followed by ".." is not resolved as the kernel would.
  * Arguments up to PATH_MAX are read whole: padding cannot hide a path. */
 static __always_inline void normalized_hits(struct fa_hits *h, const void *upath,
-					    struct dentry *base, struct vfsmount *bvm)
+					    struct dentry *base, struct vfsmount *bvm, __u32 kernel)
 {
 	__u32 zero = 0;
 	struct norm *n = bpf_map_lookup_elem(&norm_scratch, &zero);
@@ -202,7 +202,8 @@ static __always_inline void normalized_hits(struct fa_hits *h, const void *upath
 	__u32 at = n->pos;
 	if (at >= FA_ARG_MAX)
 		return;
-	long len = bpf_probe_read_user_str(&n->cat[at & (FA_ARG_MAX - 1)], FA_ARG_MAX, upath);
+	long len = kernel ? bpf_probe_read_kernel_str(&n->cat[at & (FA_ARG_MAX - 1)], FA_ARG_MAX, upath)
+			  : bpf_probe_read_user_str(&n->cat[at & (FA_ARG_MAX - 1)], FA_ARG_MAX, upath);
 	if (len <= 1 || n->cat[0] != '/')
 		return;
 	n->o = 0;

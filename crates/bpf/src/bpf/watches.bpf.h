@@ -52,7 +52,7 @@ static long failed_step(__u32 i, struct failed_args *f)
 	if (len <= 1)
 		return 0;
 	if (buf->path[0] == '/') {
-		normalized_hits(h, upath, 0, 0);
+		normalized_hits(h, upath, 0, 0, 0);
 		return 0;
 	}
 	long dfd = di == FA_NO_DIRFD ? AT_FDCWD : (int)f->args[di & 3];
@@ -60,7 +60,7 @@ static long failed_step(__u32 i, struct failed_args *f)
 	if (!base.d || !base.vm)
 		return 0;
 	struct dentry *dir = base.d;   /* CO-RE reads need a plain local */
-	normalized_hits(h, upath, dir, base.vm);
+	normalized_hits(h, upath, dir, base.vm, 0);
 	struct fa_name_key k = {};
 	if (!name_key(&k, BPF_CORE_READ(dir, d_inode), len - 1))
 		return 0;
@@ -96,6 +96,29 @@ static __always_inline void failed_names(struct subject *s, __u32 key, struct fa
 	bpf_loop(2, failed_step, &f, 0);
 }
 
+/* A successful exec also named the file it was given, which is not the
+ * executable it left when that file was a script (or binfmt_misc's): the
+ * kernel names the script too. Its inode is gone by the exit, so the name
+ * saved at entry is matched, spelled as for a failed syscall. */
+static __always_inline void exec_name_hits(struct subject *s, struct fa_hits *names)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct fa_exec_name *en = bpf_map_lookup_elem(&exec_names, &tid);
+	if (!en || !en->name[0])
+		return;
+	if (en->name[0] == '/') {
+		normalized_hits(names, en->name, 0, 0, 1);
+		return;
+	}
+	int at = s->compat ? s->nr == FA_NR32_execveat : s->nr == FA_NR64_execveat;
+	long dfd = at ? (int)arg(s, 0) : AT_FDCWD;
+	struct walk_pos base = path_base(s->task, dfd);
+	if (!base.d || !base.vm)
+		return;
+	struct dentry *dir = base.d;   /* CO-RE reads need a plain local */
+	normalized_hits(names, en->name, dir, base.vm, 1);
+}
+
 /* Objects a successful open or exec leaves behind: the opened file and
  * the new executable. Changes to inodes were noted as they happened. */
 static __always_inline void collect_names(struct subject *s, struct fa_hits *names)
@@ -111,6 +134,8 @@ static __always_inline void collect_names(struct subject *s, struct fa_hits *nam
 		fl.opened = BPF_CORE_READ(f, f_path.dentry);
 		note_dentry(names, fl.opened, BPF_CORE_READ(f, f_path.mnt));
 	}
+	if (f && is_exec(s->nr, s->compat))
+		exec_name_hits(s, names);
 	if (s->ret >= 0)
 		bpf_loop(FA_MAX_MOVED + 1, follow_step, &fl, 0);
 }
