@@ -26,6 +26,9 @@ pub(crate) struct Call<'a> {
     pub pid: i32,
     pub cwd: Option<&'a [u8]>,
     pub names: &'a [Option<Vec<u8>>; 3],
+    /// The directory each dirfd-relative path argument starts from, as
+    /// BPF spelled it at the exit.
+    pub bases: &'a [Option<Vec<u8>>; 2],
 }
 
 impl Call<'_> {
@@ -60,8 +63,14 @@ impl Call<'_> {
         if dfd == AT_FDCWD || n.starts_with(b"/") {
             return Some(resolve(self.cwd, n));
         }
-        // Relative to an open directory: through the task's fd, if it is
-        // still there.
+        // Relative to an open directory: the one BPF spelled, else
+        // through the task's fd, if it is still there.
+        if let Some(base) = self.bases.get(i).and_then(Option::as_ref) {
+            let mut p = base.clone();
+            p.push(b'/');
+            p.extend_from_slice(n);
+            return Some(resolve(None, &p));
+        }
         let base = format!("/proc/{}/fd/{}", self.pid, dfd as i64);
         Some(PathBuf::from(base).join(std::ffi::OsStr::new(std::str::from_utf8(n).ok()?)))
     }
@@ -128,6 +137,16 @@ impl Call<'_> {
             _ => true,
         }
     }
+}
+
+/// The items of a create that succeeded outside BPF's view (bind of an
+/// AF_UNIX socket): the directory, then the new object.
+pub(crate) fn created(c: &Call) -> Vec<PathItem> {
+    let mut v = vec![c.parent_or_name(0)];
+    if let Some(new) = c.stat(0, false, false) {
+        v.push(c.item(0, Some(new), NameType::Create));
+    }
+    v
 }
 
 /// The items of a syscall whose lookup failed before reaching any object:

@@ -9,7 +9,7 @@
 use crate::exec_files;
 use crate::lookup;
 use crate::samples::Aux;
-use fastaudit_bpf::types::{fa_aux_kind, fa_obj_flag, fa_objs};
+use fastaudit_bpf::types::{fa_aux_kind, fa_name_index, fa_obj_flag, fa_objs};
 use fastaudit_records::path::{parent_len, Inode, NameType, PathItem};
 use fastaudit_records::Syscall;
 use fastaudit_rules::tables::Machine;
@@ -44,6 +44,10 @@ struct Sent {
     cwd: Option<Vec<u8>>,
     /// Path arguments 0 and 1; 2: a symlink's target.
     names: [Option<Vec<u8>>; 3],
+    /// The directories dirfd-relative path arguments 0 and 1 start from.
+    bases: [Option<Vec<u8>>; 2],
+    /// What a successful stat returned: its object as its lookup found it.
+    stat: Option<Inode>,
     objs: Vec<Obj>,
 }
 
@@ -101,16 +105,60 @@ fn decode(aux: &[Aux]) -> Option<Sent> {
             any = true;
         } else if a.ty == fa_aux_kind::FA_AUX_NAME.0 {
             let (i, n) = name_of(a)?;
-            if let Some(slot) = s.names.get_mut(i as usize) {
+            let base = fa_name_index::FA_NAME_BASE.0;
+            let slot = match i.checked_sub(base) {
+                Some(b) => s.bases.get_mut(b as usize),
+                None => s.names.get_mut(i as usize),
+            };
+            if let Some(slot) = slot {
                 *slot = Some(n);
             }
             any = true;
+        } else if a.ty == fa_aux_kind::FA_AUX_STAT.0 {
+            s.stat = statbuf_inode(&a.data);
         } else if a.ty == fa_aux_kind::FA_AUX_OBJS.0 {
             s.objs = objs_of(a);
             any = true;
         }
     }
     any.then_some(s)
+}
+
+/// The attributes in a `struct fa_aux_stat`: a struct stat's or a
+/// struct statx's (x86_64 layouts).
+fn statbuf_inode(d: &[u8]) -> Option<Inode> {
+    let u32_ = |at: usize| u32_at(d, 8 + at);
+    let u64_ = |at: usize| Some(u64::from_ne_bytes(d.get(8 + at..16 + at)?.try_into().ok()?));
+    let statx = u32_at(d, 0)? != 0;
+    let len = u32_at(d, 4)? as usize;
+    let kdev = |major: u32, minor: u32| (major << 20) | (minor & 0xfffff);
+    if statx {
+        if len < 144 {
+            return None;
+        }
+        let mode = u16::from_ne_bytes(d.get(8 + 28..8 + 30)?.try_into().ok()?);
+        return Some(Inode {
+            ino: u64_(32)?,
+            dev: kdev(u32_(136)?, u32_(140)?),
+            mode: mode.into(),
+            uid: u32_(20)?,
+            gid: u32_(24)?,
+            rdev: kdev(u32_(128)?, u32_(132)?),
+            caps: Default::default(),
+        });
+    }
+    if len < 48 {
+        return None;
+    }
+    Some(Inode {
+        ino: u64_(8)?,
+        dev: exec_files::kernel_dev(u64_(0)?),
+        mode: u32_(24)?,
+        uid: u32_(28)?,
+        gid: u32_(32)?,
+        rdev: exec_files::kernel_dev(u64_(40)?),
+        caps: Default::default(),
+    })
 }
 
 /// The last component of a path (trailing slashes ignored).
@@ -191,6 +239,21 @@ fn x86_64_name(nr: u32) -> Option<&'static str> {
     }
 }
 
+/// The path of the named AF_UNIX socket in the event's SOCKADDR data.
+fn unix_socket_path(aux: &[Aux]) -> Option<Vec<u8>> {
+    let a = aux
+        .iter()
+        .find(|a| a.ty == fastaudit_records::types::SOCKADDR)?;
+    let read = u32_at(&a.data, 4)? as usize;
+    let addr = a.data.get(8..8 + read)?;
+    let (family, path) = (addr.get(..2)?, addr.get(2..)?);
+    if family != 1u16.to_ne_bytes() || path.first().is_none_or(|&c| c == 0) {
+        return None;
+    }
+    let end = path.iter().position(|&c| c == 0).unwrap_or(path.len());
+    Some(path[..end].to_vec())
+}
+
 /// Syscalls that take an empty path with AT_EMPTY_PATH to mean their fd.
 fn empty_path_is_the_fd(name: &str) -> bool {
     matches!(
@@ -247,6 +310,7 @@ pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
         pid: sc.pid,
         cwd: sent.cwd.as_deref(),
         names: &sent.names,
+        bases: &sent.bases,
     };
     let mut b = Build {
         sent: &sent,
@@ -254,6 +318,24 @@ pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
     };
     let failed = exit.is_some_and(|e| (-4095..0).contains(&e));
     let nargs = sent.names[..2].iter().filter(|n| n.is_some()).count();
+    if let ("connect" | "bind", Some(path)) = (name, unix_socket_path(aux)) {
+        // The socket's path, looked up from user space as a failed
+        // syscall's are (BPF sees no object for it).
+        let names = [Some(path), None, None];
+        let call = lookup::Call {
+            names: &names,
+            ..call
+        };
+        let items = match (name, failed) {
+            (_, true) if lookup_failed("stat", exit.unwrap_or(0)) => lookup::bare_items(&call, 1),
+            ("bind", _) => lookup::created(&call),
+            _ => lookup::items(&call, 1),
+        };
+        return Some(PathRecords {
+            cwd: sent.cwd.clone(),
+            items,
+        });
+    }
     if failed {
         // No lookup result is visible to BPF for a failed syscall. One
         // whose error can only come from the lookup itself never reached
@@ -389,6 +471,12 @@ pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
             // object as it is now.
             match b.obj(|o| o.has(F::FA_OBJ_CHANGED)).cloned() {
                 Some(o) => b.push(b.name(0), Some(&o), NameType::Normal),
+                // A stat's own buffer: its lookup's view, not a later one.
+                None if sent.stat.is_some() && nargs == 1 => b.items.push(PathItem {
+                    name: b.name(0),
+                    inode: sent.stat,
+                    nametype: NameType::Normal,
+                }),
                 None => b.items = lookup::items(&call, nargs),
             }
         }

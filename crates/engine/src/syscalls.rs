@@ -35,6 +35,8 @@ pub struct Special {
     pub exit_group: u32,
     /// `socketcall` (i386 only: a bind through it is a write for perm=).
     pub socketcall: Option<u32>,
+    /// `chdir` (native only): its working directory is kept at entry.
+    pub chdir: Option<u32>,
 }
 
 impl Special {
@@ -48,9 +50,13 @@ impl Special {
         [self.exit, self.exit_group]
     }
 
-    /// Those needing an entry hook: execs and those that never return.
-    pub fn entry_hooked(&self) -> [u32; 4] {
-        [self.execve, self.execveat, self.exit, self.exit_group]
+    /// Those needing an entry hook: execs, those that never return, and
+    /// the native chdir (its CWD record is the directory it started
+    /// from; an ia32 chdir's shows the new one).
+    pub fn entry_hooked(&self) -> Vec<u32> {
+        let mut v = vec![self.execve, self.execveat, self.exit, self.exit_group];
+        v.extend(self.chdir);
+        v
     }
 
     fn of(m: Machine) -> Special {
@@ -64,6 +70,7 @@ impl Special {
             exit: nr("exit"),
             exit_group: nr("exit_group"),
             socketcall: m.syscall_number(b"socketcall"),
+            chdir: (m == Machine::X86_64).then(|| nr("chdir")),
         }
     }
 }

@@ -281,6 +281,8 @@ static __always_inline int raw_enter_body(__u64 *ctx)
 		return on_end((__u32)id, 0, 0);
 	if (is_exec((__u32)id, compat))
 		save_entry_args(regs, compat);
+	else if (!compat && id == FA_NR64_chdir)
+		save_chdir_cwd(task);
 	return 0;
 }
 
@@ -378,7 +380,10 @@ int fa_syscall_enter(struct syscall_trace_enter *ctx)
 	if (is_noreturn((__u32)ctx->nr, 0))
 		return on_end((__u32)ctx->nr, 0, 0);
 	struct task_struct *task = bpf_get_current_task_btf();
-	save_entry_args((struct pt_regs *)bpf_task_pt_regs(task), 0);
+	if (ctx->nr == FA_NR64_chdir)
+		save_chdir_cwd(task);
+	else
+		save_entry_args((struct pt_regs *)bpf_task_pt_regs(task), 0);
 	return 0;
 }
 

@@ -354,6 +354,26 @@ enum fa_aux_kind {
 	FA_AUX_OBJS = 0x10001,      /* struct fa_objs: the objects */
 	FA_AUX_NAME = 0x10002,      /* struct fa_aux_name: a path argument */
 	FA_AUX_CWD = 0x10003,       /* struct fa_aux_name: the working directory */
+	FA_AUX_STAT = 0x10004,      /* struct fa_aux_stat: what a stat returned */
+};
+
+/* FA_AUX_STAT: the buffer a successful stat, lstat, newfstatat (struct
+ * stat) or statx (struct statx) filled, read at the exit: the object's
+ * attributes as the syscall's own lookup found them. */
+enum fa_stat_limit {
+	FA_STATBUF_MAX = 144,       /* struct statx up to stx_dev_minor */
+};
+struct fa_aux_stat {
+	__u32 statx;                /* 1: data is a struct statx */
+	__u32 len;                  /* bytes in data */
+	__u8 data[FA_STATBUF_MAX];
+};
+
+/* fa_aux_name.index of an FA_AUX_NAME sample: which name it is. */
+enum fa_name_index {
+	FA_NAME_ARG0 = 0,           /* path argument 0 (1: argument 1) */
+	FA_NAME_TARGET = 2,         /* a symlink's target */
+	FA_NAME_BASE = 3,           /* the directory argument 0's dirfd names (4: argument 1's) */
 };
 
 /* fa_obj.flags. */
@@ -423,6 +443,8 @@ struct fa_enums {
 	enum fa_msg_kind msg_kind;
 	enum fa_names_limit names_limit;
 	enum fa_aux_kind aux_kind;
+	enum fa_name_index name_index;
+	enum fa_stat_limit stat_limit;
 	enum fa_obj_flag obj_flag;
 };
 

@@ -103,27 +103,24 @@ static __always_inline void name_output(const struct fa_msg *m, __u32 *lost, __u
 	}
 }
 
-/* Send the working directory (as d_path spells it; index 1 when it was
- * removed, for " (deleted)"). */
-static __always_inline void send_cwd(struct task_struct *task, const struct fa_msg *m, __u32 *lost)
+/* Spell the directory at (d, vm) as d_path does into o's name and
+ * length; 0 when it cannot be (deeper than the walk, or unreachable). */
+static __always_inline int spell_dir(struct dentry *d, struct vfsmount *vm, struct name_out *o)
 {
 	__u32 zero = 0;
 	struct cwd_build *c = bpf_map_lookup_elem(&cwd_scratch, &zero);
-	struct name_out *o = name_out_get();
-	if (!c || !o)
-		return;
-	struct dentry *pwd = BPF_CORE_READ(task, fs, pwd.dentry);
-	c->pos.d = pwd;
-	c->pos.vm = BPF_CORE_READ(task, fs, pwd.mnt);
+	if (!c || !o || !d || !vm)
+		return 0;
+	c->pos.d = d;
+	c->pos.vm = vm;
 	c->at = FA_NAME_MAX;
 	c->ok = 0;
 	struct cwd_ref r = { .c = c };
 	bpf_loop(FA_NAME_MAX / 2, cwd_step, &r, 0);
 	if (!c->ok)
-		return;
+		return 0;
 	__u32 at = c->at;
 	__u32 len = FA_NAME_MAX - at;
-	o->body.index = dentry_deleted(pwd);
 	o->body.len = len;
 	if (len == 0) {
 		o->body.len = 1;
@@ -132,7 +129,79 @@ static __always_inline void send_cwd(struct task_struct *task, const struct fa_m
 		barrier_var(at);
 		bpf_probe_read_kernel(o->body.name, len & (FA_NAME_MAX - 1), &c->buf[at & (FA_NAME_MAX - 1)]);
 	}
-	name_output(m, lost, FA_AUX_CWD, o);
+	return 1;
+}
+
+/* Send the directory at (d, vm) as aux record `kind` with `index`: the
+ * working directory (FA_AUX_CWD; index 1 when it was removed, for
+ * " (deleted)"), or the directory a dirfd-relative path argument starts
+ * from (FA_AUX_NAME, FA_NAME_BASE + argument). */
+static __always_inline void send_dir(struct dentry *d, struct vfsmount *vm, __u32 kind, __u32 index,
+				     const struct fa_msg *m, __u32 *lost)
+{
+	struct name_out *o = name_out_get();
+	if (!o || !spell_dir(d, vm, o))
+		return;
+	o->body.index = index;
+	name_output(m, lost, kind, o);
+}
+
+/* Per thread in a chdir: the working directory it had at entry, which
+ * the kernel's CWD record shows (its name lookup took it); entries are
+ * taken at the exit. Allocated as used: most threads never chdir. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FA_EXEC_NAMES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct fa_aux_name);
+} chdir_cwd SEC(".maps");
+
+/* At a native chdir's entry: keep the working directory, spelled. */
+static __always_inline void save_chdir_cwd(struct task_struct *task)
+{
+	struct name_out *o = name_out_get();
+	struct dentry *pwd = BPF_CORE_READ(task, fs, pwd.dentry);
+	if (!o || !spell_dir(pwd, BPF_CORE_READ(task, fs, pwd.mnt), o))
+		return;
+	o->body.index = dentry_deleted(pwd);
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	bpf_map_update_elem(&chdir_cwd, &tid, &o->body, BPF_ANY);
+}
+
+/* Send the working directory: a chdir's as it was at its entry. */
+static __always_inline void send_cwd(struct task_struct *task, const struct fa_msg *m, __u32 *lost)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct fa_aux_name *saved = bpf_map_lookup_elem(&chdir_cwd, &tid);
+	if (saved) {
+		struct name_out *o = name_out_get();
+		if (o) {
+			bpf_probe_read_kernel(&o->body, sizeof(o->body), saved);
+			name_output(m, lost, FA_AUX_CWD, o);
+		}
+		bpf_map_delete_elem(&chdir_cwd, &tid);
+		return;
+	}
+	struct dentry *pwd = BPF_CORE_READ(task, fs, pwd.dentry);
+	send_dir(pwd, BPF_CORE_READ(task, fs, pwd.mnt), FA_AUX_CWD, dentry_deleted(pwd), m, lost);
+}
+
+/* Send the directory path argument i (at user address `addr`, its dirfd
+ * argument `dfd`) is relative to, when it is relative to an open
+ * directory rather than the working directory: user space resolves a
+ * failed syscall's names against it (the task's fd may be gone by then). */
+static __always_inline void send_base(struct task_struct *task, __u32 i, __u64 addr, long dfd,
+				      const struct fa_msg *m, __u32 *lost)
+{
+	char first = 0;
+	if (dfd == AT_FDCWD || !addr || bpf_probe_read_user(&first, 1, (const void *)addr) || first == '/')
+		return;
+	struct file *f = fd_file(task, dfd);
+	if (!f)
+		return;
+	send_dir(BPF_CORE_READ(f, f_path.dentry), BPF_CORE_READ(f, f_path.mnt), FA_AUX_NAME,
+		 FA_NAME_BASE + i, m, lost);
 }
 
 /* Send a name as `index`: from user memory, or (an exec's) from the
@@ -195,10 +264,19 @@ __noinline int fa_emit_paths(__u32 key, __u64 stamp, __u64 path0, __u64 path1, _
 	__u32 compat = key >= FA_NR_SYSCALLS;
 	__u32 nr = compat ? key - FA_NR_SYSCALLS : key;
 	__u32 exec = is_exec(nr, compat);
-	send_cwd(bpf_get_current_task_btf(), &m, &lost);
+	struct task_struct *task = bpf_get_current_task_btf();
+	send_cwd(task, &m, &lost);
 	send_name(exec, &m, &lost, 0, path0);
 	if (pa->n > 1)
 		send_name(exec, &m, &lost, 1, path1);
+	/* The dirfd arguments, from the registers (a successful exec's are
+	 * gone, but its names are not sent from user memory: path0 is 0). */
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	__u8 di0 = pa->dirfd[0], di1 = pa->dirfd[1];
+	if (di0 != FA_NO_DIRFD)
+		send_base(task, 0, path0, (int)regs_arg(regs, compat, di0 & 3), &m, &lost);
+	if (pa->n > 1 && di1 != FA_NO_DIRFD)
+		send_base(task, 1, path1, (int)regs_arg(regs, compat, di1 & 3), &m, &lost);
 	if (target)
 		send_name_from(&m, &lost, 2, (const void *)target, 0);
 	__u32 tid = m.tid;
@@ -213,9 +291,64 @@ __noinline int fa_emit_paths(__u32 key, __u64 stamp, __u64 path0, __u64 path1, _
 	return lost;
 }
 
+/* Whether the syscall of s is a native connect or bind to a named
+ * AF_UNIX socket: the kernel looks its path up (unix_find_bsd,
+ * unix_bind_bsd), naming it with the working directory; user space
+ * builds the PATH items from the SOCKADDR record. Abstract names (a
+ * leading NUL) are no path. */
+static __always_inline int unix_path_lookup(struct subject *s)
+{
+	if (s->compat || (s->nr != FA_NR64_connect && s->nr != FA_NR64_bind) || arg(s, 2) < 3)
+		return 0;
+	__u8 head[3] = {};
+	if (bpf_probe_read_user(head, sizeof(head), (const void *)arg(s, 1)))
+		return 0;
+	return head[0] == 1 /* AF_UNIX */ && head[1] == 0 && head[2] != 0;
+}
+
+/* FA_AUX_STAT for a successful native stat of s: the buffer it filled
+ * (struct stat: its first 48 bytes hold dev, ino, mode, uid, gid, rdev). */
+static __always_inline void send_statbuf(struct subject *s, const struct fa_msg *m, __u32 *lost)
+{
+	if (s->compat || s->ret < 0)
+		return;
+	__u64 buf;
+	__u32 statx = 0, len = 48;
+	switch (s->nr) {
+	case FA_NR64_stat:
+	case FA_NR64_lstat:
+		buf = arg(s, 1);
+		break;
+	case FA_NR64_newfstatat:
+		buf = arg(s, 2);
+		break;
+	case FA_NR64_statx: {
+		struct pt_regs *regs = s->regs;   /* CO-RE reads need a plain local */
+		buf = BPF_CORE_READ(regs, r8);    /* argument 4 */
+		statx = 1;
+		len = FA_STATBUF_MAX;
+		break;
+	}
+	default:
+		return;
+	}
+	struct fa_aux_stat *r = aux_reserve(m, lost, FA_AUX_STAT, sizeof(*r));
+	if (!r)
+		return;
+	r->statx = statx;
+	r->len = 0;
+	if (!bpf_probe_read_user(r->data, len, (const void *)buf))
+		r->len = len;
+	aux_submit(r);
+}
+
 /* emit_aux's sender: the addresses fa_emit_paths reads names from. */
 static __always_inline void emit_paths(struct subject *s, const struct fa_msg *m, __u32 *lost)
 {
+	if (unix_path_lookup(s)) {
+		send_cwd(s->task, m, lost);
+		return;
+	}
 	if (!have_objs)
 		return;
 	__u32 key = span_index(s->nr, s->compat);
@@ -229,6 +362,7 @@ static __always_inline void emit_paths(struct subject *s, const struct fa_msg *m
 	if (!s->compat && (s->nr == FA_NR64_symlink || s->nr == FA_NR64_symlinkat))
 		target = arg(s, 0);
 	*lost |= fa_emit_paths(key, m->stamp, p0, p1, target);
+	send_statbuf(s, m, lost);
 }
 
 /* At an exec's entry: keep its file name (the old program's memory is
