@@ -2,6 +2,7 @@
 # The whole test suite: formatting, lints, unit, property and integration
 # tests (the kernel-audit oracle tests need root and take a lock so they
 # run one at a time; each leaves no rules, audit off, -a never,task).
+# Every test binary runs (--no-fail-fast); every failure is listed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo fmt --all -- --check
@@ -12,12 +13,21 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 # audit cannot run: they skip themselves and are listed at the end.
 # FASTAUDIT_REQUIRE_ORACLE=1 makes them fail instead.
 skipped=$(mktemp)
-trap 'rm -f "$skipped"' EXIT
+log=$(mktemp)
+trap 'rm -f "$skipped" "$log"' EXIT
 export FASTAUDIT_SKIPPED_LOG="$skipped"
-cargo test --workspace --locked
+status=0
+cargo test --workspace --locked --no-fail-fast 2>&1 | tee "$log" || status=$?
 if [ -s "$skipped" ]; then
     echo
     echo "NOTE: the kernel audit of this machine is locked (enabled 2) until reboot;"
     echo "$(sort -u "$skipped" | wc -l) tests that compare with the kernel's own audit were skipped:"
     sort -u "$skipped" | sed 's/^/  /'
 fi
+if [ "$status" -ne 0 ]; then
+    echo
+    echo "FAILED tests (every test binary ran):"
+    grep -E '^test .* \.\.\. FAILED$' "$log" | sed 's/^test /  /; s/ \.\.\. FAILED$//' || true
+    grep -E '^error: (test failed|[0-9]+ targets? failed)' "$log" | sed 's/^/  /' || true
+fi
+exit "$status"

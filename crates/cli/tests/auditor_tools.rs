@@ -131,10 +131,12 @@ fn ausearch_and_aureport_agree_on_both_logs() {
     )
     .unwrap();
     let auditd = Auditd::start(&dir, "RAW");
-    assert!(common::auditctl_command(&[std::ffi::OsStr::new("-R"), rules.as_os_str()])
-        .status()
-        .unwrap()
-        .success());
+    assert!(
+        common::auditctl_command(&[std::ffi::OsStr::new("-R"), rules.as_os_str()])
+            .status()
+            .unwrap()
+            .success()
+    );
     auditctl(&["-e", "1"]);
     let fa_log = dir.join("fastaudit.log");
     let fa = FastauditRun::start(&rules, &fa_log, &["--bpf-only"]);

@@ -428,7 +428,9 @@ pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
             // non-directory that is not the victim.
             let moved = moved_named.clone().or_else(|| {
                 b.obj(|o| {
-                    !o.is_dir() && o.has(F::FA_OBJ_CHANGED) && Some(o.inode.ino) != ino(&victim_named)
+                    !o.is_dir()
+                        && o.has(F::FA_OBJ_CHANGED)
+                        && Some(o.inode.ino) != ino(&victim_named)
                 })
                 .cloned()
             });

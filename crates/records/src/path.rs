@@ -240,7 +240,10 @@ mod tests {
             v3.extend_from_slice(&w.to_le_bytes());
         }
         let c = FileCaps::from_xattr(&v3).unwrap();
-        assert_eq!((c.permitted, c.inheritable, c.version, c.rootid), (1 << 32, 0, 3, 1000));
+        assert_eq!(
+            (c.permitted, c.inheritable, c.version, c.rootid),
+            (1 << 32, 0, 3, 1000)
+        );
         assert_eq!(FileCaps::from_xattr(&v3[..20]), None);
         assert_eq!(FileCaps::from_xattr(&[0; 20]), None);
     }

@@ -5,7 +5,7 @@
 
 use super::{auditctl, restore_kernel};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// Lines whose settings can be restored; nothing here locks audit.
 pub const LINES: &[&str] = &[

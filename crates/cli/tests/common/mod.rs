@@ -150,8 +150,7 @@ impl KernelAudit {
                     .into_iter()
                     .map(std::os::unix::ffi::OsStringExt::from_vec)
                     .collect();
-                let again = auditctl_command(&words).output()
-                    .expect("run auditctl");
+                let again = auditctl_command(&words).output().expect("run auditctl");
                 assert!(
                     !again.status.success(),
                     "auditctl refused a line from a file but took it as arguments: {}",
@@ -250,7 +249,9 @@ pub fn auditctl_command<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Command {
         // The file `-R` reads, line by line, as auditctl would.
         for (i, w) in words.iter().enumerate() {
             if w.as_slice() == b"-R" {
-                let Some(file) = words.get(i + 1) else { continue };
+                let Some(file) = words.get(i + 1) else {
+                    continue;
+                };
                 let path = Path::new(std::ffi::OsStr::from_bytes(file));
                 let text = std::fs::read(path).unwrap_or_default();
                 for line in text.split(|&b| b == b'\n') {
@@ -461,8 +462,11 @@ pub fn attrs_after_change() -> bool {
     *AFTER.get_or_init(|| {
         let dir = tempdir();
         let rules = dir.join("attrs.rules");
-        std::fs::write(&rules, "-a always,exit -F arch=b64 -S fchmodat -F dir=/tmp -k attrs\n")
-            .expect("write rules");
+        std::fs::write(
+            &rules,
+            "-a always,exit -F arch=b64 -S fchmodat -F dir=/tmp -k attrs\n",
+        )
+        .expect("write rules");
         let out = fastaudit(&[
             "run",
             "--no-config",
@@ -472,7 +476,10 @@ pub fn attrs_after_change() -> bool {
         ]);
         let _ = std::fs::remove_dir_all(&dir);
         let text = String::from_utf8_lossy(&out.stdout);
-        assert!(out.status.success() && text.contains("hooks:"), "fastaudit run --explain: {text}");
+        assert!(
+            out.status.success() && text.contains("hooks:"),
+            "fastaudit run --explain: {text}"
+        );
         text.contains("PATH attributes of changed objects: as the syscall left them")
     })
 }
