@@ -19,6 +19,7 @@ fn every_spelling_of_a_lock_is_refused() {
         "-e 2",
         "-e2",
         "-e 02",
+        "-e +2",
         "-le 2",
         "-b 10 -e 2",
         "--loginuid-immutable",
@@ -34,6 +35,9 @@ fn every_spelling_of_a_lock_is_refused() {
     for fine in [
         "-e 0",
         "-e 1",
+        "-e 3",
+        "-e -1",
+        "-e",
         "-D",
         "-l",
         "-s",

@@ -277,8 +277,8 @@ fn show_words(words: &[Vec<u8>]) -> String {
 }
 
 /// Why auditctl given `words` would lock the kernel audit until reboot,
-/// if it would: `-e` with any value but 0 or 1 (getopt clusters such as
-/// `-le2` included), or `--loginuid-immutable` (or an abbreviation
+/// if it would: `-e 2` (getopt clusters such as `-le2` and spellings such
+/// as `02` included), or `--loginuid-immutable` (or an abbreviation
 /// getopt_long takes for it).
 pub fn locks_kernel(words: &[Vec<u8>]) -> Option<&'static str> {
     const TAKES_VALUE: &[u8] = b"CefrbaAdSFmRwWkpqUt";
@@ -310,8 +310,16 @@ pub fn locks_kernel(words: &[Vec<u8>]) -> Option<&'static str> {
                 i += 1;
                 v
             };
-            if c == b'e' && value != b"0" && value != b"1" {
-                return Some("-e other than 0 or 1 (2 locks the kernel audit until reboot)");
+            // auditctl sends only "0", "1" and "2" (an exact match) and
+            // refuses any other value itself; refused here: whatever
+            // reads as 2.
+            let digits: Vec<u8> = value
+                .iter()
+                .copied()
+                .skip_while(|&b| b == b' ' || b == b'+' || b == b'0')
+                .collect();
+            if c == b'e' && digits == b"2" {
+                return Some("-e 2 locks the kernel audit until reboot");
             }
             break;
         }
