@@ -9,7 +9,7 @@ use crate::resolve::Resolved;
 // the header's enums replace them.
 use crate::runtime::{MAX_TESTS, NR_SYSCALLS, TASK_SPAN};
 use fastaudit_bpf::types::{
-    fa_exe, fa_inode_key, fa_name_key, fa_path_args, fa_path_key, fa_rule, fa_span, fa_test,
+    fa_exe, fa_inode_key, fa_name_key, fa_path_args, fa_path_key, fa_rule, fa_span, fa_span_flag, fa_test,
     fa_watch,
 };
 use fastaudit_rules::abi::field;
@@ -157,11 +157,21 @@ impl Plan {
                     continue;
                 }
                 let perm = self.path_rules_perm(&ids);
+                let flags = if perm.is_some() {
+                    fa_span_flag::FA_SPAN_PATH_RULES.0
+                } else {
+                    0
+                } | if self.obj_rules(&ids) {
+                    fa_span_flag::FA_SPAN_OBJ_RULES.0
+                } else {
+                    0
+                };
                 let span = fa_span {
                     start: images.candidates.len() as u32,
                     count: ids.len() as u32,
-                    // FA_SPAN_PATH_RULES: collect the syscall's path names.
-                    flags: u32::from(perm.is_some()),
+                    // FA_SPAN_PATH_RULES: collect the syscall's path names;
+                    // FA_SPAN_OBJ_RULES: its objects before judging.
+                    flags,
                     path_rules_perm: perm.unwrap_or(0),
                 };
                 images.candidates.extend(ids);

@@ -271,6 +271,20 @@ impl Plan {
         mask
     }
 
+    /// Whether one of rules `ids` tests the syscall's objects (obj_uid,
+    /// obj_gid, inode, devmajor, devminor, filetype, -C with obj_*): only
+    /// then are they gathered before the rules are judged; otherwise only
+    /// for a syscall that will be recorded.
+    pub fn obj_rules(&self, ids: &[u32]) -> bool {
+        use crate::rule::{FIELD_OBJ, FIELD_OBJ_COMPARE};
+        ids.iter().any(|&i| {
+            self.exit_rules[i as usize]
+                .tests
+                .iter()
+                .any(|t| t.field & (FIELD_OBJ | FIELD_OBJ_COMPARE) != 0)
+        })
+    }
+
     /// Candidate rules for syscall `nr` of one ABI, in order: those whose
     /// arch and perm= tests can hold there (the rest cannot match, so
     /// leaving them out changes no decision, and a syscall of an ABI no

@@ -270,6 +270,7 @@ struct fa_rule {
 enum fa_span_flag {
 	FA_SPAN_PATH_RULES = 1,       /* a candidate rule tests path= or dir= */
 	FA_SPAN_URING_OP = 2,         /* uring_spans: the op is audited at all */
+	FA_SPAN_OBJ_RULES = 4,        /* a candidate rule tests the objects (obj_uid, inode, ...) */
 };
 
 /* Where one syscall's candidate rule ids sit in the candidates array
