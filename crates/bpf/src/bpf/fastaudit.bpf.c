@@ -214,12 +214,19 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 	 * for such a task the task rule's (auditctl allows it none). */
 	if (verdict == VERDICT_NEVER)
 		return 0;
-	if (verdict == VERDICT_NONE && !task_rule) {
+	/* task_rule is tested on the path that reads it (Linux 6.1's
+	 * verifier does not carry the test above this far). */
+	__u32 key_rule;
+	if (verdict >= 0)
+		key_rule = (__u32)verdict;
+	else if (task_rule)
+		key_rule = *task_rule;
+	else {
 		if (companion)
 			emit(&s, FA_NO_RULE, companion);
 		return 0;
 	}
-	emit(&s, verdict >= 0 ? (__u32)verdict : *task_rule, companion);
+	emit(&s, key_rule, companion);
 	return 0;
 }
 
@@ -323,6 +330,39 @@ TWICE(ctime_ns_xchg, ctime_xchg)
 TWICE(ctime_xchg_skip, ctime_skip)
 TWICE(inode_set_ctime_to_ts, ctime_set)
 TWICE(task_newtask, task_new)
+
+/* Inode changes where the timestamp tracepoints (Linux 6.13+) are
+ * missing: fentry on the functions that read the clock for an inode's
+ * new ctime. current_time() is also called to check atime on every
+ * read and mtime on every write: a syscall no rule can record stops at
+ * its span, before on_ctime's work. notify_change() calls it before
+ * ->setattr, so chmod/chown's attributes are noted before the change. */
+static __always_inline int ctime_fentry(struct inode *inode)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 nr = current_syscall_nr(task);   /* ~0 outside a syscall (kernel threads) */
+	if (nr >= FA_NR_SYSCALLS)
+		return 0;
+	__u32 key = span_index(nr, current_compat(task));
+	struct fa_span *span = bpf_map_lookup_elem(&spans, &key);
+	if (!span || !span->count)
+		return 0;
+	return on_ctime(inode);
+}
+
+SEC("fentry/current_time")
+int BPF_PROG(fa_fentry_current_time, struct inode *inode)
+{
+	return ctime_fentry(inode);
+}
+
+/* Linux 6.6+ (and backports): sets the ctime itself, where fs/inode.c
+ * may have current_time() inlined. */
+SEC("fentry/inode_set_ctime_current")
+int BPF_PROG(fa_fentry_ctime_current, struct inode *inode)
+{
+	return ctime_fentry(inode);
+}
 TWICE(sched_process_exit, task_exit)
 TWICE(sys_enter, raw_enter)
 TWICE(sched_prepare_exec, exec_prepare)
@@ -339,6 +379,9 @@ SEC("raw_tp/sys_exit") int fa_rtp_raw_exit(__u64 *ctx) { return raw_exit_body(ct
 	SEC("raw_tp/" #tp) int fa_rtp_##name(__u64 *ctx)                 \
 	{ return name##_body(ctx, 0); }
 URING_TWICE(io_uring_submit_req, uring_submit)
+/* Its name before Linux 6.5 (the request is also its first argument). */
+#define uring_submit_sqe_body uring_submit_body
+URING_TWICE(io_uring_submit_sqe, uring_submit_sqe)
 URING_TWICE(io_uring_queue_async_work, uring_queue)
 URING_TWICE(io_uring_poll_arm, uring_poll)
 URING_TWICE(io_uring_complete, uring_complete)
