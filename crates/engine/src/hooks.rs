@@ -2,7 +2,7 @@
 //! that implement them: the list `run` loads and attaches and `--explain`
 //! prints, so both always say the same.
 
-use crate::kinds::Kind;
+use crate::kinds::{Features, InodeSource, Kind, UringSubmit};
 use crate::plan::{Environment, Plan};
 use crate::syscalls;
 use companion::companion_hooks;
@@ -71,6 +71,8 @@ pub enum AttachPoint {
     },
     /// A `syscalls:` tracepoint (`sys_exit_NAME`, `sys_enter_NAME`).
     Syscall { tracepoint: String },
+    /// An fentry program on a kernel function (its section names it).
+    Fentry { function: &'static str },
 }
 
 impl fmt::Display for AttachPoint {
@@ -82,6 +84,7 @@ impl fmt::Display for AttachPoint {
                 tracepoint,
             } => write!(f, "{}/{category}:{tracepoint}", kind.name()),
             AttachPoint::Syscall { tracepoint } => write!(f, "tracepoint/syscalls:{tracepoint}"),
+            AttachPoint::Fentry { function } => write!(f, "fentry/{function}"),
         }
     }
 }
@@ -174,6 +177,22 @@ const INODE: [Twice; 3] = [
     },
 ];
 
+/// The inode hooks where the timestamp tracepoints are missing: fentry
+/// programs (kinds.rs: [`InodeSource::Fentry`]).
+const INODE_FENTRY: [(&str, &str); 2] = [
+    ("fa_fentry_current_time", "current_time"),
+    ("fa_fentry_ctime_current", "inode_set_ctime_current"),
+];
+
+/// The submit tracepoint under its name before Linux 6.5.
+const URING_SUBMIT_SQE: Twice = Twice {
+    tp_btf: "fa_uring_submit_sqe",
+    raw_tp: "fa_rtp_uring_submit_sqe",
+    category: "io_uring",
+    tracepoint: "io_uring_submit_sqe",
+    purpose: "io_uring ops submitted (an issue attempt follows)",
+};
+
 impl Twice {
     fn attach(&self, kind: Kind) -> Attachment {
         Attachment {
@@ -195,17 +214,38 @@ impl Twice {
 /// The programs and attach points for `hooks`, the raw ones as `raw_kind`
 /// programs (tp_btf or raw_tp); `None` when a hook needs a raw kind and
 /// there is none. The raw hooks come first, the per-syscall ones after.
-pub fn attachments(hooks: &[Hook], raw_kind: Option<Kind>) -> Option<Vec<Attachment>> {
+pub fn attachments(
+    hooks: &[Hook],
+    raw_kind: Option<Kind>,
+    features: &Features,
+) -> Option<Vec<Attachment>> {
     let mut raw = Vec::new();
     let (mut exits, mut enters) = (Vec::new(), Vec::new());
+    let uring_ops: Vec<Twice> = match features.uring_submit {
+        UringSubmit::SubmitSqe => std::iter::once(URING_SUBMIT_SQE)
+            .chain(URING_OPS.into_iter().skip(1))
+            .collect(),
+        _ => URING_OPS.into_iter().collect(),
+    };
     for h in hooks {
         let twice: &[Twice] = match h {
             Hook::RawSyscallExit => std::slice::from_ref(&RAW_EXIT),
             Hook::RawSyscallEnter => std::slice::from_ref(&RAW_ENTER),
             Hook::ExecPrepare => std::slice::from_ref(&EXEC_PREPARE),
             Hook::TaskLifecycle => &TASK,
-            Hook::InodeChanges => &INODE,
-            Hook::UringOps => &URING_OPS,
+            Hook::InodeChanges => match features.inode {
+                InodeSource::Fentry { ctime_current } => {
+                    let n = if ctime_current { 2 } else { 1 };
+                    raw.extend(INODE_FENTRY[..n].iter().map(|&(program, function)| Attachment {
+                        program,
+                        point: AttachPoint::Fentry { function },
+                        purpose: "changed inodes (watches, PATH records)".to_string(),
+                    }));
+                    continue;
+                }
+                _ => &INODE,
+            },
+            Hook::UringOps => &uring_ops,
             Hook::UringEnter => {
                 exits.extend(uring_enter_attachments(hooks, &mut enters));
                 continue;
@@ -294,8 +334,13 @@ pub(crate) fn choose(plan: &Plan, env: &Environment) -> Vec<Hook> {
     // Inode changes: watches match them, and they are the objects (PATH
     // records, object fields) of the syscalls that change no fd; without
     // a raw hook kind, names are looked up from user space instead.
+    // Where this kernel has no inode hook, names are looked up from user
+    // space too, and watches are refused (Plan::hook_kind_problem).
     let raw_kind = plan.kinds.tp_btf.usable() || plan.kinds.raw_tp.usable();
-    if !hooks.is_empty() && (!plan.watches.is_empty() || (plan.names_paths() && raw_kind)) {
+    let inode_hooks = !matches!(env.features.inode, InodeSource::Missing(_));
+    if !hooks.is_empty()
+        && (!plan.watches.is_empty() || (plan.names_paths() && raw_kind && inode_hooks))
+    {
         hooks.push(Hook::InodeChanges);
     }
     hooks.extend(uring::uring_hooks(plan));
