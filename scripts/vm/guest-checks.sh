@@ -26,7 +26,7 @@
 # To add a check: a function check_NAME (args after the first colon), that
 # writes its log to stdout/stderr and ends with `result pass|fail|skip REASON`.
 set -uo pipefail
-ROOT=${ROOT:-/work/main}
+ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 OUT=${OUT:-$PWD}
 FASTAUDIT=${FASTAUDIT:-$ROOT/target/release/fastaudit}
 CORPUS=${CORPUS:-/work/shared/corpus/rules}
