@@ -11,6 +11,9 @@
 #   FASTAUDIT   the binary (default target/release/fastaudit)
 #   VM_SHARE    results root, shared with the guests (default /tmp/vm-matrix)
 #   VM_TIMEOUT  per-guest timeout in seconds (default 900)
+#   VM_APPEND   guest kernel command line (default lsm= without AppArmor and TOMOYO: Debian's
+#               kernels start AppArmor, whose subj= labels fastaudit does
+#               not write; the comparisons are about the kernel version)
 # Each check prints CHECK<TAB>pass|fail|skip<TAB>reason; at the end, a table
 # kernel x check. Everything a guest wrote is kept under
 # $VM_SHARE/matrix-DATE/KERNEL/ (checks/*.log, guest.log, vng.log).
@@ -22,6 +25,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 vm=$root/scripts/vm
 if [ "$(id -u)" != 0 ]; then echo "kernel-matrix.sh: run as root" >&2; exit 2; fi
 export VM_SHARE=${VM_SHARE:-/tmp/vm-matrix}
+export VM_APPEND=${VM_APPEND-lsm=lockdown,capability,landlock,yama,bpf}
 FASTAUDIT=${FASTAUDIT:-$root/target/release/fastaudit}
 CHECKS=${CHECKS:-"explain progs start:default start:stig start:ospp start:pci start:cis start:neo23x0"}
 kernels=("$@"); [ ${#kernels[@]} -gt 0 ] || kernels=(bullseye bookworm trixie)

@@ -62,16 +62,14 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     start_trace::mark("settings and rules read");
     // Probing loads BPF programs and reads tracefs: root only (`--explain`
     // works without, with the facts assumed).
-    // A run probes only the kinds a plan can use (fexit is for `--explain`,
-    // and for the inode hooks as fentry where the timestamp tracepoints
-    // are missing), and all of them again to say why none fits.
-    let fentry_needed = !fastaudit_engine::inode_tracepoints();
+    // A run probes only the kinds a plan can use (fexit is for `--explain`:
+    // no plan uses it), and all of them again to say why none fits.
     let probed = |all: bool| {
         let kinds: Vec<Kind> = args
             .hook_kinds
             .iter()
             .copied()
-            .filter(|&k| all || k != Kind::Fexit || fentry_needed)
+            .filter(|&k| all || k != Kind::Fexit)
             .collect();
         let mut env = if nix::unistd::geteuid().is_root() {
             Environment::probe(&kinds)

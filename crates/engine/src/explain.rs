@@ -25,10 +25,10 @@ impl Plan {
         let _ = write!(s, "hook kinds on this kernel:\n{}", self.kinds.describe());
         match &self.features.inode {
             crate::kinds::InodeSource::Tracepoints => {}
-            crate::kinds::InodeSource::Fentry { ctime_current } => {
+            crate::kinds::InodeSource::Kprobes { ctime_current, .. } => {
                 let _ = writeln!(
                     s,
-                    "inode changes on this kernel: fentry on current_time(){} (no timestamp tracepoints, Linux 6.13+)",
+                    "inode changes on this kernel: kprobes on current_time(){} (no timestamp tracepoints, Linux 6.13+)",
                     if *ctime_current { " and inode_set_ctime_current()" } else { "" }
                 );
             }
@@ -37,7 +37,7 @@ impl Plan {
             }
         }
         if self.hooks.contains(&crate::hooks::Hook::InodeChanges)
-            && matches!(self.features.inode, crate::kinds::InodeSource::Fentry { .. })
+            && matches!(self.features.inode, crate::kinds::InodeSource::Kprobes { .. })
         {
             // notify_change() reads the clock (current_time) before
             // ->setattr: the attributes are noted before the change.

@@ -84,6 +84,14 @@ impl Generation {
                     .iter()
                     .any(|a| a.program.starts_with("fa_rtp_")),
             );
+            if let crate::kinds::InodeSource::Kprobes {
+                atime_caller: Some((start, end)),
+                ..
+            } = plan.features.inode
+            {
+                ro.atime_fn_start = start;
+                ro.atime_fn_end = end;
+            }
             ro.generation = number;
         }
         // Maps only the loader writes, at most one entry per watch: sized
@@ -173,7 +181,7 @@ impl Generation {
                     prog.attach()
                         .map_err(bpf(format!("attaching {}{hint}", a.point)))?
                 }
-                AttachPoint::Fentry { .. } => prog
+                AttachPoint::Kprobe { .. } => prog
                     .attach()
                     .map_err(bpf(format!("attaching {}", a.point)))?,
                 AttachPoint::Syscall { tracepoint } => {

@@ -71,8 +71,8 @@ pub enum AttachPoint {
     },
     /// A `syscalls:` tracepoint (`sys_exit_NAME`, `sys_enter_NAME`).
     Syscall { tracepoint: String },
-    /// An fentry program on a kernel function (its section names it).
-    Fentry { function: &'static str },
+    /// A kprobe on a kernel function (its section names it).
+    Kprobe { function: &'static str },
 }
 
 impl fmt::Display for AttachPoint {
@@ -84,7 +84,7 @@ impl fmt::Display for AttachPoint {
                 tracepoint,
             } => write!(f, "{}/{category}:{tracepoint}", kind.name()),
             AttachPoint::Syscall { tracepoint } => write!(f, "tracepoint/syscalls:{tracepoint}"),
-            AttachPoint::Fentry { function } => write!(f, "fentry/{function}"),
+            AttachPoint::Kprobe { function } => write!(f, "kprobe/{function}"),
         }
     }
 }
@@ -177,11 +177,11 @@ const INODE: [Twice; 3] = [
     },
 ];
 
-/// The inode hooks where the timestamp tracepoints are missing: fentry
-/// programs (kinds.rs: [`InodeSource::Fentry`]).
-const INODE_FENTRY: [(&str, &str); 2] = [
-    ("fa_fentry_current_time", "current_time"),
-    ("fa_fentry_ctime_current", "inode_set_ctime_current"),
+/// The inode hooks where the timestamp tracepoints are missing: kprobes
+/// (kinds.rs: [`InodeSource::Kprobes`]).
+const INODE_KPROBES: [(&str, &str); 2] = [
+    ("fa_kprobe_current_time", "current_time"),
+    ("fa_kprobe_ctime_current", "inode_set_ctime_current"),
 ];
 
 /// The submit tracepoint under its name before Linux 6.5.
@@ -234,11 +234,11 @@ pub fn attachments(
             Hook::ExecPrepare => std::slice::from_ref(&EXEC_PREPARE),
             Hook::TaskLifecycle => &TASK,
             Hook::InodeChanges => match features.inode {
-                InodeSource::Fentry { ctime_current } => {
+                InodeSource::Kprobes { ctime_current, .. } => {
                     let n = if ctime_current { 2 } else { 1 };
-                    raw.extend(INODE_FENTRY[..n].iter().map(|&(program, function)| Attachment {
+                    raw.extend(INODE_KPROBES[..n].iter().map(|&(program, function)| Attachment {
                         program,
-                        point: AttachPoint::Fentry { function },
+                        point: AttachPoint::Kprobe { function },
                         purpose: "changed inodes (watches, PATH records)".to_string(),
                     }));
                     continue;
@@ -644,6 +644,93 @@ mod tests {
         .unwrap();
         assert_eq!(p.attachments.len(), 1 + 7, "no raw kind needed");
         assert!(p.hook_kind_problem().is_none());
+    }
+
+    #[test]
+    fn inode_hooks_follow_the_kernel() {
+        use crate::kinds::{Features, InodeSource, UringSubmit};
+        let text = "-w /etc/passwd -p wa\n-a always,exit -F arch=b64 -S chmod\n";
+        let with = |inode: InodeSource| Environment {
+            features: Features {
+                inode,
+                ..Features::default()
+            },
+            ..Environment::default()
+        };
+        let p = plan_in(text, with(InodeSource::Kprobes {
+                ctime_current: true,
+                atime_caller: None,
+            })).unwrap();
+        let shown: Vec<String> = p
+            .attachments
+            .iter()
+            .filter(|a| a.purpose.starts_with("changed inodes"))
+            .map(|a| a.to_string())
+            .collect();
+        assert_eq!(
+            shown,
+            vec![
+                "kprobe/current_time by fa_kprobe_current_time",
+                "kprobe/inode_set_ctime_current by fa_kprobe_ctime_current"
+            ]
+        );
+        assert!(p.hook_kind_problem().is_none());
+        assert!(p
+            .explain()
+            .contains("PATH attributes of changed objects: before the change, as the kernel's"));
+        let p = plan_in(text, with(InodeSource::Kprobes {
+                ctime_current: false,
+                atime_caller: None,
+            })).unwrap();
+        assert_eq!(
+            p.attachments
+                .iter()
+                .filter(|a| a.purpose.starts_with("changed inodes"))
+                .count(),
+            1
+        );
+        // Nowhere to see them: watches are refused by name; names alone
+        // are looked up from user space.
+        let p = plan_in(text, with(InodeSource::Missing("none here".into()))).unwrap();
+        let why = p.hook_kind_problem().expect("refused");
+        assert!(why.contains("none here") && why.contains("t.rules:1"), "{why}");
+        let p = plan_in(
+            "-a always,exit -F arch=b64 -S chmod\n",
+            with(InodeSource::Missing("none here".into())),
+        )
+        .unwrap();
+        assert!(!p.hooks.contains(&Hook::InodeChanges) && p.hook_kind_problem().is_none());
+        // io_uring: the older submit tracepoint, or a refusal by name.
+        let uring = |submit: UringSubmit| Environment {
+            features: Features {
+                uring_submit: submit,
+                ..Features::default()
+            },
+            ..Environment::default()
+        };
+        let p = plan_in("-a always,io_uring -U openat\n", uring(UringSubmit::SubmitSqe)).unwrap();
+        assert!(p
+            .attachments
+            .iter()
+            .any(|a| a.to_string() == "tp_btf/io_uring:io_uring_submit_sqe by fa_uring_submit_sqe"));
+        let p = plan_in(
+            "-a always,io_uring -U openat\n",
+            uring(UringSubmit::Missing("gone".into())),
+        )
+        .unwrap();
+        assert!(p.hook_kind_problem().is_some_and(|w| w.contains("io_uring rules")));
+        // A kernel without the BPF features every plan needs.
+        let old = Environment {
+            features: Features {
+                missing_bpf: vec!["bpf_loop (Linux 5.17)".into()],
+                ..Features::default()
+            },
+            ..Environment::default()
+        };
+        let p = plan_in("-a always,exit -F arch=b64 -S chmod\n", old).unwrap();
+        assert!(p
+            .hook_kind_problem()
+            .is_some_and(|w| w.contains("bpf_loop (Linux 5.17)") && w.contains("Linux 6.1 or later")));
     }
 
     #[test]

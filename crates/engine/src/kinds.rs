@@ -202,7 +202,7 @@ impl HookKinds {
                 // instance (and one verification) per audited syscall
                 // function is needed, and it cannot be tested on the
                 // machines this version was built on, which refuse it.
-                Kind::Fexit => " (zero cost for unaudited syscalls; used only as fentry, for inode changes where the timestamp tracepoints are missing)",
+                Kind::Fexit => " (zero cost for unaudited syscalls; not used by this version)",
                 Kind::Tracepoint => " (native syscalls named by rules)",
                 Kind::TpBtf => " (raw syscall, task and inode hooks)",
                 Kind::RawTp => " (raw syscall, task and inode hooks, when tp_btf is refused)",
@@ -380,13 +380,17 @@ pub enum InodeSource {
     /// The `timestamp:` tracepoints (Linux 6.13+), tp_btf or raw_tp.
     #[default]
     Tracepoints,
-    /// fentry on `current_time()` (and on `inode_set_ctime_current()` where
-    /// the kernel has it): Linux 5.5+ with a function tracer. chmod/chown's
-    /// attributes are then seen before the change (notify_change reads the
-    /// clock before ->setattr), as the kernel's PATH records have them.
-    Fentry {
+    /// kprobes on `current_time()` (and on `inode_set_ctime_current()`
+    /// where the kernel has it; fentry refuses both, which return a
+    /// struct). chmod/chown's attributes are then seen before the change
+    /// (notify_change reads the clock before ->setattr), as the kernel's
+    /// PATH records have them.
+    Kprobes {
         /// `inode_set_ctime_current()` exists (Linux 6.6+, and backports).
         ctime_current: bool,
+        /// Where `atime_needs_update()` lies in the kernel's text (from
+        /// /proc/kallsyms): its calls of current_time() only check atime.
+        atime_caller: Option<(u64, u64)>,
     },
     /// Neither: why.
     Missing(String),
@@ -542,30 +546,25 @@ impl Drop for KernelBtf {
 impl Features {
     /// This kernel's features (root needed for the BPF probes). The
     /// kernel's BTF is read only where a tracepoint the object prefers is
-    /// missing. `fentry` says whether fentry/fexit programs load here
-    /// (asked only when the timestamp tracepoints are missing).
-    pub fn probe(fentry: impl FnOnce() -> Probe) -> Features {
+    /// missing.
+    pub fn probe() -> Features {
         let cell = std::cell::OnceCell::new();
         let btf = || cell.get_or_init(KernelBtf::load).as_ref();
         let inode = if inode_tracepoints() {
             InodeSource::Tracepoints
+        } else if !Path::new("/sys/bus/event_source/devices/kprobe/type").exists() {
+            InodeSource::Missing(
+                "no timestamp tracepoints (Linux 6.13+), and no kprobes (CONFIG_KPROBES)".into(),
+            )
         } else {
-            let none = "no timestamp tracepoints (Linux 6.13+)";
-            match fentry() {
-                Probe::Works | Probe::Assumed => match btf() {
-                    Some(b) if b.has_func("current_time") => InodeSource::Fentry {
-                        ctime_current: b.has_func("inode_set_ctime_current"),
-                    },
-                    _ => InodeSource::Missing(format!(
-                        "{none}, and no current_time() in the kernel's BTF for fentry"
-                    )),
+            match btf() {
+                Some(b) if b.has_func("current_time") => InodeSource::Kprobes {
+                    ctime_current: b.has_func("inode_set_ctime_current"),
+                    atime_caller: kernel_function_range("atime_needs_update"),
                 },
-                Probe::Refused(why) => {
-                    InodeSource::Missing(format!("{none}, and fentry is refused: {why}"))
-                }
-                Probe::Excluded => InodeSource::Missing(format!(
-                    "{none}, and fentry/fexit is excluded by --hook-kinds"
-                )),
+                _ => InodeSource::Missing(
+                    "no timestamp tracepoints (Linux 6.13+), and no current_time() in the kernel's BTF for a kprobe".into(),
+                ),
             }
         };
         let uring_submit = if tracepoint_exists("io_uring", "io_uring_submit_req") {
@@ -620,8 +619,34 @@ pub(crate) fn uring_complete_res_arg() -> bool {
 }
 
 /// Whether this kernel has the inode timestamp tracepoints (Linux 6.13+);
-/// without them the inode hooks are fentry programs, and a run probes
-/// the fentry/fexit kind too.
+/// without them the inode hooks are kprobes.
 pub fn inode_tracepoints() -> bool {
     tracepoint_exists("timestamp", "inode_set_ctime_to_ts")
+}
+
+/// Where kernel function `name` lies in the kernel's text: its address and
+/// the next symbol's, from /proc/kallsyms (root sees the addresses).
+fn kernel_function_range(name: &str) -> Option<(u64, u64)> {
+    let text = std::fs::read_to_string("/proc/kallsyms").ok()?;
+    let mut addrs: Vec<u64> = Vec::new();
+    let mut start = None;
+    for line in text.lines() {
+        let mut f = line.split_whitespace();
+        let (Some(a), Some(kind), Some(sym)) = (f.next(), f.next(), f.next()) else {
+            continue;
+        };
+        if !matches!(kind, "t" | "T") || f.next().is_some() {
+            continue; // module symbols carry a [module] field
+        }
+        let Ok(a) = u64::from_str_radix(a, 16) else {
+            continue;
+        };
+        if sym == name {
+            start = Some(a);
+        }
+        addrs.push(a);
+    }
+    let start = start.filter(|&a| a != 0)?;
+    let end = addrs.into_iter().filter(|&a| a > start).min()?;
+    Some((start, end))
 }

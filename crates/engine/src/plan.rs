@@ -11,7 +11,7 @@
 //! record).
 
 use crate::hooks::{self, Attachment, Hook};
-use crate::kinds::{Features, HookKinds, InodeSource, Probe, UringSubmit};
+use crate::kinds::{Features, HookKinds, InodeSource, UringSubmit};
 use crate::rule::{arch_allows, compile_rule, RulePaths};
 pub use crate::rule::{CompileError, CompiledRule, Test, Watch, FIELD_NEVER};
 use fastaudit_rules::abi::{arch, field, list, op};
@@ -87,12 +87,7 @@ impl Environment {
     /// `allowed` and the syscall tracepoints.
     pub fn probe(allowed: &[crate::Kind]) -> Environment {
         let kinds = HookKinds::probe(allowed);
-        // fentry is a fallback for the inode hooks only: probed (as fexit)
-        // only where the timestamp tracepoints are missing.
-        let features = Features::probe(|| match &kinds.fexit {
-            Probe::Excluded => crate::kinds::Probe::Excluded,
-            p => p.clone(),
-        });
+        let features = Features::probe();
         // Read (and tracefs mounted) only where per-syscall tracepoints may be used.
         let syscall_tracepoints = kinds
             .tracepoint

@@ -366,12 +366,24 @@ TWICE(task_newtask, task_new)
 /* Inode changes where the timestamp tracepoints (Linux 6.13+) are
  * missing: kprobes on the functions that read the clock for an inode's
  * new ctime (fentry refuses them: they return a struct). current_time()
- * is also called to check atime on every read and mtime on every write:
- * a syscall no rule can record stops at its span, before on_ctime's
- * work. notify_change() calls it before ->setattr, so chmod/chown's
+ * is also called to check atime on every read (left at once, by its
+ * caller) and mtime on every write: a syscall no rule can record stops
+ * at its span, before on_ctime's work. notify_change() calls it before ->setattr, so chmod/chown's
  * attributes are noted before the change. */
-static __always_inline int ctime_kprobe(struct inode *inode)
+/* Where atime_needs_update() lies in the kernel's text (0: unknown): its
+ * calls of current_time() check atime on reads and change no ctime. */
+const volatile __u64 atime_fn_start = 0;
+const volatile __u64 atime_fn_end = 0;
+
+static __always_inline int ctime_kprobe(struct pt_regs *ctx, struct inode *inode)
 {
+	/* At a function's entry the stack's top is the return address. */
+	if (atime_fn_end) {
+		__u64 caller = 0;
+		bpf_probe_read_kernel(&caller, sizeof(caller), (void *)PT_REGS_SP(ctx));
+		if (caller >= atime_fn_start && caller < atime_fn_end)
+			return 0;
+	}
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 nr = current_syscall_nr(task);   /* ~0 outside a syscall (kernel threads) */
 	if (nr >= FA_NR_SYSCALLS)
@@ -386,7 +398,7 @@ static __always_inline int ctime_kprobe(struct inode *inode)
 SEC("kprobe/current_time")
 int BPF_KPROBE(fa_kprobe_current_time, struct inode *inode)
 {
-	return ctime_kprobe(inode);
+	return ctime_kprobe(ctx, inode);
 }
 
 /* Linux 6.6+ (and backports): sets the ctime itself, where fs/inode.c
@@ -394,7 +406,7 @@ int BPF_KPROBE(fa_kprobe_current_time, struct inode *inode)
 SEC("kprobe/inode_set_ctime_current")
 int BPF_KPROBE(fa_kprobe_ctime_current, struct inode *inode)
 {
-	return ctime_kprobe(inode);
+	return ctime_kprobe(ctx, inode);
 }
 TWICE(sched_process_exit, task_exit)
 TWICE(sys_enter, raw_enter)
