@@ -179,9 +179,20 @@ const INODE: [Twice; 3] = [
 
 /// The inode hooks where the timestamp tracepoints are missing: kprobes
 /// (kinds.rs: [`InodeSource::Kprobes`]).
-const INODE_KPROBES: [(&str, &str); 2] = [
+/// The first takes every clock read for a new ctime, the second (where it
+/// exists) the ones fs/inode.c may have inlined; the VFS directory
+/// operations give the directories whose entries change.
+const INODE_KPROBES: [(&str, &str); 10] = [
     ("fa_kprobe_current_time", "current_time"),
     ("fa_kprobe_ctime_current", "inode_set_ctime_current"),
+    ("fa_kprobe_vfs_create", "vfs_create"),
+    ("fa_kprobe_vfs_mkdir", "vfs_mkdir"),
+    ("fa_kprobe_vfs_mknod", "vfs_mknod"),
+    ("fa_kprobe_vfs_symlink", "vfs_symlink"),
+    ("fa_kprobe_vfs_unlink", "vfs_unlink"),
+    ("fa_kprobe_vfs_rmdir", "vfs_rmdir"),
+    ("fa_kprobe_vfs_link", "vfs_link"),
+    ("fa_kprobe_vfs_rename", "vfs_rename"),
 ];
 
 /// The submit tracepoint under its name before Linux 6.5.
@@ -235,8 +246,8 @@ pub fn attachments(
             Hook::TaskLifecycle => &TASK,
             Hook::InodeChanges => match features.inode {
                 InodeSource::Kprobes { ctime_current, .. } => {
-                    let n = if ctime_current { 2 } else { 1 };
-                    raw.extend(INODE_KPROBES[..n].iter().map(|&(program, function)| Attachment {
+                    let wanted = |f: &&(&str, &str)| ctime_current || f.1 != "inode_set_ctime_current";
+                    raw.extend(INODE_KPROBES.iter().filter(wanted).map(|&(program, function)| Attachment {
                         program,
                         point: AttachPoint::Kprobe { function },
                         purpose: "changed inodes (watches, PATH records)".to_string(),
@@ -668,12 +679,14 @@ mod tests {
             .map(|a| a.to_string())
             .collect();
         assert_eq!(
-            shown,
-            vec![
+            shown[..3],
+            [
                 "kprobe/current_time by fa_kprobe_current_time",
-                "kprobe/inode_set_ctime_current by fa_kprobe_ctime_current"
+                "kprobe/inode_set_ctime_current by fa_kprobe_ctime_current",
+                "kprobe/vfs_create by fa_kprobe_vfs_create"
             ]
         );
+        assert_eq!(shown.len(), 10);
         assert!(p.hook_kind_problem().is_none());
         assert!(p
             .explain()
@@ -687,7 +700,7 @@ mod tests {
                 .iter()
                 .filter(|a| a.purpose.starts_with("changed inodes"))
                 .count(),
-            1
+            9
         );
         // Nowhere to see them: watches are refused by name; names alone
         // are looked up from user space.

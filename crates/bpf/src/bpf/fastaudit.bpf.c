@@ -375,15 +375,8 @@ TWICE(task_newtask, task_new)
 const volatile __u64 atime_fn_start = 0;
 const volatile __u64 atime_fn_end = 0;
 
-static __always_inline int ctime_kprobe(struct pt_regs *ctx, struct inode *inode)
+static __always_inline int inode_kprobe(struct inode *inode)
 {
-	/* At a function's entry the stack's top is the return address. */
-	if (atime_fn_end) {
-		__u64 caller = 0;
-		bpf_probe_read_kernel(&caller, sizeof(caller), (void *)PT_REGS_SP(ctx));
-		if (caller >= atime_fn_start && caller < atime_fn_end)
-			return 0;
-	}
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 nr = current_syscall_nr(task);   /* ~0 outside a syscall (kernel threads) */
 	if (nr >= FA_NR_SYSCALLS)
@@ -393,6 +386,18 @@ static __always_inline int ctime_kprobe(struct pt_regs *ctx, struct inode *inode
 	if (!span || !span->count)
 		return 0;
 	return on_ctime(inode);
+}
+
+static __always_inline int ctime_kprobe(struct pt_regs *ctx, struct inode *inode)
+{
+	/* At a function's entry the stack's top is the return address. */
+	if (atime_fn_end) {
+		__u64 caller = 0;
+		bpf_probe_read_kernel(&caller, sizeof(caller), (void *)PT_REGS_SP(ctx));
+		if (caller >= atime_fn_start && caller < atime_fn_end)
+			return 0;
+	}
+	return inode_kprobe(inode);
 }
 
 SEC("kprobe/current_time")
@@ -407,6 +412,37 @@ SEC("kprobe/inode_set_ctime_current")
 int BPF_KPROBE(fa_kprobe_ctime_current, struct inode *inode)
 {
 	return ctime_kprobe(ctx, inode);
+}
+
+/* The directory whose entries change: its ctime is set without a clock
+ * read of its own (the victim's time is copied, or inode_set_ctime_to_ts,
+ * a tracepoint only since 6.13), so it is taken where the VFS changes its
+ * entries (open's O_CREAT directory comes from the open's file). */
+#define DIR_KPROBE(fn, ...)                                              \
+	SEC("kprobe/" #fn) int BPF_KPROBE(fa_kprobe_##fn, __VA_ARGS__)   \
+	{ return inode_kprobe(dir); }
+DIR_KPROBE(vfs_create, void *idmap, struct inode *dir)
+DIR_KPROBE(vfs_mkdir, void *idmap, struct inode *dir)
+DIR_KPROBE(vfs_mknod, void *idmap, struct inode *dir)
+DIR_KPROBE(vfs_symlink, void *idmap, struct inode *dir)
+DIR_KPROBE(vfs_unlink, void *idmap, struct inode *dir)
+DIR_KPROBE(vfs_rmdir, void *idmap, struct inode *dir)
+DIR_KPROBE(vfs_link, struct dentry *old, void *idmap, struct inode *dir)
+
+/* struct renamedata before it named the parents' dentries (6.1-6.12). */
+struct renamedata___dirs {
+	struct inode *old_dir;
+	struct inode *new_dir;
+} __attribute__((preserve_access_index));
+
+SEC("kprobe/vfs_rename")
+int BPF_KPROBE(fa_kprobe_vfs_rename, struct renamedata___dirs *rd)
+{
+	struct inode *from = BPF_CORE_READ(rd, old_dir), *to = BPF_CORE_READ(rd, new_dir);
+	inode_kprobe(from);
+	if (to != from)
+		inode_kprobe(to);
+	return 0;
 }
 TWICE(sched_process_exit, task_exit)
 TWICE(sys_enter, raw_enter)
