@@ -5,12 +5,18 @@
 # Usage: scripts/kernel-matrix.sh [KERNEL...]
 #   KERNEL: bullseye|bookworm|trixie or 5.10|6.1|6.12 (default: all three)
 # Environment:
-#   CHECKS      space-separated checks (default below; see
+#   CHECKS      space-separated checks (default below: start-up on every
+#               rule set, then the differential tests against the kernel's
+#               own audit, whose binaries `cargo test --no-run` must have
+#               built in this checkout; see
 #               scripts/vm/guest-checks.sh for the kinds: start:SET, explain,
 #               progs, test:BIN:NAME, cmd:NAME)
 #   FASTAUDIT   the binary (default target/release/fastaudit)
 #   VM_SHARE    results root, shared with the guests (default /tmp/vm-matrix)
 #   VM_TIMEOUT  per-guest timeout in seconds (default 900)
+#   VM_APPEND   guest kernel command line (default lsm= without AppArmor and TOMOYO: Debian's
+#               kernels start AppArmor, whose subj= labels fastaudit does
+#               not write; the comparisons are about the kernel version)
 # Each check prints CHECK<TAB>pass|fail|skip<TAB>reason; at the end, a table
 # kernel x check. Everything a guest wrote is kept under
 # $VM_SHARE/matrix-DATE/KERNEL/ (checks/*.log, guest.log, vng.log).
@@ -22,11 +28,28 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 vm=$root/scripts/vm
 if [ "$(id -u)" != 0 ]; then echo "kernel-matrix.sh: run as root" >&2; exit 2; fi
 export VM_SHARE=${VM_SHARE:-/tmp/vm-matrix}
+export VM_APPEND=${VM_APPEND-lsm=lockdown,capability,landlock,yama,bpf}
 FASTAUDIT=${FASTAUDIT:-$root/target/release/fastaudit}
-CHECKS=${CHECKS:-"explain progs start:default start:stig start:ospp start:pci start:cis start:neo23x0"}
+DIFFERENTIAL="test:differential:basic_success_and_failure test:differential:file_and_directory_watches
+ test:differential_paths:attribute_changes_that_keep_the_attributes test:differential_paths:creates_deletes_links_renames_and_symlinks
+ test:differential_paths:exec_of_binaries_and_a_script test:differential_paths:failed_lookups_and_refused_objects
+ test:differential_paths:relative_paths_and_dirfd test:differential_paths:watched_file_deleted_and_recreated
+ test:uring_differential:inline_ops_and_their_io_uring_enter test:uring_differential:forced_async_ops_run_by_io_wq
+ test:uring_differential:sqpoll_ops test:uring_differential:first_match_never_rules_fields_and_skipped_ops
+ test:uring_differential:credentials_of_an_unprivileged_submitter
+ test:uring_differential:skipped_ops_are_audited_only_when_asked_and_ausearch_reads_them
+ test:daemon:kernel_and_user_records_match_auditd_and_the_kernel_is_put_back"
+CHECKS=$(echo ${CHECKS:-"explain progs start:default start:stig start:ospp start:pci start:cis start:neo23x0 $DIFFERENTIAL"})
 kernels=("$@"); [ ${#kernels[@]} -gt 0 ] || kernels=(bullseye bookworm trixie)
 
 [ -x "$FASTAUDIT" ] || { echo "kernel-matrix.sh: no $FASTAUDIT (cargo build --release first)" >&2; exit 2; }
+case " $CHECKS" in *" test:"*)
+  ls "$root"/target/debug/deps/differential-* >/dev/null 2>&1 ||
+    echo "kernel-matrix.sh: no test binaries under $root/target/debug/deps (cargo test --no-run first): test checks will skip" >&2
+  # The io_uring tests run fastaudit-bench, which the guests cannot build.
+  (cd "$root" && cargo build --locked -q -p fastaudit-bench --bin fastaudit-bench) ||
+    echo "kernel-matrix.sh: fastaudit-bench not built: the io_uring tests will fail" >&2 ;;
+esac
 mkdir -p "$VM_SHARE"
 # The BPF object and progprobe, for the `progs` check (best effort).
 python3 "$vm/extract-bpf-object.py" "$VM_SHARE/fastaudit.bpf.o" 2>/dev/null || echo "kernel-matrix.sh: no BPF object extracted (progs check will skip)" >&2
@@ -71,4 +94,13 @@ echo "=== kernel x check ($run)"
   done
   printf 'boot+checks (s)'; for n in "${names[@]}"; do printf '\t%s' "${times[$n]}"; done; echo
 } | column -t -s $'\t' | tee "$run/table.txt"
+# Why each check that did not pass did not, per kernel.
+{
+  echo
+  echo "=== reasons (fail/skip)"
+  for n in "${names[@]}"; do
+    rel=${n%% *}
+    awk -F'\t' -v k="$n" '$2!="pass"{printf "%s\t%s\t%s\t%s\n", k, $1, $2, $3}' "$run/$rel/checks/results.tsv" 2>/dev/null
+  done
+} | tee -a "$run/table.txt"
 exit $status

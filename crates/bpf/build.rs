@@ -1,6 +1,9 @@
-//! Build the BPF object and its Rust skeleton. vmlinux.h comes from the
-//! build machine's kernel BTF through bpftool; CO-RE relocations make the
-//! object run on other kernels with BTF. The kernel ABI numbers the BPF
+//! Build the BPF object and its Rust skeleton. vmlinux.h is committed
+//! (src/bpf/vmlinux/vmlinux.h: `bpftool btf dump file
+//! /sys/kernel/btf/vmlinux format c` of an x86_64 Linux 6.18), not read
+//! from the build machine's kernel, so the object is the same wherever it
+//! is built; CO-RE relocations make it run on other kernels with BTF, as
+//! libbpf-tools does. The kernel ABI numbers the BPF
 //! code needs (audit field codes, operators, permission bits, errnos,
 //! syscall numbers) are generated into `audit_abi.h` from the rules
 //! crate's tables, so C and Rust read them from one definition.
@@ -10,36 +13,27 @@ use fastaudit_rules::tables::{errnos, Machine, COMPARISONS};
 use libbpf_cargo::SkeletonBuilder;
 use std::fmt::Write;
 use std::path::PathBuf;
-use std::process::Command;
 
 /// Syscall numbers below this are looked up (FA_NR_SYSCALLS in fastaudit.h).
 const SYSCALL_SCAN: u32 = 2048;
 
 fn main() {
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
-    let btf = "/sys/kernel/btf/vmlinux";
-    let dump = Command::new("bpftool")
-        .args(["btf", "dump", "file", btf, "format", "c"])
-        .output()
-        .unwrap_or_else(|e| {
-            panic!("bpftool (apt-get install bpftool) is needed to read {btf}: {e}")
-        });
-    assert!(
-        dump.status.success(),
-        "bpftool btf dump {btf} failed: {}",
-        String::from_utf8_lossy(&dump.stderr)
-    );
-    std::fs::write(out.join("vmlinux.h"), &dump.stdout).expect("write vmlinux.h");
     std::fs::write(out.join("audit_abi.h"), audit_abi_header()).expect("write audit_abi.h");
 
     let dir = "src/bpf";
     let src = format!("{dir}/fastaudit.bpf.c");
     SkeletonBuilder::new()
         .source(&src)
-        .clang_args([format!("-I{}", out.display()), "-Wall".to_string()])
+        .clang_args([
+            format!("-I{}", out.display()),
+            format!("-I{dir}/vmlinux"),
+            "-Wall".to_string(),
+        ])
         .build_and_generate(out.join("fastaudit.skel.rs"))
         .expect("compile src/bpf/fastaudit.bpf.c (needs clang)");
     println!("cargo:rerun-if-changed={dir}");
+    println!("cargo:rerun-if-changed={dir}/vmlinux/vmlinux.h");
     for entry in std::fs::read_dir(dir).expect("read src/bpf") {
         let path = entry.expect("read src/bpf").path();
         println!("cargo:rerun-if-changed={}", path.display());

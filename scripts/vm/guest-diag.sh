@@ -10,7 +10,7 @@
 # boot/config-VERSION; /var/cache is not visible in the guest).
 # Env: FASTAUDIT (binary), RULESETS (space-separated NAME=PATH), BPF_OBJ, PROGPROBE.
 set -uo pipefail
-ROOT=${ROOT:-/work/main}
+ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 OUT=${OUT:-$PWD}
 FASTAUDIT=${FASTAUDIT:-$ROOT/target/release/fastaudit}
 BPF_OBJ=${BPF_OBJ:-/tmp/vm-matrix/fastaudit.bpf.o}

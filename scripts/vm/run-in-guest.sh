@@ -18,6 +18,7 @@
 #                /var/tmp (writes there vanish with the guest).
 #   VM_TIMEOUT   seconds before the guest is killed (default 900)
 #   VM_MEMORY    guest memory (default 3G); VM_CPUS (default 2)
+#   VM_APPEND    extra kernel command line (e.g. apparmor=0)
 #   VM_VERBOSE=1 show the guest console (vng -v) on stderr
 #   VM_PASS_ENV  extended regex of environment variable names passed to the
 #                guest script (default: fastaudit's and the checks' own:
@@ -72,6 +73,7 @@ chmod +x "$OUT/.guest-init.sh"
 
 vng_args=(-r "$vmlinuz" --disable-kvm --force-9p --memory "${VM_MEMORY:-3G}" --cpus "${VM_CPUS:-2}"
   --rwdir "$VM_SHARE" --exec "$OUT/.guest-init.sh")
+[ -n "${VM_APPEND:-}" ] && vng_args+=(--append "$VM_APPEND")
 [ "${VM_VERBOSE:-0}" = 1 ] && vng_args=(-v "${vng_args[@]}")
 
 start=$(date +%s.%N)

@@ -23,7 +23,29 @@ impl Plan {
             }
         }
         let _ = write!(s, "hook kinds on this kernel:\n{}", self.kinds.describe());
-        if self.names_paths() || !self.watches.is_empty() {
+        match &self.features.inode {
+            crate::kinds::InodeSource::Tracepoints => {}
+            crate::kinds::InodeSource::Kprobes { ctime_current, .. } => {
+                let _ = writeln!(
+                    s,
+                    "inode changes on this kernel: kprobes on current_time(){} (no timestamp tracepoints, Linux 6.13+)",
+                    if *ctime_current { " and inode_set_ctime_current()" } else { "" }
+                );
+            }
+            crate::kinds::InodeSource::Missing(why) => {
+                let _ = writeln!(s, "inode changes on this kernel: not seen ({why}); PATH records name changed objects from user space");
+            }
+        }
+        if self.hooks.contains(&crate::hooks::Hook::InodeChanges)
+            && matches!(self.features.inode, crate::kinds::InodeSource::Kprobes { .. })
+        {
+            // notify_change() reads the clock (current_time) before
+            // ->setattr: the attributes are noted before the change.
+            let _ = writeln!(
+                s,
+                "PATH attributes of changed objects: before the change, as the kernel's (chmod's mode, chown's ouid/ogid as its lookup found them)"
+            );
+        } else if self.names_paths() || !self.watches.is_empty() {
             // BPF sees a changed inode only as it changes (its ctime),
             // after chmod/chown set the new values: docs/differences.md.
             let _ = writeln!(

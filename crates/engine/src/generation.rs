@@ -68,6 +68,14 @@ impl Generation {
             ro.companion_with_context = u32::from(options.companion_with_context);
             ro.have_uring = u32::from(r.have_uring);
             ro.uring_enter_rules = u32::from(r.uring_enter_rules);
+            // Read from the kernel's BTF only for io_uring plans.
+            ro.uring_complete_res_arg = u32::from(
+                r.have_uring
+                    && plan
+                        .features
+                        .uring_complete_res_arg
+                        .unwrap_or_else(crate::kinds::uring_complete_res_arg),
+            );
             ro.have_signal_rules = u32::from(r.have_signal_rules);
             // raw_tp programs may not call the task lookup kfunc.
             ro.task_lookup = u32::from(
@@ -76,6 +84,14 @@ impl Generation {
                     .iter()
                     .any(|a| a.program.starts_with("fa_rtp_")),
             );
+            if let crate::kinds::InodeSource::Kprobes {
+                atime_caller: Some((start, end)),
+                ..
+            } = plan.features.inode
+            {
+                ro.atime_fn_start = start;
+                ro.atime_fn_end = end;
+            }
             ro.generation = number;
         }
         // Maps only the loader writes, at most one entry per watch: sized
@@ -158,13 +174,16 @@ impl Generation {
             let link = match &a.point {
                 AttachPoint::Raw { category, .. } => {
                     let hint = if *category == "timestamp" {
-                        " (file watches need the inode timestamp tracepoints of Linux 6.13 or later)"
+                        " (the inode timestamp tracepoints of Linux 6.13 or later)"
                     } else {
                         ""
                     };
                     prog.attach()
                         .map_err(bpf(format!("attaching {}{hint}", a.point)))?
                 }
+                AttachPoint::Kprobe { .. } => prog
+                    .attach()
+                    .map_err(bpf(format!("attaching {}", a.point)))?,
                 AttachPoint::Syscall { tracepoint } => {
                     // libbpf finds tracepoint ids in tracefs: mount it if absent.
                     crate::kinds::syscall_tracepoints();

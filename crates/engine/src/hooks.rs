@@ -2,7 +2,7 @@
 //! that implement them: the list `run` loads and attaches and `--explain`
 //! prints, so both always say the same.
 
-use crate::kinds::Kind;
+use crate::kinds::{Features, InodeSource, Kind, UringSubmit};
 use crate::plan::{Environment, Plan};
 use crate::syscalls;
 use companion::companion_hooks;
@@ -71,6 +71,8 @@ pub enum AttachPoint {
     },
     /// A `syscalls:` tracepoint (`sys_exit_NAME`, `sys_enter_NAME`).
     Syscall { tracepoint: String },
+    /// A kprobe on a kernel function (its section names it).
+    Kprobe { function: &'static str },
 }
 
 impl fmt::Display for AttachPoint {
@@ -82,6 +84,7 @@ impl fmt::Display for AttachPoint {
                 tracepoint,
             } => write!(f, "{}/{category}:{tracepoint}", kind.name()),
             AttachPoint::Syscall { tracepoint } => write!(f, "tracepoint/syscalls:{tracepoint}"),
+            AttachPoint::Kprobe { function } => write!(f, "kprobe/{function}"),
         }
     }
 }
@@ -174,6 +177,33 @@ const INODE: [Twice; 3] = [
     },
 ];
 
+/// The inode hooks where the timestamp tracepoints are missing: kprobes
+/// (kinds.rs: [`InodeSource::Kprobes`]).
+/// The first takes every clock read for a new ctime, the second (where it
+/// exists) the ones fs/inode.c may have inlined; the VFS directory
+/// operations give the directories whose entries change.
+const INODE_KPROBES: [(&str, &str); 10] = [
+    ("fa_kprobe_current_time", "current_time"),
+    ("fa_kprobe_ctime_current", "inode_set_ctime_current"),
+    ("fa_kprobe_vfs_create", "vfs_create"),
+    ("fa_kprobe_vfs_mkdir", "vfs_mkdir"),
+    ("fa_kprobe_vfs_mknod", "vfs_mknod"),
+    ("fa_kprobe_vfs_symlink", "vfs_symlink"),
+    ("fa_kprobe_vfs_unlink", "vfs_unlink"),
+    ("fa_kprobe_vfs_rmdir", "vfs_rmdir"),
+    ("fa_kprobe_vfs_link", "vfs_link"),
+    ("fa_kprobe_vfs_rename", "vfs_rename"),
+];
+
+/// The submit tracepoint under its name before Linux 6.5.
+const URING_SUBMIT_SQE: Twice = Twice {
+    tp_btf: "fa_uring_submit_sqe",
+    raw_tp: "fa_rtp_uring_submit_sqe",
+    category: "io_uring",
+    tracepoint: "io_uring_submit_sqe",
+    purpose: "io_uring ops submitted (an issue attempt follows)",
+};
+
 impl Twice {
     fn attach(&self, kind: Kind) -> Attachment {
         Attachment {
@@ -195,17 +225,38 @@ impl Twice {
 /// The programs and attach points for `hooks`, the raw ones as `raw_kind`
 /// programs (tp_btf or raw_tp); `None` when a hook needs a raw kind and
 /// there is none. The raw hooks come first, the per-syscall ones after.
-pub fn attachments(hooks: &[Hook], raw_kind: Option<Kind>) -> Option<Vec<Attachment>> {
+pub fn attachments(
+    hooks: &[Hook],
+    raw_kind: Option<Kind>,
+    features: &Features,
+) -> Option<Vec<Attachment>> {
     let mut raw = Vec::new();
     let (mut exits, mut enters) = (Vec::new(), Vec::new());
+    let uring_ops: Vec<Twice> = match features.uring_submit {
+        UringSubmit::SubmitSqe => std::iter::once(URING_SUBMIT_SQE)
+            .chain(URING_OPS.into_iter().skip(1))
+            .collect(),
+        _ => URING_OPS.into_iter().collect(),
+    };
     for h in hooks {
         let twice: &[Twice] = match h {
             Hook::RawSyscallExit => std::slice::from_ref(&RAW_EXIT),
             Hook::RawSyscallEnter => std::slice::from_ref(&RAW_ENTER),
             Hook::ExecPrepare => std::slice::from_ref(&EXEC_PREPARE),
             Hook::TaskLifecycle => &TASK,
-            Hook::InodeChanges => &INODE,
-            Hook::UringOps => &URING_OPS,
+            Hook::InodeChanges => match features.inode {
+                InodeSource::Kprobes { ctime_current, .. } => {
+                    let wanted = |f: &&(&str, &str)| ctime_current || f.1 != "inode_set_ctime_current";
+                    raw.extend(INODE_KPROBES.iter().filter(wanted).map(|&(program, function)| Attachment {
+                        program,
+                        point: AttachPoint::Kprobe { function },
+                        purpose: "changed inodes (watches, PATH records)".to_string(),
+                    }));
+                    continue;
+                }
+                _ => &INODE,
+            },
+            Hook::UringOps => &uring_ops,
             Hook::UringEnter => {
                 exits.extend(uring_enter_attachments(hooks, &mut enters));
                 continue;
@@ -294,8 +345,13 @@ pub(crate) fn choose(plan: &Plan, env: &Environment) -> Vec<Hook> {
     // Inode changes: watches match them, and they are the objects (PATH
     // records, object fields) of the syscalls that change no fd; without
     // a raw hook kind, names are looked up from user space instead.
+    // Where this kernel has no inode hook, names are looked up from user
+    // space too, and watches are refused (Plan::hook_kind_problem).
     let raw_kind = plan.kinds.tp_btf.usable() || plan.kinds.raw_tp.usable();
-    if !hooks.is_empty() && (!plan.watches.is_empty() || (plan.names_paths() && raw_kind)) {
+    let inode_hooks = !matches!(env.features.inode, InodeSource::Missing(_));
+    if !hooks.is_empty()
+        && (!plan.watches.is_empty() || (plan.names_paths() && raw_kind && inode_hooks))
+    {
         hooks.push(Hook::InodeChanges);
     }
     hooks.extend(uring::uring_hooks(plan));
@@ -599,6 +655,95 @@ mod tests {
         .unwrap();
         assert_eq!(p.attachments.len(), 1 + 7, "no raw kind needed");
         assert!(p.hook_kind_problem().is_none());
+    }
+
+    #[test]
+    fn inode_hooks_follow_the_kernel() {
+        use crate::kinds::{Features, InodeSource, UringSubmit};
+        let text = "-w /etc/passwd -p wa\n-a always,exit -F arch=b64 -S chmod\n";
+        let with = |inode: InodeSource| Environment {
+            features: Features {
+                inode,
+                ..Features::default()
+            },
+            ..Environment::default()
+        };
+        let p = plan_in(text, with(InodeSource::Kprobes {
+                ctime_current: true,
+                atime_caller: None,
+            })).unwrap();
+        let shown: Vec<String> = p
+            .attachments
+            .iter()
+            .filter(|a| a.purpose.starts_with("changed inodes"))
+            .map(|a| a.to_string())
+            .collect();
+        assert_eq!(
+            shown[..3],
+            [
+                "kprobe/current_time by fa_kprobe_current_time",
+                "kprobe/inode_set_ctime_current by fa_kprobe_ctime_current",
+                "kprobe/vfs_create by fa_kprobe_vfs_create"
+            ]
+        );
+        assert_eq!(shown.len(), 10);
+        assert!(p.hook_kind_problem().is_none());
+        assert!(p
+            .explain()
+            .contains("PATH attributes of changed objects: before the change, as the kernel's"));
+        let p = plan_in(text, with(InodeSource::Kprobes {
+                ctime_current: false,
+                atime_caller: None,
+            })).unwrap();
+        assert_eq!(
+            p.attachments
+                .iter()
+                .filter(|a| a.purpose.starts_with("changed inodes"))
+                .count(),
+            9
+        );
+        // Nowhere to see them: watches are refused by name; names alone
+        // are looked up from user space.
+        let p = plan_in(text, with(InodeSource::Missing("none here".into()))).unwrap();
+        let why = p.hook_kind_problem().expect("refused");
+        assert!(why.contains("none here") && why.contains("t.rules:1"), "{why}");
+        let p = plan_in(
+            "-a always,exit -F arch=b64 -S chmod\n",
+            with(InodeSource::Missing("none here".into())),
+        )
+        .unwrap();
+        assert!(!p.hooks.contains(&Hook::InodeChanges) && p.hook_kind_problem().is_none());
+        // io_uring: the older submit tracepoint, or a refusal by name.
+        let uring = |submit: UringSubmit| Environment {
+            features: Features {
+                uring_submit: submit,
+                ..Features::default()
+            },
+            ..Environment::default()
+        };
+        let p = plan_in("-a always,io_uring -U openat\n", uring(UringSubmit::SubmitSqe)).unwrap();
+        assert!(p
+            .attachments
+            .iter()
+            .any(|a| a.to_string() == "tp_btf/io_uring:io_uring_submit_sqe by fa_uring_submit_sqe"));
+        let p = plan_in(
+            "-a always,io_uring -U openat\n",
+            uring(UringSubmit::Missing("gone".into())),
+        )
+        .unwrap();
+        assert!(p.hook_kind_problem().is_some_and(|w| w.contains("io_uring rules")));
+        // A kernel without the BPF features every plan needs.
+        let old = Environment {
+            features: Features {
+                missing_bpf: vec!["bpf_loop (Linux 5.17)".into()],
+                ..Features::default()
+            },
+            ..Environment::default()
+        };
+        let p = plan_in("-a always,exit -F arch=b64 -S chmod\n", old).unwrap();
+        assert!(p
+            .hook_kind_problem()
+            .is_some_and(|w| w.contains("bpf_loop (Linux 5.17)") && w.contains("Linux 6.1 or later")));
     }
 
     #[test]

@@ -32,7 +32,7 @@ mod test_rules;
 
 pub use hooks::{AttachPoint, Attachment, Hook};
 pub use image::{ImageError, MapImages, Rodata};
-pub use kinds::{HookKinds, Kind, Probe};
+pub use kinds::{inode_tracepoints, Features, HookKinds, InodeSource, Kind, Probe, UringSubmit};
 pub use plan::{compile, CompileError, CompiledRule, Environment, Plan, Test, Watch};
 pub use resolve::Resolved;
 pub use runtime::{run, run_live, Attached, AuditEvent, EngineError, Live, Options, Stats};

@@ -11,7 +11,7 @@
 //! record).
 
 use crate::hooks::{self, Attachment, Hook};
-use crate::kinds::HookKinds;
+use crate::kinds::{Features, HookKinds, InodeSource, UringSubmit};
 use crate::rule::{arch_allows, compile_rule, RulePaths};
 pub use crate::rule::{CompileError, CompiledRule, Test, Watch, FIELD_NEVER};
 use fastaudit_rules::abi::{arch, field, list, op};
@@ -52,6 +52,8 @@ pub struct Plan {
     pub kinds: HookKinds,
     /// The io_uring list's rules and the ops audited.
     pub uring: crate::uring::UringPlan,
+    /// The kernel facts the plan was made for, beyond the hook kinds.
+    pub features: Features,
 }
 
 /// What the host offers that changes rule meaning or the hooks to use.
@@ -75,6 +77,9 @@ pub struct Environment {
     /// `sched:sched_prepare_exec` (Linux 6.10+) is missing: ia32 execs'
     /// arguments need the raw entry hook. Default: assumed present.
     pub no_prepare_exec: bool,
+    /// The BPF features, tracepoints and functions the kernel has
+    /// (default: all assumed present).
+    pub features: Features,
 }
 
 impl Environment {
@@ -82,6 +87,7 @@ impl Environment {
     /// `allowed` and the syscall tracepoints.
     pub fn probe(allowed: &[crate::Kind]) -> Environment {
         let kinds = HookKinds::probe(allowed);
+        let features = Features::probe();
         // Read (and tracefs mounted) only where per-syscall tracepoints may be used.
         let syscall_tracepoints = kinds
             .tracepoint
@@ -92,6 +98,7 @@ impl Environment {
             syscall_tracepoints,
             ia32_disabled: !crate::kinds::ia32_syscalls_run(),
             no_prepare_exec: !crate::kinds::tracepoint_exists("sched", "sched_prepare_exec"),
+            features,
             ..Environment::default()
         }
     }
@@ -110,6 +117,7 @@ impl Environment {
 pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
     let mut plan = Plan {
         kinds: env.kinds.clone(),
+        features: env.features.clone(),
         ..Plan::default()
     };
     let mut paths = RulePaths::default();
@@ -220,7 +228,8 @@ pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
     plan.hooks = hooks::choose(&plan, &env);
     // Without a kind for the raw hooks nothing can be loaded:
     // `hook_kind_problem` says why.
-    plan.attachments = hooks::attachments(&plan.hooks, plan.kinds.raw_kind()).unwrap_or_default();
+    plan.attachments =
+        hooks::attachments(&plan.hooks, plan.kinds.raw_kind(), &plan.features).unwrap_or_default();
     Ok(plan)
 }
 
@@ -309,6 +318,15 @@ impl Plan {
     /// Why this kernel cannot run the plan, if it cannot: the raw syscall,
     /// task and inode hooks need tp_btf or raw_tp.
     pub fn hook_kind_problem(&self) -> Option<String> {
+        if self.hooks.is_empty() {
+            return None;
+        }
+        if let Some(why) = self.features.missing_bpf_problem() {
+            return Some(why);
+        }
+        if let Some(why) = self.feature_problem() {
+            return Some(why);
+        }
         let needs = self.hooks.iter().any(Hook::needs_raw_kind);
         (needs && self.kinds.raw_kind().is_none()).then(|| {
             format!(
@@ -316,6 +334,47 @@ impl Plan {
                 self.kinds.describe().trim_end()
             )
         })
+    }
+}
+
+impl Plan {
+    /// Rules this kernel cannot follow for want of an optional tracepoint
+    /// or function, by name, with the missing feature.
+    fn feature_problem(&self) -> Option<String> {
+        let mut problems = Vec::new();
+        if let InodeSource::Missing(why) = &self.features.inode {
+            let rules: Vec<String> = self
+                .exit_rules
+                .iter()
+                .filter(|r| {
+                    r.tests
+                        .iter()
+                        .any(|t| matches!(t.field, field::WATCH | field::DIR))
+                })
+                .map(|r| format!("  {}", r.origin))
+                .collect();
+            if !rules.is_empty() {
+                problems.push(format!(
+                    "watches and path=/dir= rules need inode change hooks, which this kernel lacks ({why}):\n{}",
+                    rules.join("\n")
+                ));
+            }
+        }
+        if let UringSubmit::Missing(why) = &self.features.uring_submit {
+            if self.uring.active() {
+                let rules: Vec<String> = self
+                    .uring
+                    .rules
+                    .iter()
+                    .map(|r| format!("  {}", r.origin))
+                    .collect();
+                problems.push(format!(
+                    "io_uring rules need the io_uring submit tracepoint, which this kernel lacks ({why}):\n{}",
+                    rules.join("\n")
+                ));
+            }
+        }
+        (!problems.is_empty()).then(|| problems.join("\n"))
     }
 }
 

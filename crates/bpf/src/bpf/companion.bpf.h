@@ -26,10 +26,17 @@ static __always_inline int loginuid_written(struct task_struct *task, __u32 comp
 	struct file *fp = current_fd_file(task, fd);
 	if (!fp)
 		return 0;
-	struct file *f = bpf_core_cast(fp, struct file);
-	struct inode *inode = f->f_inode;
-	if (!inode || inode->i_sb->s_magic != PROC_SUPER_MAGIC)
-		return 0;
+	if (bpf_ksym_exists(bpf_rdonly_cast)) {
+		struct file *f = bpf_core_cast(fp, struct file);
+		struct inode *inode = f->f_inode;
+		if (!inode || inode->i_sb->s_magic != PROC_SUPER_MAGIC)
+			return 0;
+	} else {
+		/* No BTF casts (before Linux 6.2): probe reads. */
+		struct inode *inode = BPF_CORE_READ(fp, f_inode);
+		if (!inode || BPF_CORE_READ(inode, i_sb, s_magic) != PROC_SUPER_MAGIC)
+			return 0;
+	}
 	/* A proc file: the rare path from here on. */
 	const unsigned char *name = BPF_CORE_READ(fp, f_path.dentry, d_name.name);
 	char got[10] = {};
@@ -67,14 +74,27 @@ static __always_inline int audit_config_sent(struct task_struct *task, __u32 nr,
 	struct file *fp = current_fd_file(task, (int)regs->di);
 	if (!fp)
 		return 0;
-	struct file *f = bpf_core_cast(fp, struct file);
-	struct inode *inode = f->f_inode;
-	if (!inode || (inode->i_mode & S_IFMT) != S_IFSOCK)
-		return 0;
-	struct socket *sock = bpf_core_cast(f->private_data, struct socket);
-	struct sock *sk = sock->sk;
-	if (!sk || sk->__sk_common.skc_family != AF_NETLINK || sk->sk_protocol != NETLINK_AUDIT)
-		return 0;
+	if (bpf_ksym_exists(bpf_rdonly_cast)) {
+		struct file *f = bpf_core_cast(fp, struct file);
+		struct inode *inode = f->f_inode;
+		if (!inode || (inode->i_mode & S_IFMT) != S_IFSOCK)
+			return 0;
+		struct socket *sock = bpf_core_cast(f->private_data, struct socket);
+		struct sock *sk = sock->sk;
+		if (!sk || sk->__sk_common.skc_family != AF_NETLINK ||
+		    sk->sk_protocol != NETLINK_AUDIT)
+			return 0;
+	} else {
+		/* No BTF casts (before Linux 6.2): probe reads. */
+		struct inode *inode = BPF_CORE_READ(fp, f_inode);
+		if (!inode || (BPF_CORE_READ(inode, i_mode) & S_IFMT) != S_IFSOCK)
+			return 0;
+		struct socket *sock = BPF_CORE_READ(fp, private_data);
+		struct sock *sk = BPF_CORE_READ(sock, sk);
+		if (!sk || BPF_CORE_READ(sk, __sk_common.skc_family) != AF_NETLINK ||
+		    BPF_CORE_READ(sk, sk_protocol) != NETLINK_AUDIT)
+			return 0;
+	}
 	/* The message: sendto's buffer, or sendmsg's first iovec's. */
 	const void *buf = (const void *)regs->si;
 	if (nr == FA_NR64_sendmsg) {

@@ -18,8 +18,30 @@ struct {
 	__type(value, struct fa_exec_entry);
 } exec_entry SEC(".maps");
 
+/* kernel_cap_t before Linux 6.3: two 32-bit words (`val` since). */
+struct kernel_cap_struct___old {
+	__u32 cap[2];
+};
+struct cred___old {
+	struct kernel_cap_struct___old cap_inheritable;
+	struct kernel_cap_struct___old cap_permitted;
+	struct kernel_cap_struct___old cap_effective;
+	struct kernel_cap_struct___old cap_ambient;
+} __attribute__((preserve_access_index));
+
+#define FA_CAP_OLD(c, set)                                                        \
+	((__u64)BPF_CORE_READ(c, set.cap[0]) | ((__u64)BPF_CORE_READ(c, set.cap[1]) << 32))
+
 static __always_inline void read_caps(const struct cred *c, struct fa_caps *out)
 {
+	if (bpf_core_type_exists(struct kernel_cap_struct___old)) {
+		const struct cred___old *o = (const void *)c;
+		out->permitted = FA_CAP_OLD(o, cap_permitted);
+		out->inheritable = FA_CAP_OLD(o, cap_inheritable);
+		out->effective = FA_CAP_OLD(o, cap_effective);
+		out->ambient = FA_CAP_OLD(o, cap_ambient);
+		return;
+	}
 	out->permitted = BPF_CORE_READ(c, cap_permitted.val);
 	out->inheritable = BPF_CORE_READ(c, cap_inheritable.val);
 	out->effective = BPF_CORE_READ(c, cap_effective.val);

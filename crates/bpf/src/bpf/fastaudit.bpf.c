@@ -76,18 +76,47 @@ static __always_inline int names_needed(struct fa_span *span, struct subject *s,
 	       (span->path_rules_perm == ~0u || (s->perm & span->path_rules_perm) || h->moved[0]);
 }
 
+/* take_hits in a frame of its own: its zeroed entry stays off on_end's
+ * stack (kernels before 6.13 limit a call chain's stack to 512 bytes, a
+ * bpf_loop callback counting as a call). */
+static __noinline int take_hits_apart(__u32 tid, __u32 key, int wanted)
+{
+	return take_hits(tid, key, wanted) != 0;
+}
+
+/* wants_companion in a frame of its own (its buffers off on_end's stack). */
+static __noinline int wants_companion_apart(struct task_struct *task, __u32 nr, __u32 compat,
+					    long ret, __u32 returned)
+{
+	return wants_companion(task, nr, compat, ret, returned);
+}
+
+/* judge and uring_enter_end in frames of their own. */
+static __noinline __s64 judge_apart(struct subject *s, struct fa_span *span)
+{
+	return judge(s, span);
+}
+
+static __noinline enum uring_end uring_enter_end_apart(struct subject *s, struct fa_span *span,
+							__u32 tid, __u32 *key_rule)
+{
+	return uring_enter_end(s, span, tid, key_rule);
+}
+
+/* The auxiliary records in a frame of their own (see judge_apart). */
+static __noinline __u32 emit_aux_apart(struct subject *s, const struct fa_msg *m)
+{
+	return emit_aux(s, m);
+}
+
 /* Send the event for the syscall of s, carrying rule key_rule's key
  * (FA_NO_RULE: none), with the FA_EV_* flags in `flags`. The record is
  * the event followed by the executable's path, so it takes only the
  * path's length (a dynptr reservation, whose size need not be constant). */
-static __always_inline void emit(struct subject *s, __u32 key_rule, __u32 flags)
+static __noinline void emit_event(struct subject *s, const struct fa_msg *mp, __u32 key_rule,
+				  __u32 flags)
 {
-	struct fa_msg m = {
-		.kind = FA_MSG_AUX,
-		.tid = (__u32)bpf_get_current_pid_tgid(),
-		.stamp = bpf_ktime_get_ns(),
-	};
-	__u32 aux_lost = emit_aux(s, &m);
+	struct fa_msg m = *mp;
 	__u32 zero = 0;
 	struct fa_exe_buf *xb = bpf_map_lookup_elem(&exe_scratch, &zero);
 	if (!xb)
@@ -111,7 +140,7 @@ static __always_inline void emit(struct subject *s, __u32 key_rule, __u32 flags)
 	fill_event(ev, s, key_rule);
 	ev->msg = m;
 	ev->msg.kind = FA_MSG_EVENT;
-	ev->flags |= flags | aux_lost | exe_flags;
+	ev->flags |= flags | exe_flags;
 	ev->exe_len = len;
 	if (len && bpf_dynptr_write(&rec, sizeof(*ev), &xb->buf[at], len, 0))
 		ev->flags |= FA_EV_EXE_TOO_LONG;
@@ -120,27 +149,18 @@ static __always_inline void emit(struct subject *s, __u32 key_rule, __u32 flags)
 	bpf_ringbuf_submit_dynptr(&rec, BPF_RB_NO_WAKEUP);
 }
 
-/* io_uring_enter's end for a thread whose inline io_uring ops made URINGOP
- * records (uring.bpf.h): its SYSCALL after them, or a marker that closes
- * them. Returns 1 when that was the case. */
-static __always_inline int uring_enter_exit(struct task_struct *task, __u32 tgid, __u32 tid, long ret,
-					    struct fa_span *span)
+/* The auxiliary records, then the event: each in a frame of its own,
+ * called from the caller's (kernels before 6.13 limit a call chain's
+ * stack, bpf_loop callbacks included, to 512 bytes). */
+static __always_inline void emit(struct subject *s, __u32 key_rule, __u32 flags)
 {
-	struct subject s = {
-		.task = task,
-		.regs = (struct pt_regs *)bpf_task_pt_regs(task),
-		.ret = ret,
-		.returned = 1,
-		.tgid = tgid,
-		.nr = FA_NR64_io_uring_enter,
+	struct fa_msg m = {
+		.kind = FA_MSG_AUX,
+		.tid = (__u32)bpf_get_current_pid_tgid(),
+		.stamp = bpf_ktime_get_ns(),
 	};
-	__u32 key_rule = FA_NO_RULE;
-	enum uring_end end = uring_enter_end(&s, span, tid, &key_rule);
-	if (end == URING_END_RECORD)
-		emit(&s, key_rule, FA_EV_URING_END);
-	else if (end == URING_END_NONE)
-		uring_emit_end_marker(tgid, tid);
-	return end != URING_END_OTHER;
+	__u32 aux_lost = emit_aux_apart(s, &m);
+	emit_event(s, &m, key_rule, flags | aux_lost);
 }
 
 /* The end of syscall `nr` of the current task: at its exit, or for
@@ -170,10 +190,31 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 	__u32 *task_rule = have_always_task ? bpf_map_lookup_elem(&always_task, &tid) : 0;
 	/* A syscall whose kernel record stock audit follows with SYSCALL and
 	 * PROCTITLE (LOGIN) is sent whatever the rules select. */
-	__u32 companion = wants_companion(task, nr, compat, ret, returned) ? FA_EV_COMPANION : 0;
-	if (have_uring && !compat && nr == FA_NR64_io_uring_enter &&
-	    uring_enter_exit(task, tgid, tid, ret, span))
-		return 0;
+	__u32 companion = wants_companion_apart(task, nr, compat, ret, returned) ? FA_EV_COMPANION : 0;
+	struct subject s = {
+		.task = task,
+		.regs = (struct pt_regs *)bpf_task_pt_regs(task),
+		.ret = ret,
+		.returned = returned,
+		.compat = compat,
+		.tgid = tgid,
+		.nr = nr,
+	};
+	/* io_uring_enter's end for a thread whose inline io_uring ops made
+	 * URINGOP records (uring.bpf.h): its SYSCALL after them, or a marker
+	 * that closes them. */
+	if (have_uring && !compat && nr == FA_NR64_io_uring_enter) {
+		__u32 key_rule = FA_NO_RULE;
+		enum uring_end end = uring_enter_end_apart(&s, span, tid, &key_rule);
+		if (end == URING_END_RECORD) {
+			emit(&s, key_rule, FA_EV_URING_END);
+			return 0;
+		}
+		if (end == URING_END_NONE) {
+			uring_emit_end_marker(tgid, tid);
+			return 0;
+		}
+	}
 	if ((!span || !span->count) && !task_rule && !companion)
 		return 0;
 	struct fa_span *rules_span = task_rule ? 0 : span;
@@ -187,17 +228,8 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 	if (!judged_here(tid, nr))
 		return 0;
 
-	struct subject s = {
-		.task = task,
-		.regs = (struct pt_regs *)bpf_task_pt_regs(task),
-		.ret = ret,
-		.returned = returned,
-		.compat = compat,
-		.tgid = tgid,
-		.nr = nr,
-	};
 	if (have_watches && returned && rules_span)
-		s.has_hits = take_hits(tid, key, span->flags & FA_SPAN_PATH_RULES) != 0;
+		s.has_hits = take_hits_apart(tid, key, span->flags & FA_SPAN_PATH_RULES);
 	/* An exec's saved arguments replace its registers (zero after a
 	 * successful exec) before any rule looks. */
 	struct fa_args saved = {};
@@ -209,17 +241,24 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 		gather_hits(&s, key, tid);
 	objs_gather(&s, key);
 
-	__s64 verdict = rules_span ? judge(&s, rules_span) : VERDICT_NONE;
+	__s64 verdict = rules_span ? judge_apart(&s, rules_span) : VERDICT_NONE;
 	/* The rule whose key the record carries: the matching exit rule's, or
 	 * for such a task the task rule's (auditctl allows it none). */
 	if (verdict == VERDICT_NEVER)
 		return 0;
-	if (verdict == VERDICT_NONE && !task_rule) {
+	/* task_rule is tested on the path that reads it (Linux 6.1's
+	 * verifier does not carry the test above this far). */
+	__u32 key_rule;
+	if (verdict >= 0)
+		key_rule = (__u32)verdict;
+	else if (task_rule)
+		key_rule = *task_rule;
+	else {
 		if (companion)
 			emit(&s, FA_NO_RULE, companion);
 		return 0;
 	}
-	emit(&s, verdict >= 0 ? (__u32)verdict : *task_rule, companion);
+	emit(&s, key_rule, companion);
 	return 0;
 }
 
@@ -325,6 +364,88 @@ TWICE(ctime_ns_xchg, ctime_xchg)
 TWICE(ctime_xchg_skip, ctime_skip)
 TWICE(inode_set_ctime_to_ts, ctime_set)
 TWICE(task_newtask, task_new)
+
+/* Inode changes where the timestamp tracepoints (Linux 6.13+) are
+ * missing: kprobes on the functions that read the clock for an inode's
+ * new ctime (fentry refuses them: they return a struct). current_time()
+ * is also called to check atime on every read (left at once, by its
+ * caller) and mtime on every write: a syscall no rule can record stops
+ * at its span, before on_ctime's work. notify_change() calls it before ->setattr, so chmod/chown's
+ * attributes are noted before the change. */
+/* Where atime_needs_update() lies in the kernel's text (0: unknown): its
+ * calls of current_time() check atime on reads and change no ctime. */
+const volatile __u64 atime_fn_start = 0;
+const volatile __u64 atime_fn_end = 0;
+
+static __always_inline int inode_kprobe(struct inode *inode)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 nr = current_syscall_nr(task);   /* ~0 outside a syscall (kernel threads) */
+	if (nr >= FA_NR_SYSCALLS)
+		return 0;
+	__u32 key = span_index(nr, current_compat(task));
+	struct fa_span *span = bpf_map_lookup_elem(&spans, &key);
+	if (!span || !span->count)
+		return 0;
+	return on_ctime(inode);
+}
+
+static __always_inline int ctime_kprobe(struct pt_regs *ctx, struct inode *inode)
+{
+	/* At a function's entry the stack's top is the return address. */
+	if (atime_fn_end) {
+		__u64 caller = 0;
+		bpf_probe_read_kernel(&caller, sizeof(caller), (void *)PT_REGS_SP(ctx));
+		if (caller >= atime_fn_start && caller < atime_fn_end)
+			return 0;
+	}
+	return inode_kprobe(inode);
+}
+
+SEC("kprobe/current_time")
+int BPF_KPROBE(fa_kprobe_current_time, struct inode *inode)
+{
+	return ctime_kprobe(ctx, inode);
+}
+
+/* Linux 6.6+ (and backports): sets the ctime itself, where fs/inode.c
+ * may have current_time() inlined. */
+SEC("kprobe/inode_set_ctime_current")
+int BPF_KPROBE(fa_kprobe_ctime_current, struct inode *inode)
+{
+	return ctime_kprobe(ctx, inode);
+}
+
+/* The directory whose entries change: its ctime is set without a clock
+ * read of its own (the victim's time is copied, or inode_set_ctime_to_ts,
+ * a tracepoint only since 6.13), so it is taken where the VFS changes its
+ * entries (open's O_CREAT directory comes from the open's file). */
+#define DIR_KPROBE(fn, ...)                                              \
+	SEC("kprobe/" #fn) int BPF_KPROBE(fa_kprobe_##fn, __VA_ARGS__)   \
+	{ return inode_kprobe(dir); }
+DIR_KPROBE(vfs_create, void *idmap, struct inode *dir)
+DIR_KPROBE(vfs_mkdir, void *idmap, struct inode *dir)
+DIR_KPROBE(vfs_mknod, void *idmap, struct inode *dir)
+DIR_KPROBE(vfs_symlink, void *idmap, struct inode *dir)
+DIR_KPROBE(vfs_unlink, void *idmap, struct inode *dir)
+DIR_KPROBE(vfs_rmdir, void *idmap, struct inode *dir)
+DIR_KPROBE(vfs_link, struct dentry *old, void *idmap, struct inode *dir)
+
+/* struct renamedata before it named the parents' dentries (6.1-6.12). */
+struct renamedata___dirs {
+	struct inode *old_dir;
+	struct inode *new_dir;
+} __attribute__((preserve_access_index));
+
+SEC("kprobe/vfs_rename")
+int BPF_KPROBE(fa_kprobe_vfs_rename, struct renamedata___dirs *rd)
+{
+	struct inode *from = BPF_CORE_READ(rd, old_dir), *to = BPF_CORE_READ(rd, new_dir);
+	inode_kprobe(from);
+	if (to != from)
+		inode_kprobe(to);
+	return 0;
+}
 TWICE(sched_process_exit, task_exit)
 TWICE(sys_enter, raw_enter)
 TWICE(sched_prepare_exec, exec_prepare)
@@ -341,6 +462,9 @@ SEC("raw_tp/sys_exit") int fa_rtp_raw_exit(__u64 *ctx) { return raw_exit_body(ct
 	SEC("raw_tp/" #tp) int fa_rtp_##name(__u64 *ctx)                 \
 	{ return name##_body(ctx, 0); }
 URING_TWICE(io_uring_submit_req, uring_submit)
+/* Its name before Linux 6.5 (the request is also its first argument). */
+#define uring_submit_sqe_body uring_submit_body
+URING_TWICE(io_uring_submit_sqe, uring_submit_sqe)
 URING_TWICE(io_uring_queue_async_work, uring_queue)
 URING_TWICE(io_uring_poll_arm, uring_poll)
 URING_TWICE(io_uring_complete, uring_complete)

@@ -129,8 +129,9 @@ static __always_inline void send_sockaddr(struct subject *s, const struct fa_msg
 	aux_submit(r);
 }
 
-extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
-extern void bpf_task_release(struct task_struct *p) __ksym;
+/* Weak: Linux 6.2+. Where the kernel lacks them, no OBJ_PID is sent. */
+extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym __weak;
+extern void bpf_task_release(struct task_struct *p) __ksym __weak;
 
 #define FA_PTRACE_ATTACH 16
 #define FA_PTRACE_SEIZE 0x4206
@@ -161,7 +162,7 @@ static __always_inline __s32 obj_pid_target(struct subject *s, __s32 *tgid)
 /* OBJ_PID for the task the syscall signalled or attached to. */
 static __always_inline void send_obj_pid(struct subject *s, const struct fa_msg *m, __u32 *lost)
 {
-	if (!task_lookup)
+	if (!task_lookup || !bpf_ksym_exists(bpf_task_from_pid))
 		return;
 	__s32 tgid = 0;
 	__s32 pid = obj_pid_target(s, &tgid);

@@ -22,6 +22,9 @@
  * io_uring_enter (they judge inline ops first, as audit_filter_syscall). */
 const volatile __u32 have_uring = 0;
 const volatile __u32 uring_enter_rules = 0;
+/* io_uring_complete passes the result as an argument (before Linux 6.x's
+ * CQE pointer): set by the engine from the kernel's BTF. */
+const volatile __u32 uring_complete_res_arg = 0;
 
 /* Per io_uring op: its candidate io_uring rules (flag FA_SPAN_URING_OP
  * set on every op audited at all). */
@@ -496,10 +499,11 @@ static __always_inline int uring_poll_body(__u64 *ctx, int typed)
 static __always_inline int uring_complete_body(__u64 *ctx, int typed)
 {
 	/* The tracepoint passes the request as void *: typed loads need the
-	 * BTF cast (bpf_rdonly_cast). */
+	 * BTF cast (bpf_rdonly_cast, Linux 6.2+; probe reads without). */
+	if (!bpf_ksym_exists(bpf_rdonly_cast))
+		typed = 0;
 	struct io_kiocb *req = typed ? bpf_core_cast((void *)ctx[1], struct io_kiocb)
 				     : (struct io_kiocb *)ctx[1];
-	struct io_uring_cqe *cqe = (struct io_uring_cqe *)ctx[2];
 	__u32 op;
 	/* Untracked ops (nop, reads, ...) stop at the array lookup. */
 	struct fa_span *span = req_span(req, typed, &op);
@@ -508,7 +512,16 @@ static __always_inline int uring_complete_body(__u64 *ctx, int typed)
 	__u32 next = uring_unpark((__u64)req);
 	if (next != URING_NEXT_POLLED && (req_flags(req, typed) & REQ_F_POLLED))
 		uring_attempt(req, op, span, -EAGAIN, 0, typed);
-	uring_attempt(req, op, span, 0, BPF_CORE_READ(cqe, res), typed);
+	/* Its result: in the CQE it passes (Linux 6.x), or before that an
+	 * argument of its own (ctx, req, user_data, res, ...). */
+	int res;
+	if (uring_complete_res_arg) {
+		res = (int)ctx[3];
+	} else {
+		struct io_uring_cqe *cqe = (struct io_uring_cqe *)ctx[2];
+		res = BPF_CORE_READ(cqe, res);
+	}
+	uring_attempt(req, op, span, 0, res, typed);
 	return 0;
 }
 
