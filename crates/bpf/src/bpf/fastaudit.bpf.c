@@ -239,13 +239,21 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 		s.perm = perm_bits(&s);
 	if (names_needed(rules_span, &s, tid))
 		gather_hits(&s, key, tid);
-	objs_gather(&s, key);
+	/* The objects (PATH records, object fields) cost a look at what the
+	 * syscall touched: gathered before judging only when a candidate rule
+	 * tests them, else only for a syscall that will be recorded. */
+	__u32 objs_first = rules_span && (rules_span->flags & FA_SPAN_OBJ_RULES);
+	if (objs_first)
+		objs_gather(&s, key);
 
 	__s64 verdict = rules_span ? judge_apart(&s, rules_span) : VERDICT_NONE;
 	/* The rule whose key the record carries: the matching exit rule's, or
 	 * for such a task the task rule's (auditctl allows it none). */
-	if (verdict == VERDICT_NEVER)
+	if (verdict == VERDICT_NEVER) {
+		if (!objs_first)
+			objs_drop(tid);
 		return 0;
+	}
 	/* task_rule is tested on the path that reads it (Linux 6.1's
 	 * verifier does not carry the test above this far). */
 	__u32 key_rule;
@@ -253,11 +261,15 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 		key_rule = (__u32)verdict;
 	else if (task_rule)
 		key_rule = *task_rule;
+	else if (companion)
+		key_rule = FA_NO_RULE;
 	else {
-		if (companion)
-			emit(&s, FA_NO_RULE, companion);
+		if (!objs_first)
+			objs_drop(tid);
 		return 0;
 	}
+	if (!objs_first)
+		objs_gather(&s, key);
 	emit(&s, key_rule, companion);
 	return 0;
 }

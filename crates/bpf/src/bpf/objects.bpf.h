@@ -278,6 +278,17 @@ __noinline int fa_objs_gather(__u32 key, __u64 ret)
 	return fa_objs_close(key, failed(r) ? pa->n : 0);
 }
 
+/* The syscall of thread tid will not be recorded: what inode changes
+ * noted for it is not its next syscall's (objs_for starts afresh). */
+static __always_inline void objs_drop(__u32 tid)
+{
+	if (!have_objs)
+		return;
+	struct fa_objs *h = bpf_map_lookup_elem(&objs, &tid);
+	if (h)
+		h->key = ~0u;
+}
+
 /* objs_gather for the syscall of s. */
 static __always_inline void objs_gather(struct subject *s, __u32 key)
 {
