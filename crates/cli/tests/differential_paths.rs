@@ -162,3 +162,24 @@ fn attribute_changes_that_keep_the_attributes() {
         &["NORMAL"],
     );
 }
+
+#[test]
+fn a_dir_rule_for_every_syscall_records_only_syscalls_that_name() {
+    if common::skip_without_kernel_oracle(
+        "differential_paths::a_dir_rule_for_every_syscall_records_only_syscalls_that_name",
+    ) {
+        return;
+    }
+    // Writes, ftruncate and fsync change the file (its times) but name
+    // nothing: the kernel's dir= holds only for the syscalls that looked
+    // the file up. A never rule after the always one decides nothing.
+    check(
+        "paths-every-syscall",
+        "-a always,exit -F arch=b64 -F dir=TREE -k tree\n-a never,exit -F arch=b64 -F dir=TREE -F uid=1\n",
+        &[
+            "echo x > TREE/f; echo y >> TREE/f; truncate -s 0 TREE/f",
+            &format!("{PY} 'import os\nfd=os.open(\"TREE/f\", os.O_WRONLY)\nos.write(fd, b\"z\")\nos.ftruncate(fd, 0)\nos.fsync(fd)\nos.close(fd)'"),
+        ],
+        &["NORMAL"],
+    );
+}

@@ -37,7 +37,10 @@ impl Plan {
             }
         }
         if self.hooks.contains(&crate::hooks::Hook::InodeChanges)
-            && matches!(self.features.inode, crate::kinds::InodeSource::Kprobes { .. })
+            && matches!(
+                self.features.inode,
+                crate::kinds::InodeSource::Kprobes { .. }
+            )
         {
             // notify_change() reads the clock (current_time) before
             // ->setattr: the attributes are noted before the change.

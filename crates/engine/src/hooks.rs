@@ -244,18 +244,23 @@ pub fn attachments(
             Hook::RawSyscallEnter => std::slice::from_ref(&RAW_ENTER),
             Hook::ExecPrepare => std::slice::from_ref(&EXEC_PREPARE),
             Hook::TaskLifecycle => &TASK,
-            Hook::InodeChanges => match features.inode {
-                InodeSource::Kprobes { ctime_current, .. } => {
-                    let wanted = |f: &&(&str, &str)| ctime_current || f.1 != "inode_set_ctime_current";
-                    raw.extend(INODE_KPROBES.iter().filter(wanted).map(|&(program, function)| Attachment {
-                        program,
-                        point: AttachPoint::Kprobe { function },
-                        purpose: "changed inodes (watches, PATH records)".to_string(),
-                    }));
-                    continue;
+            Hook::InodeChanges => {
+                match features.inode {
+                    InodeSource::Kprobes { ctime_current, .. } => {
+                        let wanted =
+                            |f: &&(&str, &str)| ctime_current || f.1 != "inode_set_ctime_current";
+                        raw.extend(INODE_KPROBES.iter().filter(wanted).map(
+                            |&(program, function)| Attachment {
+                                program,
+                                point: AttachPoint::Kprobe { function },
+                                purpose: "changed inodes (watches, PATH records)".to_string(),
+                            },
+                        ));
+                        continue;
+                    }
+                    _ => &INODE,
                 }
-                _ => &INODE,
-            },
+            }
             Hook::UringOps => &uring_ops,
             Hook::UringEnter => {
                 exits.extend(uring_enter_attachments(hooks, &mut enters));
@@ -668,10 +673,14 @@ mod tests {
             },
             ..Environment::default()
         };
-        let p = plan_in(text, with(InodeSource::Kprobes {
+        let p = plan_in(
+            text,
+            with(InodeSource::Kprobes {
                 ctime_current: true,
                 atime_caller: None,
-            })).unwrap();
+            }),
+        )
+        .unwrap();
         let shown: Vec<String> = p
             .attachments
             .iter()
@@ -691,10 +700,14 @@ mod tests {
         assert!(p
             .explain()
             .contains("PATH attributes of changed objects: before the change, as the kernel's"));
-        let p = plan_in(text, with(InodeSource::Kprobes {
+        let p = plan_in(
+            text,
+            with(InodeSource::Kprobes {
                 ctime_current: false,
                 atime_caller: None,
-            })).unwrap();
+            }),
+        )
+        .unwrap();
         assert_eq!(
             p.attachments
                 .iter()
@@ -706,7 +719,10 @@ mod tests {
         // are looked up from user space.
         let p = plan_in(text, with(InodeSource::Missing("none here".into()))).unwrap();
         let why = p.hook_kind_problem().expect("refused");
-        assert!(why.contains("none here") && why.contains("t.rules:1"), "{why}");
+        assert!(
+            why.contains("none here") && why.contains("t.rules:1"),
+            "{why}"
+        );
         let p = plan_in(
             "-a always,exit -F arch=b64 -S chmod\n",
             with(InodeSource::Missing("none here".into())),
@@ -721,17 +737,25 @@ mod tests {
             },
             ..Environment::default()
         };
-        let p = plan_in("-a always,io_uring -U openat\n", uring(UringSubmit::SubmitSqe)).unwrap();
-        assert!(p
-            .attachments
-            .iter()
-            .any(|a| a.to_string() == "tp_btf/io_uring:io_uring_submit_sqe by fa_uring_submit_sqe"));
+        let p = plan_in(
+            "-a always,io_uring -U openat\n",
+            uring(UringSubmit::SubmitSqe),
+        )
+        .unwrap();
+        assert!(
+            p.attachments
+                .iter()
+                .any(|a| a.to_string()
+                    == "tp_btf/io_uring:io_uring_submit_sqe by fa_uring_submit_sqe")
+        );
         let p = plan_in(
             "-a always,io_uring -U openat\n",
             uring(UringSubmit::Missing("gone".into())),
         )
         .unwrap();
-        assert!(p.hook_kind_problem().is_some_and(|w| w.contains("io_uring rules")));
+        assert!(p
+            .hook_kind_problem()
+            .is_some_and(|w| w.contains("io_uring rules")));
         // A kernel without the BPF features every plan needs.
         let old = Environment {
             features: Features {
@@ -741,9 +765,9 @@ mod tests {
             ..Environment::default()
         };
         let p = plan_in("-a always,exit -F arch=b64 -S chmod\n", old).unwrap();
-        assert!(p
-            .hook_kind_problem()
-            .is_some_and(|w| w.contains("bpf_loop (Linux 5.17)") && w.contains("Linux 6.1 or later")));
+        assert!(p.hook_kind_problem().is_some_and(
+            |w| w.contains("bpf_loop (Linux 5.17)") && w.contains("Linux 6.1 or later")
+        ));
     }
 
     #[test]

@@ -9,8 +9,8 @@ use crate::resolve::Resolved;
 // the header's enums replace them.
 use crate::runtime::{MAX_TESTS, NR_SYSCALLS, TASK_SPAN};
 use fastaudit_bpf::types::{
-    fa_exe, fa_inode_key, fa_name_key, fa_path_args, fa_path_key, fa_rule, fa_span, fa_span_flag, fa_test,
-    fa_watch,
+    fa_exe, fa_inode_key, fa_name_key, fa_path_args, fa_path_key, fa_rule, fa_span, fa_span_flag,
+    fa_test, fa_watch,
 };
 use fastaudit_rules::abi::field;
 use fastaudit_rules::Origin;
@@ -148,13 +148,24 @@ impl Plan {
         for &nr in self.by_syscall.keys() {
             for compat in [false, true] {
                 // Each ABI gets only the rules that can match there.
-                let ids = self.candidates(nr, compat);
+                let mut ids = self.candidates(nr, compat);
                 // Never-only spans are kept for writes: they judge a
                 // loginuid write's companion.
                 let judged_write =
                     crate::syscalls::is_companion_syscall(nr, compat) && !ids.is_empty();
                 if !ids.iter().any(|&i| self.exit_rules[i as usize].always) && !judged_write {
                     continue;
+                }
+                // Never rules after the last always rule decide nothing:
+                // whether one matches or none does, nothing is recorded
+                // (a write's are kept: they decide its companion).
+                if !judged_write {
+                    while ids
+                        .last()
+                        .is_some_and(|&i| !self.exit_rules[i as usize].always)
+                    {
+                        ids.pop();
+                    }
                 }
                 let perm = self.path_rules_perm(&ids);
                 let flags = if perm.is_some() {
@@ -237,10 +248,10 @@ mod tests {
     #[test]
     fn spans_index_candidates_per_abi_and_the_task_rules() {
         let i = images(
-            "-a always,exit -S chmod -k c\n-a never,exit -F arch=b64 -S chmod\n-a never,task -F uid=1\n",
+            "-a never,exit -F arch=b64 -S chmod\n-a always,exit -S chmod -k c\n-a never,task -F uid=1\n",
         );
         assert_eq!(i.rules.len(), 3);
-        assert_eq!(i.rules[1].always, 0);
+        assert_eq!(i.rules[0].always, 0);
         let spans: Vec<(u32, u32, u32)> = i
             .spans
             .iter()
@@ -253,11 +264,45 @@ mod tests {
         assert_eq!(spans[0], (chmod, 0, 2));
         assert_eq!(spans[1], (chmod + NR_SYSCALLS, 2, 1));
         assert_eq!(spans[2], (TASK_SPAN, 3, 1));
-        assert_eq!(i.candidates, vec![0, 1, 0, 2]);
+        assert_eq!(i.candidates, vec![0, 1, 1, 2]);
         assert!(i.sysclass.is_empty());
         assert!(
             !i.path_args.is_empty(),
             "chmod names a path: its PATH records need the path arguments"
+        );
+    }
+
+    #[test]
+    fn spans_leave_out_what_cannot_change_the_outcome() {
+        // A never rule after the last always rule decides nothing; a rule
+        // testing names cannot hold for getpid (it names nothing), so
+        // getpid's native span is empty and left out, while chmod keeps
+        // the dir= rule; a write keeps its trailing never rule (it judges
+        // a loginuid write's companion).
+        let i = images(
+            "-a always,exit -F arch=b64 -S getpid,chmod -F uid=0 -k id\n             -a never,exit -F arch=b64 -S getpid,chmod,write -F auid=1\n             -a always,exit -F arch=b64 -F dir=/tmp -k tmp\n             -a never,exit -F arch=b64 -S write -F auid=2\n",
+        );
+        let span = |nr: u32| i.spans.iter().find(|(k, _)| *k == nr).map(|(_, s)| *s);
+        let getpid = span(x86_64("getpid")).expect("getpid span");
+        assert_eq!(
+            getpid.count, 1,
+            "only the uid=0 rule: the never after it is dropped"
+        );
+        let chmod = span(x86_64("chmod")).expect("chmod span");
+        let ids = &i.candidates[chmod.start as usize..(chmod.start + chmod.count) as usize];
+        assert_eq!(ids, [0, 1, 2]);
+        let write = span(x86_64("write")).expect("write span");
+        let ids = &i.candidates[write.start as usize..(write.start + write.count) as usize];
+        assert_eq!(
+            ids,
+            [1, 3],
+            "a write's never rules are all kept; dir= cannot hold"
+        );
+        let only_names = images("-a always,exit -F arch=b64 -F dir=/tmp -k tmp\n");
+        let nr = x86_64("getpid");
+        assert!(
+            only_names.spans.iter().all(|(k, _)| *k != nr),
+            "a dir= rule gives getpid no span"
         );
     }
 

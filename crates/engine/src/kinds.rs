@@ -269,9 +269,13 @@ fn take_warnings() -> Vec<String> {
         .flat_map(|m| m.lines())
         .filter(|l| {
             l.starts_with("libbpf:")
-                && !["BPF token", "failed to load object", "failed to load BPF skeleton"]
-                    .iter()
-                    .any(|n| l.contains(n))
+                && ![
+                    "BPF token",
+                    "failed to load object",
+                    "failed to load BPF skeleton",
+                ]
+                .iter()
+                .any(|n| l.contains(n))
         })
         .map(|l| l.trim_end().chars().take(300).collect::<String>())
         .take(6)
@@ -440,7 +444,10 @@ fn missing_bpf_features() -> Vec<String> {
     for (helper, what) in [
         (sys::BPF_FUNC_task_pt_regs, "bpf_task_pt_regs (Linux 5.15)"),
         (sys::BPF_FUNC_loop, "bpf_loop (Linux 5.17)"),
-        (sys::BPF_FUNC_ringbuf_reserve_dynptr, "ring buffer dynptrs (Linux 5.19)"),
+        (
+            sys::BPF_FUNC_ringbuf_reserve_dynptr,
+            "ring buffer dynptrs (Linux 5.19)",
+        ),
     ] {
         if !ProgramType::Tracepoint
             .is_helper_supported(helper)
@@ -470,12 +477,15 @@ impl KernelBtf {
     fn find(&self, name: &str, kind: u32) -> Option<u32> {
         let c = std::ffi::CString::new(name).ok()?;
         // SAFETY: valid BTF and C string.
-        let id = unsafe { libbpf_rs::libbpf_sys::btf__find_by_name_kind(self.0.as_ptr(), c.as_ptr(), kind) };
+        let id = unsafe {
+            libbpf_rs::libbpf_sys::btf__find_by_name_kind(self.0.as_ptr(), c.as_ptr(), kind)
+        };
         u32::try_from(id).ok()
     }
 
     fn has_func(&self, name: &str) -> bool {
-        self.find(name, libbpf_rs::libbpf_sys::BTF_KIND_FUNC).is_some()
+        self.find(name, libbpf_rs::libbpf_sys::BTF_KIND_FUNC)
+            .is_some()
     }
 
     fn ty(&self, id: u32) -> Option<&libbpf_rs::libbpf_sys::btf_type> {
@@ -490,7 +500,9 @@ impl KernelBtf {
             return String::new();
         }
         // SAFETY: see above.
-        unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy().into_owned()
+        unsafe { std::ffi::CStr::from_ptr(p) }
+            .to_string_lossy()
+            .into_owned()
     }
 
     /// Tracepoint `tp`'s arguments (after the leading `void *` of its
@@ -511,7 +523,9 @@ impl KernelBtf {
         // SAFETY: a FUNC_PROTO is followed by vlen btf_param entries.
         let params = unsafe {
             std::slice::from_raw_parts(
-                (proto as *const sys::btf_type).add(1).cast::<sys::btf_param>(),
+                (proto as *const sys::btf_type)
+                    .add(1)
+                    .cast::<sys::btf_param>(),
                 vlen(proto),
             )
         };

@@ -218,10 +218,22 @@ pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
             })
         })
         .collect();
-    let exit_rules = &plan.exit_rules;
-    plan.by_syscall.retain(|nr, idx| {
-        idx.iter().any(|&i| exit_rules[i as usize].always) || judged_writes.contains(nr)
-    });
+    // Kept: syscalls some always rule can record in one ABI or the other
+    // (a rule testing names cannot on a syscall that names nothing).
+    let recordable: std::collections::BTreeSet<u32> = plan
+        .by_syscall
+        .keys()
+        .copied()
+        .filter(|&nr| {
+            [false, true].into_iter().any(|compat| {
+                plan.candidates(nr, compat)
+                    .iter()
+                    .any(|&i| plan.exit_rules[i as usize].always)
+            })
+        })
+        .collect();
+    plan.by_syscall
+        .retain(|nr, _| recordable.contains(nr) || judged_writes.contains(nr));
     crate::uring::finish(&mut plan, env.audit_skipped_uring_ops);
     plan.exes = paths.exes;
     plan.watches = paths.watches;
@@ -231,6 +243,17 @@ pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
     plan.attachments =
         hooks::attachments(&plan.hooks, plan.kinds.raw_kind(), &plan.features).unwrap_or_default();
     Ok(plan)
+}
+
+/// Whether rule r tests the objects a syscall names (path=, dir=, a
+/// watch, obj_uid, obj_gid, inode, devmajor, devminor, filetype, -C with
+/// obj_*): with no name, the kernel finds such a test false.
+fn tests_names(r: &crate::rule::CompiledRule) -> bool {
+    use crate::rule::{FIELD_OBJ, FIELD_OBJ_COMPARE};
+    r.tests.iter().any(|t| {
+        matches!(t.field, field::WATCH | field::DIR)
+            || t.field & (FIELD_OBJ | FIELD_OBJ_COMPARE) != 0
+    })
 }
 
 impl Plan {
@@ -310,6 +333,7 @@ impl Plan {
                             .iter()
                             .filter(|t| t.field == field::PERM)
                             .all(|t| crate::perm::possible(nr, compat, t.value))
+                        && !(crate::syscalls::names_nothing(nr, compat) && tests_names(r))
                 })
                 .collect()
         })
