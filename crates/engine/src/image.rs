@@ -177,15 +177,33 @@ impl Plan {
                 } else {
                     0
                 };
+                // Judged when no watched object was touched: the rules
+                // that need none, in order.
+                let plain: Vec<u32> = ids
+                    .iter()
+                    .copied()
+                    .filter(|&i| {
+                        !self.exit_rules[i as usize]
+                            .tests
+                            .iter()
+                            .any(|t| matches!(t.field, field::WATCH | field::DIR))
+                    })
+                    .collect();
+                let start = images.candidates.len() as u32;
                 let span = fa_span {
-                    start: images.candidates.len() as u32,
+                    start,
                     count: ids.len() as u32,
                     // FA_SPAN_PATH_RULES: collect the syscall's path names;
                     // FA_SPAN_OBJ_RULES: its objects before judging.
                     flags,
                     path_rules_perm: perm.unwrap_or(0),
+                    plain_start: start + ids.len() as u32,
+                    plain_count: plain.len() as u32,
                 };
                 images.candidates.extend(ids);
+                if perm.is_some() {
+                    images.candidates.extend(plain);
+                }
                 images.spans.push((abi_key(nr, compat), span));
             }
         }
@@ -194,8 +212,7 @@ impl Plan {
             let span = fa_span {
                 start: images.candidates.len() as u32,
                 count: self.task_rules.len() as u32,
-                flags: 0,
-                path_rules_perm: 0,
+                ..fa_span::default()
             };
             images.candidates.extend(first..first + span.count);
             images.spans.push((TASK_SPAN, span));

@@ -106,7 +106,7 @@ impl UringPlan {
                     start: start + candidates.len() as u32,
                     count: ids.len() as u32,
                     flags: fa_span_flag::FA_SPAN_URING_OP.0,
-                    path_rules_perm: 0,
+                    ..fa_span::default()
                 },
             ));
             candidates.extend(ids.iter().map(|i| first_id + i));

@@ -239,6 +239,8 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 		s.perm = perm_bits(&s);
 	if (names_needed(rules_span, &s, tid))
 		gather_hits(&s, key, tid);
+	if (s.has_hits)
+		s.has_hits = hits_any(tid);
 	/* The objects (PATH records, object fields) cost a look at what the
 	 * syscall touched: gathered before judging only when a candidate rule
 	 * tests them, else only for a syscall that will be recorded. */

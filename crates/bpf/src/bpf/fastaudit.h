@@ -283,6 +283,11 @@ struct fa_span {
 	 * names can still hold (~0 when one has no perm= test). Names are
 	 * not collected for a syscall whose permission misses all of them. */
 	__u32 path_rules_perm;
+	/* With FA_SPAN_PATH_RULES: the candidates without a path=/dir=/watch
+	 * test, in order, judged instead of all when the syscall touched no
+	 * watched object (none of the others can hold then). */
+	__u32 plain_start;
+	__u32 plain_count;
 };
 
 /* A watched object, by identity (as the kernel's audit_watch and

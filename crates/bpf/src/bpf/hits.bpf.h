@@ -21,6 +21,13 @@ __noinline int fa_has_hit(__u32 id)
 	return h && has_hit(h, id);
 }
 
+/* Whether thread tid's syscall touched any watched object. */
+static __always_inline __u32 hits_any(__u32 tid)
+{
+	struct fa_hits *h = bpf_map_lookup_elem(&hits, &tid);
+	return h && h->count;
+}
+
 static __always_inline int has_hit(struct fa_hits *h, __u32 id)
 {
 	int found = 0;

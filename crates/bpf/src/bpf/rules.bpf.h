@@ -248,7 +248,14 @@ static long try_rule(__u32 i, struct eval *e)
 static __always_inline __s64 judge(struct subject *s, struct fa_span *span)
 {
 	struct eval e = { .s = s, .start = span->start, .matched = VERDICT_NONE };
-	bpf_loop(span->count, try_rule, &e, 0);
+	__u32 count = span->count;
+	/* Nothing watched was touched: only the rules without a path=, dir=
+	 * or watch test can hold (a span of many watches judges a few). */
+	if (!s->has_hits && (span->flags & FA_SPAN_PATH_RULES)) {
+		e.start = span->plain_start;
+		count = span->plain_count;
+	}
+	bpf_loop(count, try_rule, &e, 0);
 	return e.matched;
 }
 
