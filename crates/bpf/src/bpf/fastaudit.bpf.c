@@ -448,9 +448,13 @@ DIR_KPROBE(vfs_link, struct dentry *old, void *idmap, struct inode *dir)
 /* struct renamedata before it named the parents' dentries (6.1-6.12). */
 struct renamedata___dirs {
 	struct inode *old_dir;
+	struct dentry *old_dentry;
 	struct inode *new_dir;
+	struct dentry *new_dentry;
 } __attribute__((preserve_access_index));
 
+/* Both directories, and the moved inode and the one it replaces: 6.1's
+ * tmpfs, for one, sets all their ctimes from one clock read of old_dir. */
 SEC("kprobe/vfs_rename")
 int BPF_KPROBE(fa_kprobe_vfs_rename, struct renamedata___dirs *rd)
 {
@@ -458,6 +462,12 @@ int BPF_KPROBE(fa_kprobe_vfs_rename, struct renamedata___dirs *rd)
 	inode_kprobe(from);
 	if (to != from)
 		inode_kprobe(to);
+	struct inode *moved = BPF_CORE_READ(rd, old_dentry, d_inode);
+	struct inode *victim = BPF_CORE_READ(rd, new_dentry, d_inode);
+	if (moved)
+		inode_kprobe(moved);
+	if (victim && victim != moved)
+		inode_kprobe(victim);
 	return 0;
 }
 TWICE(sched_process_exit, task_exit)
