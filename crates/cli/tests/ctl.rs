@@ -428,12 +428,18 @@ fn a_change_under_load_is_switched_with_no_gap_and_no_duplicate() {
     let _ka = KernelAudit::acquire();
     let s = setup();
     let run = FastauditRun::start(&s.rules, &s.log, &[]);
-    const N: usize = 2000;
+    // The load runs until the new rules have judged some of it (a switch
+    // can take longer than any fixed count of chmods on a busy machine),
+    // then says how many it made.
+    let stop = s.dir.join("stop");
+    let count = s.dir.join("count");
     let mut load = Command::new("sh")
         .arg("-c")
         .arg(format!(
-            "i=0; while [ $i -lt {N} ]; do chmod 600 '{}'; i=$((i+1)); done",
-            s.target.display()
+            "i=0; while [ ! -e '{stop}' ] && [ $i -lt 200000 ]; do chmod 600 '{t}'; i=$((i+1)); done; echo $i > '{count}'",
+            stop = stop.display(),
+            t = s.target.display(),
+            count = count.display()
         ))
         .spawn()
         .expect("workload");
@@ -451,8 +457,24 @@ fn a_change_under_load_is_switched_with_no_gap_and_no_duplicate() {
     )
     .expect("swap rules");
     ok(&["-R", swap.to_str().expect("utf8")]);
+    wait_until(60, "the second rules' events", || {
+        events(&s.log, "second") >= 200
+    });
+    std::fs::write(&stop, "").expect("stop file");
     assert!(load.wait().expect("workload").success());
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    let n: usize = std::fs::read_to_string(&count)
+        .expect("the load's count")
+        .trim()
+        .parse()
+        .expect("a count");
+    wait_until(30, "every chmod logged", || {
+        lines(&s.log)
+            .iter()
+            .filter(|l| l.starts_with("type=SYSCALL ") && l.contains("comm=\"chmod\""))
+            .count()
+            >= n
+    });
+    std::thread::sleep(std::time::Duration::from_millis(300));
     run.stop();
     let chmods: Vec<String> = lines(&s.log)
         .into_iter()
@@ -462,8 +484,8 @@ fn a_change_under_load_is_switched_with_no_gap_and_no_duplicate() {
         .iter()
         .filter_map(|l| l.split(' ').find(|w| w.starts_with("pid=")))
         .collect();
-    assert_eq!(chmods.len(), N, "every chmod recorded once (no gap)");
-    assert_eq!(pids.len(), N, "no chmod recorded twice");
+    assert_eq!(chmods.len(), n, "every chmod recorded once (no gap)");
+    assert_eq!(pids.len(), n, "no chmod recorded twice");
     let keys: Vec<bool> = chmods
         .iter()
         .map(|l| l.contains("key=\"second\""))
