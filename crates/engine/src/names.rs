@@ -318,7 +318,11 @@ pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
     };
     let failed = exit.is_some_and(|e| (-4095..0).contains(&e));
     let nargs = sent.names[..2].iter().filter(|n| n.is_some()).count();
-    if let ("connect" | "bind", Some(path)) = (name, unix_socket_path(aux)) {
+    let socket_path = match name {
+        "connect" | "bind" => unix_socket_path(aux),
+        _ => None,
+    };
+    if let Some(path) = socket_path {
         // The socket's path, looked up from user space as a failed
         // syscall's are (BPF sees no object for it).
         let names = [Some(path), None, None];
