@@ -5,7 +5,7 @@
 //! read from the files right away, so a file replaced in between (a race
 //! the kernel does not have) gives what is there now.
 
-use fastaudit_records::path::{FileCaps, Inode, PathItem};
+use fastaudit_records::path::{Inode, PathItem};
 use std::io::Read as _;
 use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::fs::MetadataExt as _;
@@ -67,29 +67,10 @@ pub(crate) fn add_file_caps(cwd: Option<&[u8]>, items: &mut [PathItem]) {
         if !same {
             continue;
         }
-        if let Some(caps) = read_capability(&path).and_then(|v| FileCaps::from_xattr(&v)) {
+        if let Some(caps) = crate::exit_records::file_caps(path.as_os_str().as_bytes()) {
             inode.caps = caps;
         }
     }
-}
-
-/// The `security.capability` attribute of `path` (following symlinks, as
-/// the lookup did), if it has one.
-fn read_capability(path: &std::path::Path) -> Option<Vec<u8>> {
-    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
-    let mut buf = [0u8; 64];
-    // SAFETY: both strings are NUL-terminated and buf is writable for its
-    // length; getxattr writes at most that many bytes. (std and nix have
-    // no getxattr.)
-    let n = unsafe {
-        nix::libc::getxattr(
-            c.as_ptr(),
-            c"security.capability".as_ptr(),
-            buf.as_mut_ptr().cast(),
-            buf.len(),
-        )
-    };
-    usize::try_from(n).ok().map(|n| buf[..n].to_vec())
 }
 
 /// The interpreter a script names (`#!` line, first word), as the

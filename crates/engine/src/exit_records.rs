@@ -25,10 +25,11 @@ fn cstr(b: &[u8]) -> Vec<u8> {
     b.iter().take_while(|&&c| c != 0).copied().collect()
 }
 
-/// The capabilities of the file at `path` (`security.capability`), read
-/// now: the exec's file, whose xattr the BPF side cannot read. `None`:
-/// it has none (or they are malformed, which the kernel treats alike).
-fn file_caps(path: &[u8]) -> Option<FileCaps> {
+/// The capabilities of the file at `path` (`security.capability`, symlinks
+/// followed), read now: BPF cannot read xattrs (the exec's file for
+/// BPRM_FCAPS, PATH items' files). `None`: it has none (or they are
+/// malformed, which the kernel treats alike).
+pub(crate) fn file_caps(path: &[u8]) -> Option<FileCaps> {
     use std::os::unix::ffi::OsStrExt;
     let path = std::ffi::CString::new(std::ffi::OsStr::from_bytes(path).as_bytes()).ok()?;
     let name = c"security.capability";

@@ -3,6 +3,7 @@
 
 use crate::encode::untrusted;
 use crate::num;
+use crate::special::{cap, FileCaps};
 
 /// What the kernel says a name was to the syscall (`nametype=`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,79 +52,18 @@ pub struct Inode {
     pub caps: FileCaps,
 }
 
-/// A file's capabilities as PATH's `cap_fp cap_fi cap_fe cap_fver
-/// cap_frootid` print them (the kernel's get_vfs_caps_from_disk view of
-/// the `security.capability` attribute; all zero without one).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct FileCaps {
-    /// Permitted set.
-    pub permitted: u64,
-    /// Inheritable set.
-    pub inheritable: u64,
-    /// The effective flag.
-    pub effective: bool,
-    /// The attribute's revision (1, 2 or 3).
-    pub version: u32,
-    /// The root uid a revision 3 attribute names (0 otherwise).
-    pub rootid: u32,
-}
-
-impl FileCaps {
-    /// Capabilities the kernel knows (CAP_LAST_CAP 40, CAP_CHECKPOINT_RESTORE).
-    const VALID: u64 = (1 << 41) - 1;
-
-    /// Decode a `security.capability` value (struct vfs_ns_cap_data,
-    /// little-endian) as the kernel does; `None` when the kernel would
-    /// refuse it (unknown revision or a size that does not match it).
-    pub fn from_xattr(v: &[u8]) -> Option<FileCaps> {
-        let le = |at: usize| -> Option<u64> {
-            Some(u32::from_le_bytes(v.get(at..at + 4)?.try_into().ok()?).into())
-        };
-        let magic = le(0)? as u32;
-        let version = magic >> 24;
-        let size = match version {
-            1 => 12,
-            2 => 20,
-            3 => 24,
-            _ => return None,
-        };
-        if v.len() != size {
-            return None;
-        }
-        let (mut permitted, mut inheritable) = (le(4)?, le(8)?);
-        if version != 1 {
-            permitted |= le(12)? << 32;
-            inheritable |= le(16)? << 32;
-        }
-        Some(FileCaps {
-            permitted: permitted & Self::VALID,
-            inheritable: inheritable & Self::VALID,
-            effective: magic & 1 != 0,
-            version,
-            rootid: if version == 3 { le(20)? as u32 } else { 0 },
-        })
-    }
-
-    /// The `cap_fp=... cap_frootid=...` fields, with their leading space.
-    fn write(&self, o: &mut Vec<u8>) {
-        let set = |o: &mut Vec<u8>, name: &[u8], v: u64| {
-            o.extend_from_slice(name);
-            if v == 0 {
-                o.push(b'0');
-            } else {
-                o.extend_from_slice(format!("{v:016x}").as_bytes());
-            }
-        };
-        set(o, b" cap_fp=", self.permitted);
-        set(o, b" cap_fi=", self.inheritable);
-        o.extend_from_slice(b" cap_fe=");
-        num::dec(o, self.effective.into());
-        // `%x` of a revision (0-3): the same digit as decimal.
-        o.extend_from_slice(b" cap_fver=");
-        num::dec(o, self.version.into());
-        o.extend_from_slice(b" cap_frootid=");
-        num::dec(o, self.rootid.into());
-    }
+/// PATH's `cap_fp=... cap_frootid=...` fields, with their leading space
+/// (all zero for a file without capabilities).
+fn write_file_caps(o: &mut Vec<u8>, caps: &FileCaps) {
+    cap(o, "cap_fp", caps.permitted);
+    cap(o, "cap_fi", caps.inheritable);
+    o.extend_from_slice(b" cap_fe=");
+    num::dec(o, caps.effective.into());
+    // `%x` of a revision (0-3): the same digit as decimal.
+    o.extend_from_slice(b" cap_fver=");
+    num::dec(o, caps.version.into());
+    o.extend_from_slice(b" cap_frootid=");
+    num::dec(o, caps.rootid.into());
 }
 
 /// One PATH record.
@@ -180,7 +120,7 @@ impl PathItem {
         }
         o.extend_from_slice(b" nametype=");
         o.extend_from_slice(self.nametype.as_str().as_bytes());
-        self.inode.map(|i| i.caps).unwrap_or_default().write(o);
+        write_file_caps(o, &self.inode.map(|i| i.caps).unwrap_or_default());
     }
 }
 
@@ -220,32 +160,19 @@ pub fn parent_len(path: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn file_capabilities_decode_and_print_as_the_kernel_does() {
-        use super::FileCaps;
+    fn file_capabilities_print_as_the_kernel_does() {
+        use crate::special::FileCaps;
         // setcap cap_net_bind_service+ep: revision 2, effective.
         let mut v2 = 0x0200_0001u32.to_le_bytes().to_vec();
         for w in [0x400u32, 0, 0, 0] {
             v2.extend_from_slice(&w.to_le_bytes());
         }
-        let c = FileCaps::from_xattr(&v2).unwrap();
         let mut o = Vec::new();
-        c.write(&mut o);
+        super::write_file_caps(&mut o, &FileCaps::from_xattr(&v2).unwrap());
         assert_eq!(
             String::from_utf8(o).unwrap(),
             " cap_fp=0000000000000400 cap_fi=0 cap_fe=1 cap_fver=2 cap_frootid=0"
         );
-        // Revision 3 names its root uid; a wrong size is refused.
-        let mut v3 = 0x0300_0000u32.to_le_bytes().to_vec();
-        for w in [0, 0, 1, 0, 1000u32] {
-            v3.extend_from_slice(&w.to_le_bytes());
-        }
-        let c = FileCaps::from_xattr(&v3).unwrap();
-        assert_eq!(
-            (c.permitted, c.inheritable, c.version, c.rootid),
-            (1 << 32, 0, 3, 1000)
-        );
-        assert_eq!(FileCaps::from_xattr(&v3[..20]), None);
-        assert_eq!(FileCaps::from_xattr(&[0; 20]), None);
     }
 
     use super::*;

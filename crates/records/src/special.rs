@@ -19,7 +19,9 @@ pub struct Caps {
 }
 
 /// ` NAME=0` for an empty set, else ` NAME=%016llx` (`audit_log_cap`).
-fn cap(o: &mut Vec<u8>, name: &str, v: u64) {
+/// ` NAME=SET` as the kernel's audit_log_cap writes a capability set
+/// (`0`, else 16 hex digits).
+pub(crate) fn cap(o: &mut Vec<u8>, name: &str, v: u64) {
     if v == 0 {
         let _ = write!(o, " {name}=0");
     } else {
