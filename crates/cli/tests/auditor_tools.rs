@@ -47,21 +47,14 @@ fn workload_events(log: &Path, pids: &mut BTreeSet<String>) -> String {
     // Where fastaudit reads chmod's mode and chown's owner after the
     // change (it says so; docs/differences.md), those fields are left out
     // of both logs' PATH records for those syscalls.
-    let changed: Vec<(String, &[&str])> = if attrs_after_change() {
-        text.lines()
-            .filter(|l| l.starts_with("type=SYSCALL "))
-            .filter_map(|l| {
-                let fields: &[&str] = match field(l, "syscall").as_deref() {
-                    Some("90" | "91" | "268" | "452") => &["mode"],
-                    Some("92" | "93" | "94" | "260") => &["ouid", "ogid"],
-                    _ => return None,
-                };
-                Some((serial(l)?, fields))
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let changed: Vec<(String, &[&str])> = text
+        .lines()
+        .filter(|l| l.starts_with("type=SYSCALL "))
+        .filter_map(|l| {
+            let fields = attrs_masked_for(&field(l, "syscall")?);
+            (!fields.is_empty()).then_some((serial(l)?, fields))
+        })
+        .collect();
     text.lines()
         .filter(|l| serial(l).is_some_and(|s| keep.contains(&s)))
         .map(|l| {

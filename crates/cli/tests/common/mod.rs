@@ -463,6 +463,22 @@ pub fn differential(ka: &KernelAudit, name: &str, lines: &[Vec<u8>]) -> Vec<Stri
     diffs
 }
 
+/// The PATH fields x86_64 syscall `nr` (as a SYSCALL record's `syscall=`)
+/// changes and fastaudit reads after the change where
+/// [`attrs_after_change`] says so: chmod's mode, chown's owner. Empty
+/// otherwise: compared.
+pub fn attrs_masked_for(nr: &str) -> &'static [&'static str] {
+    if !attrs_after_change() {
+        return &[];
+    }
+    // chmod, fchmod, fchmodat, fchmodat2; chown, fchown, lchown, fchownat.
+    match nr {
+        "90" | "91" | "268" | "452" => &["mode"],
+        "92" | "93" | "94" | "260" => &["ouid", "ogid"],
+        _ => &[],
+    }
+}
+
 /// Whether fastaudit reads a changed object's attributes after the change
 /// on this kernel, by its own account.
 pub fn attrs_after_change() -> bool {

@@ -145,20 +145,11 @@ fn comparable(ev: &[Rec], skip: &[&str]) -> String {
     out
 }
 
-/// The PATH fields an event's syscall changes (chmod's mode, chown's
-/// ouid/ogid), when fastaudit says it reads them after the change on this
-/// kernel (`run --explain`; docs/differences.md): the kernel prints them
-/// as its lookup saw them, before. Empty elsewhere: compared.
+/// The PATH fields left out for an event's syscall (`attrs_masked_for`).
 fn attrs_changed_by(ev: &[Rec]) -> &'static [&'static str] {
-    if !attrs_after_change() {
-        return &[];
-    }
-    // x86_64: chmod, fchmod, fchmodat, fchmodat2; chown, fchown, lchown, fchownat.
-    match syscall_fields(ev).get("syscall").map(String::as_str) {
-        Some("90" | "91" | "268" | "452") => &["mode"],
-        Some("92" | "93" | "94" | "260") => &["ouid", "ogid"],
-        _ => &[],
-    }
+    syscall_fields(ev)
+        .get("syscall")
+        .map_or(&[], |nr| attrs_masked_for(nr))
 }
 
 /// Run a scenario; returns the differences (empty when both agree).
