@@ -77,7 +77,8 @@ fn workload_events(log: &Path, pids: &mut BTreeSet<String>) -> String {
 /// A tool's output on `log` without what differs between two daemons
 /// recording the same syscalls: serial numbers (each numbers its own)
 /// and times (the kernel stamps a syscall at entry from a coarse clock,
-/// fastaudit at its exit).
+/// fastaudit at its exit: ausearch's `time->` lines can fall on either
+/// side of a second).
 fn tool(args: &[&str], log: &Path) -> String {
     let out = Command::new(args[0])
         .args(&args[1..])
@@ -87,7 +88,11 @@ fn tool(args: &[&str], log: &Path) -> String {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     text.lines()
-        .filter(|l| !l.contains("time in logs") && !l.contains("time for report"))
+        .filter(|l| {
+            !l.contains("time in logs")
+                && !l.contains("time for report")
+                && !l.starts_with("time->")
+        })
         .map(|l| {
             if let Some((a, b)) = l.split_once("msg=audit(") {
                 let rest = b.split_once(')').map_or("", |x| x.1);
