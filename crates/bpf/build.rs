@@ -122,6 +122,11 @@ fn audit_abi_header() -> String {
         let _ = writeln!(h, "#define {name} {nr}");
     }
     h.push('\n');
+    h.push_str("/* io_uring op numbers (IORING_OP_*). */\n");
+    for (nr, name) in fastaudit_rules::tables::URING_OPS.iter().enumerate() {
+        let _ = writeln!(h, "#define FA_IORING_OP_{} {nr}", name.to_uppercase());
+    }
+    h.push('\n');
     for (machine, prefix) in [(Machine::X86_64, "FA_NR64_"), (Machine::X86, "FA_NR32_")] {
         let _ = writeln!(h, "/* {} syscall numbers. */", machine.name());
         for nr in 0..SYSCALL_SCAN {

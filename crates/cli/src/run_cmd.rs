@@ -346,6 +346,23 @@ fn uring_event_lines(lines: &mut Vec<u8>, ev: &AuditEvent, stamp: Stamp, format:
     }
     if !ev.no_syscall {
         event_lines_into(lines, ev, stamp, format);
+        return;
+    }
+    // An op an io-wq worker ran: its own context's CWD and PATH records.
+    let [op] = ev.uringops.as_slice() else {
+        return;
+    };
+    let Some(paths) = fastaudit_engine::uring_paths::worker_paths(op.op, &ev.aux) else {
+        return;
+    };
+    let record = |lines: &mut Vec<u8>, ty: u32, body: Vec<u8>| {
+        lines.extend(line(None, ty, stamp, &body, format, &SystemNames));
+    };
+    if let Some(c) = &paths.cwd {
+        record(lines, types::CWD, fastaudit_records::path::cwd_body(c));
+    }
+    for (i, it) in paths.items.iter().enumerate() {
+        record(lines, types::PATH, it.body(i));
     }
 }
 

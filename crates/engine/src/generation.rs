@@ -67,6 +67,7 @@ impl Generation {
             ro.have_objs = u32::from(r.have_objs);
             ro.companion_with_context = u32::from(options.companion_with_context);
             ro.have_uring = u32::from(r.have_uring);
+            ro.have_uring_objs = u32::from(r.have_uring);
             ro.uring_enter_rules = u32::from(r.uring_enter_rules);
             // Read from the kernel's BTF only for io_uring plans.
             ro.uring_complete_res_arg = u32::from(

@@ -355,7 +355,8 @@ pub(crate) fn choose(plan: &Plan, env: &Environment) -> Vec<Hook> {
     let raw_kind = plan.kinds.tp_btf.usable() || plan.kinds.raw_tp.usable();
     let inode_hooks = !matches!(env.features.inode, InodeSource::Missing(_));
     if !hooks.is_empty()
-        && (!plan.watches.is_empty() || (plan.names_paths() && raw_kind && inode_hooks))
+        && (!plan.watches.is_empty()
+            || ((plan.names_paths() || plan.uring.active()) && raw_kind && inode_hooks))
     {
         hooks.push(Hook::InodeChanges);
     }

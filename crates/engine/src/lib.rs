@@ -25,6 +25,7 @@ mod samples;
 pub mod start_trace;
 pub mod syscalls;
 pub mod uring;
+pub mod uring_paths;
 pub mod watches;
 
 #[cfg(test)]

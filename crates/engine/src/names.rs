@@ -9,7 +9,7 @@
 use crate::exec_files;
 use crate::lookup;
 use crate::samples::Aux;
-use fastaudit_bpf::types::{fa_aux_kind, fa_name_index, fa_obj_flag, fa_objs};
+use fastaudit_bpf::types::{fa_aux_kind, fa_aux_uring_obj, fa_name_index, fa_obj, fa_obj_flag, fa_objs};
 use fastaudit_records::path::{parent_len, Inode, NameType, PathItem};
 use fastaudit_records::Syscall;
 use fastaudit_rules::tables::Machine;
@@ -22,33 +22,37 @@ const S_IFDIR: u32 = 0o040000;
 
 /// An inode as the BPF side saw it.
 #[derive(Clone, Debug, Default)]
-struct Obj {
-    inode: Inode,
-    flags: u32,
-    parent_ino: u64,
+pub(crate) struct Obj {
+    pub(crate) inode: Inode,
+    pub(crate) flags: u32,
+    pub(crate) parent_ino: u64,
     name: Vec<u8>,
 }
 
 impl Obj {
-    fn has(&self, f: fa_obj_flag) -> bool {
+    pub(crate) fn has(&self, f: fa_obj_flag) -> bool {
         self.flags & f.0 != 0
     }
-    fn is_dir(&self) -> bool {
+    pub(crate) fn is_dir(&self) -> bool {
         self.inode.mode & S_IFMT == S_IFDIR
     }
 }
 
 /// An event's decoded path data.
 #[derive(Debug, Default)]
-struct Sent {
-    cwd: Option<Vec<u8>>,
+pub(crate) struct Sent {
+    pub(crate) cwd: Option<Vec<u8>>,
     /// Path arguments 0 and 1; 2: a symlink's target.
     names: [Option<Vec<u8>>; 3],
     /// The directories dirfd-relative path arguments 0 and 1 start from.
     bases: [Option<Vec<u8>>; 2],
     /// What a successful stat returned: its object as its lookup found it.
     stat: Option<Inode>,
-    objs: Vec<Obj>,
+    pub(crate) objs: Vec<Obj>,
+    /// io_uring_enter: the names its ops' preps took, by their place.
+    pub(crate) uring_names: Vec<(u32, Vec<u8>)>,
+    /// io_uring_enter: what its inline opens opened, by name place.
+    pub(crate) uring_opened: Vec<(u32, Inode)>,
 }
 
 fn u32_at(d: &[u8], at: usize) -> Option<u32> {
@@ -62,37 +66,34 @@ fn name_of(a: &Aux) -> Option<(u32, Vec<u8>)> {
     Some((index, a.data.get(8..8 + len)?.to_vec()))
 }
 
-fn objs_of(a: &Aux) -> Vec<Obj> {
-    if a.data.len() < std::mem::size_of::<fa_objs>() {
-        return Vec::new();
+/// One `struct fa_obj` as decoded.
+fn obj_of(o: &fa_obj) -> Obj {
+    let len = (o.name_len as usize).min(o.name.len());
+    let name: Vec<u8> = o.name[..len].iter().map(|&c| c as u8).collect();
+    Obj {
+        inode: Inode {
+            ino: o.ino,
+            dev: o.dev,
+            mode: o.mode,
+            uid: o.uid,
+            gid: o.gid,
+            rdev: o.rdev,
+            caps: Default::default(),
+        },
+        flags: o.flags,
+        parent_ino: o.parent_ino,
+        name,
     }
-    // SAFETY: fa_objs is a plain repr(C) struct of integers and byte
-    // arrays (generated from fastaudit.h) and data holds its size.
-    let h: fa_objs = unsafe { std::ptr::read_unaligned(a.data.as_ptr().cast()) };
-    h.o.iter()
-        .take(h.count as usize)
-        .map(|o| {
-            let len = (o.name_len as usize).min(o.name.len());
-            let name: Vec<u8> = o.name[..len].iter().map(|&c| c as u8).collect();
-            Obj {
-                inode: Inode {
-                    ino: o.ino,
-                    dev: o.dev,
-                    mode: o.mode,
-                    uid: o.uid,
-                    gid: o.gid,
-                    rdev: o.rdev,
-                    caps: Default::default(),
-                },
-                flags: o.flags,
-                parent_ino: o.parent_ino,
-                name,
-            }
-        })
-        .collect()
 }
 
-fn decode(aux: &[Aux]) -> Option<Sent> {
+fn objs_of(a: &Aux) -> Vec<Obj> {
+    let Some(h) = crate::samples::read::<fa_objs>(&a.data) else {
+        return Vec::new();
+    };
+    h.o.iter().take(h.count as usize).map(obj_of).collect()
+}
+
+pub(crate) fn decode(aux: &[Aux]) -> Option<Sent> {
     let mut s = Sent::default();
     let mut any = false;
     for a in aux {
@@ -119,6 +120,13 @@ fn decode(aux: &[Aux]) -> Option<Sent> {
         } else if a.ty == fa_aux_kind::FA_AUX_OBJS.0 {
             s.objs = objs_of(a);
             any = true;
+        } else if a.ty == fa_aux_kind::FA_AUX_URING_NAME.0 {
+            s.uring_names.push(name_of(a)?);
+            any = true;
+        } else if a.ty == fa_aux_kind::FA_AUX_URING_OBJ.0 {
+            if let Some(u) = crate::samples::read::<fa_aux_uring_obj>(&a.data) {
+                s.uring_opened.push((u.index, obj_of(&u.obj).inode));
+            }
         }
     }
     any.then_some(s)
@@ -291,6 +299,9 @@ pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
         return None;
     }
     let name = x86_64_name(sc.syscall)?;
+    if name == "io_uring_enter" {
+        return Some(crate::uring_paths::enter_paths(sent));
+    }
     // An empty path with AT_EMPTY_PATH (glibc's fstat is newfstatat(fd,
     // "", AT_EMPTY_PATH)) names the open file without a lookup: since
     // Linux 6.11 the kernel takes no name for it, so no CWD or PATH.

@@ -74,9 +74,15 @@ impl Samples {
                     Vec::new()
                 }
             };
-            let aux = match self.waiting.remove(&msg.tid) {
-                Some((stamp, aux)) if stamp == msg.stamp => aux,
-                _ => Vec::new(),
+            // An op issued inside io_uring_enter has no records of its
+            // own: what waits is that syscall's (sent as its ops' preps ran).
+            let inline = ev.flags & fa_event_flag::FA_EV_URING_INLINE.0 != 0;
+            let aux = match inline {
+                true => Vec::new(),
+                false => match self.waiting.remove(&msg.tid) {
+                    Some((stamp, aux)) if stamp == msg.stamp => aux,
+                    _ => Vec::new(),
+                },
             };
             self.ready.push((ev, exe, aux));
         }

@@ -8,6 +8,7 @@
 
 #define TS_COMPAT 0x0002        /* thread_info.status: an ia32 syscall */
 #define PF_KTHREAD 0x00200000   /* task_struct.flags */
+#define FA_PF_IO_WORKER 0x10    /* task_struct.flags: an io_uring thread (io-wq, SQPOLL) */
 #define SYS_BIND 2              /* socketcall's call number of bind */
 
 /* Whether the task's current syscall came through the ia32 ABI. */

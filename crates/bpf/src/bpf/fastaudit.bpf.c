@@ -38,6 +38,7 @@ struct fa_handover fa_handover_layout = {};
 struct fa_decision fa_decision_layout = {};
 struct fa_aux_head fa_aux_layout = {};
 struct fa_aux_layouts fa_aux_layouts = {};
+struct fa_path_layouts fa_path_layouts = {};
 
 /* Save an exec's arguments at entry: its registers are gone at exit. */
 static __always_inline void save_entry_args(struct pt_regs *regs, __u32 compat)
@@ -98,9 +99,10 @@ static __noinline __s64 judge_apart(struct subject *s, struct fa_span *span)
 }
 
 static __noinline enum uring_end uring_enter_end_apart(struct subject *s, struct fa_span *span,
-							__u32 tid, __u32 *key_rule)
+							__u32 tid, __u32 *key_rule, __u64 *stamp,
+							__u32 *names)
 {
-	return uring_enter_end(s, span, tid, key_rule);
+	return uring_enter_end(s, span, tid, key_rule, stamp, names);
 }
 
 /* The auxiliary records in a frame of their own (see judge_apart). */
@@ -152,15 +154,34 @@ static __noinline void emit_event(struct subject *s, const struct fa_msg *mp, __
 /* The auxiliary records, then the event: each in a frame of its own,
  * called from the caller's (kernels before 6.13 limit a call chain's
  * stack, bpf_loop callbacks included, to 512 bytes). */
-static __always_inline void emit(struct subject *s, __u32 key_rule, __u32 flags)
+static __always_inline void emit_stamped(struct subject *s, __u32 key_rule, __u32 flags, __u64 stamp)
 {
 	struct fa_msg m = {
 		.kind = FA_MSG_AUX,
 		.tid = (__u32)bpf_get_current_pid_tgid(),
-		.stamp = bpf_ktime_get_ns(),
+		.stamp = stamp,
 	};
 	__u32 aux_lost = emit_aux_apart(s, &m);
 	emit_event(s, &m, key_rule, flags | aux_lost);
+}
+
+static __always_inline void emit(struct subject *s, __u32 key_rule, __u32 flags)
+{
+	emit_stamped(s, key_rule, flags, bpf_ktime_get_ns());
+}
+
+/* The working directory of an io_uring_enter whose ops' preps took file
+ * names (its context's CWD record), under its stamp. */
+static __noinline __u32 send_uring_enter_cwd(struct task_struct *task, __u64 stamp)
+{
+	__u32 lost = 0;
+	struct fa_msg m = {
+		.kind = FA_MSG_AUX,
+		.tid = (__u32)bpf_get_current_pid_tgid(),
+		.stamp = stamp,
+	};
+	send_cwd(task, &m, &lost);
+	return lost;
 }
 
 /* The end of syscall `nr` of the current task: at its exit, or for
@@ -204,10 +225,13 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 	 * URINGOP records (uring.bpf.h): its SYSCALL after them, or a marker
 	 * that closes them. */
 	if (have_uring && !compat && nr == FA_NR64_io_uring_enter) {
-		__u32 key_rule = FA_NO_RULE;
-		enum uring_end end = uring_enter_end_apart(&s, span, tid, &key_rule);
+		__u32 key_rule = FA_NO_RULE, names = 0;
+		__u64 stamp = 0;
+		enum uring_end end = uring_enter_end_apart(&s, span, tid, &key_rule, &stamp, &names);
 		if (end == URING_END_RECORD) {
-			emit(&s, key_rule, FA_EV_URING_END);
+			/* Under the stamp its ops' names and address were sent with. */
+			__u32 lost = names ? send_uring_enter_cwd(task, stamp) : 0;
+			emit_stamped(&s, key_rule, FA_EV_URING_END | lost, stamp);
 			return 0;
 		}
 		if (end == URING_END_NONE) {
@@ -394,6 +418,8 @@ const volatile __u64 atime_fn_end = 0;
 static __always_inline int inode_kprobe(struct inode *inode)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
+	if (have_uring_objs && (BPF_CORE_READ(task, flags) & FA_PF_IO_WORKER))
+		return on_ctime(inode);
 	__u32 nr = current_syscall_nr(task);   /* ~0 outside a syscall (kernel threads) */
 	if (nr >= FA_NR_SYSCALLS)
 		return 0;

@@ -361,6 +361,9 @@ enum fa_aux_kind {
 	FA_AUX_NAME = 0x10002,      /* struct fa_aux_name: a path argument */
 	FA_AUX_CWD = 0x10003,       /* struct fa_aux_name: the working directory */
 	FA_AUX_STAT = 0x10004,      /* struct fa_aux_stat: what a stat returned */
+	FA_AUX_URING_NAME = 0x10005,  /* struct fa_aux_name: a name an io_uring op's prep took
+				       * inside io_uring_enter (index: its place among them) */
+	FA_AUX_URING_OBJ = 0x10006,   /* struct fa_aux_uring_obj: what an inline open opened */
 };
 
 /* FA_AUX_STAT: the buffer a successful stat, lstat, newfstatat (struct
@@ -407,6 +410,21 @@ struct fa_obj {
 	__u32 parent_dev;
 	__u32 name_len;     /* bytes of the dentry's name (may exceed name[]) */
 	char name[FA_NAME_LEN];
+};
+
+/* FA_AUX_URING_OBJ: the file an io_uring open issued inline inside
+ * io_uring_enter opened, for the name at `index` among the syscall's
+ * FA_AUX_URING_NAME ones. */
+struct fa_aux_uring_obj {
+	__u32 index;
+	__u32 pad;
+	struct fa_obj obj;
+};
+
+/* The path payloads no map holds reach the Rust skeleton's BTF through
+ * this struct (as fa_aux_layouts). */
+struct fa_path_layouts {
+	struct fa_aux_uring_obj uring_obj;
 };
 
 /* The objects of a thread's current syscall (key: its span index, so

@@ -14,6 +14,9 @@
 /* Whether objects are collected: some rule can record a native syscall
  * that names paths (engine: Plan::names_paths). */
 const volatile __u32 have_objs = 0;
+/* Whether io-wq workers' inode changes are noted: io_uring ops are
+ * audited, and an op a worker ran has PATH records of its own. */
+const volatile __u32 have_uring_objs = 0;
 
 #define FA_S_IFMT 00170000
 #define FA_FMODE_CREATED 0x100000   /* file->f_mode: the open created it */
@@ -156,6 +159,19 @@ __noinline int fa_objs_add(__u32 key, __u64 inode_addr, __u64 dentry_addr, __u32
 	return 0;
 }
 
+/* Note inode (its first dentry, if it has one yet) as changed, among
+ * the current thread's objects for key. */
+static __always_inline void objs_note(struct inode *inode, __u32 key)
+{
+	struct hlist_node *alias = BPF_CORE_READ(inode, i_dentry.first);
+	struct dentry *d = alias ? container_of(alias, struct dentry, d_u.d_alias) : 0;
+	/* The tracepoint's inode is a typed pointer; fa_objs_add takes
+	 * addresses as plain numbers (read through the stack). */
+	__u64 ia = 0;
+	bpf_probe_read_kernel(&ia, sizeof(ia), &inode);
+	fa_objs_add(key, ia, (__u64)d, FA_OBJ_CHANGED);
+}
+
 /* An inode's ctime changes inside the current syscall (chmod, chown,
  * link, unlink, rename, create, truncate, setxattr): note it, with its
  * attributes now, if the syscall has candidate rules. */
@@ -171,13 +187,35 @@ static __always_inline void objs_note_changed(struct task_struct *task, struct i
 	struct fa_span *span = bpf_map_lookup_elem(&spans, &key);
 	if (!span || !span->count)
 		return;
-	struct hlist_node *alias = BPF_CORE_READ(inode, i_dentry.first);
-	struct dentry *d = alias ? container_of(alias, struct dentry, d_u.d_alias) : 0;
-	/* The tracepoint's inode is a typed pointer; fa_objs_add takes
-	 * addresses as plain numbers (read through the stack). */
-	__u64 ia = 0;
-	bpf_probe_read_kernel(&ia, sizeof(ia), &inode);
-	fa_objs_add(key, ia, (__u64)d, FA_OBJ_CHANGED);
+	objs_note(inode, key);
+}
+
+/* The objects key of the io_uring request whose io_wq_work is at
+ * `work`: above every span index, and another for each request, so what
+ * a worker noted for one request never passes to its next. */
+static __always_inline __u32 uring_work_key(__u64 work)
+{
+	return 0x80000000u | (__u32)(work >> 3);
+}
+
+/* The objects key of the request the current io-wq worker runs (0: the
+ * task is no io-wq worker, e.g. the SQPOLL thread, or runs none). */
+static __always_inline __u32 io_worker_key(struct task_struct *task)
+{
+	struct io_worker *w = (struct io_worker *)BPF_CORE_READ(task, worker_private);
+	if (!w || BPF_CORE_READ(w, task) != task)
+		return 0;
+	struct io_wq_work *work = BPF_CORE_READ(w, cur_work);
+	return work ? uring_work_key((__u64)work) : 0;
+}
+
+/* An inode changes in an io_uring thread: an io-wq worker's notes are
+ * the objects of the request it runs (it makes no syscalls). */
+static __always_inline void objs_note_uring(struct task_struct *task, struct inode *inode)
+{
+	__u32 key = io_worker_key(task);
+	if (key)
+		objs_note(inode, key);
 }
 
 /* The ELF interpreter the current task's exec mapped (the kernel names

@@ -16,8 +16,6 @@
 #ifndef FA_URING_BPF_H
 #define FA_URING_BPF_H
 
-#define FA_PF_IO_WORKER 0x10   /* include/linux/sched.h */
-
 /* Whether io_uring ops are audited, and whether exit rules can select
  * io_uring_enter (they judge inline ops first, as audit_filter_syscall). */
 const volatile __u32 have_uring = 0;
@@ -121,6 +119,8 @@ struct uring_enter {
 	__u32 names;      /* file names the syscall's context holds (items=) */
 	__u32 prio;       /* rule_prio of the last match (ctx->prio): 0 none */
 	__u32 active;     /* inside io_uring_enter now (the storage outlives the call) */
+	__u32 pad;
+	__u64 stamp;      /* the syscall's event stamp: its names and address travel under it */
 };
 
 /* The priority of rule rid (rule_prio; 0 none). */
@@ -152,10 +152,12 @@ static __always_inline int uring_never_task(__u32 tid)
 static __always_inline __u32 uring_prep_names(__u32 op)
 {
 	switch (op) {
-	case 18: case 28: case 21: case 37: case 36: case 42: case 44:
-		return 1;   /* openat, openat2, statx, mkdirat, unlinkat, setxattr, getxattr */
-	case 35: case 38: case 39:
-		return 2;   /* renameat, symlinkat, linkat */
+	case FA_IORING_OP_OPENAT: case FA_IORING_OP_OPENAT2: case FA_IORING_OP_STATX:
+	case FA_IORING_OP_MKDIRAT: case FA_IORING_OP_UNLINKAT: case FA_IORING_OP_SETXATTR:
+	case FA_IORING_OP_GETXATTR:
+		return 1;
+	case FA_IORING_OP_RENAMEAT: case FA_IORING_OP_SYMLINKAT: case FA_IORING_OP_LINKAT:
+		return 2;
 	}
 	return 0;
 }
@@ -165,18 +167,15 @@ static __always_inline __u32 uring_prep_names(__u32 op)
  * with O_CREAT (always run by io-wq) counts as creating its file. */
 static __always_inline __u32 uring_worker_names(struct io_kiocb *req, __u32 op)
 {
-	if (op == 18 || op == 28) {
-		/* struct io_open in the request's command area: file, dfd,
-		 * file_slot, filename, then open_how's flags. */
-		__u64 flags = 0;
-		bpf_probe_read_kernel(&flags, sizeof(flags), (void *)req + 24);
+	if (op == FA_IORING_OP_OPENAT || op == FA_IORING_OP_OPENAT2) {
+		__u64 flags = BPF_CORE_READ((struct io_open *)req, how.flags);
 		return flags & 0100 ? 4 : 0;   /* O_CREAT */
 	}
 	switch (op) {
-	case 36: return 2;   /* unlinkat: the victim */
-	case 37: return 4;   /* mkdirat: checked, then created */
-	case 35: return 6;   /* renameat: old removed, new checked, new created */
-	case 38: case 39: return 4;   /* symlinkat, linkat */
+	case FA_IORING_OP_UNLINKAT: return 2;   /* the victim */
+	case FA_IORING_OP_MKDIRAT: return 4;    /* checked, then created */
+	case FA_IORING_OP_RENAMEAT: return 6;   /* old removed, new checked, new created */
+	case FA_IORING_OP_SYMLINKAT: case FA_IORING_OP_LINKAT: return 4;
 	}
 	return 0;
 }
@@ -211,6 +210,7 @@ static __always_inline void uring_enter_begin(void)
 	in->names = 0;
 	in->prio = 0;
 	in->active = 1;
+	in->stamp = bpf_ktime_get_ns();
 }
 
 static __always_inline struct fa_span *uring_span(__u32 op)
@@ -249,7 +249,7 @@ static __always_inline const struct cred *uring_cred(struct io_kiocb *req, struc
 
 /* Send a URINGOP event for the attempt of s (s->nr is the op). */
 static __always_inline void uring_emit_op(struct subject *s, __u32 key_rule, __u32 flags, __u32 tid,
-					  __u32 items)
+					  __u32 items, __u64 stamp)
 {
 	/* While a rule change overlaps two objects, only the active one
 	 * writes URINGOP records (each object follows requests by itself). */
@@ -264,7 +264,7 @@ static __always_inline void uring_emit_op(struct subject *s, __u32 key_rule, __u
 	struct task_struct *task = s->task;
 	ev->msg.kind = FA_MSG_EVENT;
 	ev->msg.tid = tid;
-	ev->msg.stamp = bpf_ktime_get_ns();
+	ev->msg.stamp = stamp;
 	ev->ret = s->ret;
 	ev->syscall = s->nr;
 	ev->rule = key_rule;
@@ -279,6 +279,163 @@ static __always_inline void uring_emit_op(struct subject *s, __u32 key_rule, __u
 	read_ids(ev, c);
 	count(FA_STAT_EMITTED);
 	bpf_ringbuf_submit(ev, BPF_RB_NO_WAKEUP);
+}
+
+/* A typed pointer as the plain number global functions take (read
+ * through the stack, so the verifier forgets its type). */
+static __always_inline __u64 req_number(struct io_kiocb *req)
+{
+	__u64 n = 0;
+	bpf_probe_read_kernel(&n, sizeof(n), &req);
+	return n;
+}
+
+/* The CWD and objects of the op an io-wq worker ran for the request at
+ * `req` (the objects it noted while running it: objects.bpf.h), sent
+ * under its URINGOP's head as a syscall's are; FA_EV_AUX_LOST if one
+ * found no room. The SQPOLL thread's ops are not followed (no names). */
+__noinline int fa_uring_worker_paths(__u64 req, __u64 stamp)
+{
+	__u32 lost = 0;
+	struct fa_msg m = {
+		.kind = FA_MSG_AUX,
+		.tid = (__u32)bpf_get_current_pid_tgid(),
+		.stamp = stamp,
+	};
+	struct task_struct *task = bpf_get_current_task_btf();
+	if (!io_worker_key(task))
+		return 0;
+	send_cwd(task, &m, &lost);
+	struct io_kiocb *r = (struct io_kiocb *)req;
+	__u32 key = uring_work_key((__u64)&r->work);
+	__u32 tid = m.tid;
+	struct fa_objs *h = bpf_map_lookup_elem(&objs, &tid);
+	if (!h || h->key != key)
+		return lost;
+	fa_objs_close(key, 0);
+	struct fa_objs *p = aux_reserve(&m, &lost, FA_AUX_OBJS, sizeof(*p));
+	if (!p)
+		return lost;
+	bpf_probe_read_kernel(p, sizeof(*p), h);
+	aux_submit(p);
+	return lost;
+}
+
+/* Send the file names the prep of request `req` (op `op`) took, as the
+ * io_uring_enter context of thread tid holds them from `index` on,
+ * under that syscall's stamp. */
+__noinline int fa_uring_prep_names(__u64 req, __u32 op, __u32 index, __u64 stamp)
+{
+	__u32 lost = 0;
+	struct fa_msg m = {
+		.kind = FA_MSG_AUX,
+		.tid = (__u32)bpf_get_current_pid_tgid(),
+		.stamp = stamp,
+	};
+	struct filename *names[2] = {};
+	void *cmd = (void *)req;
+	switch (op) {
+	case FA_IORING_OP_OPENAT:
+	case FA_IORING_OP_OPENAT2:
+		names[0] = BPF_CORE_READ((struct io_open *)cmd, filename);
+		break;
+	case FA_IORING_OP_STATX:
+		names[0] = BPF_CORE_READ((struct io_statx *)cmd, filename);
+		break;
+	case FA_IORING_OP_MKDIRAT:
+		names[0] = BPF_CORE_READ((struct io_mkdir *)cmd, filename);
+		break;
+	case FA_IORING_OP_UNLINKAT:
+		names[0] = BPF_CORE_READ((struct io_unlink *)cmd, filename);
+		break;
+	case FA_IORING_OP_RENAMEAT:
+		names[0] = BPF_CORE_READ((struct io_rename *)cmd, oldpath);
+		names[1] = BPF_CORE_READ((struct io_rename *)cmd, newpath);
+		break;
+	case FA_IORING_OP_SYMLINKAT:
+	case FA_IORING_OP_LINKAT:
+		names[0] = BPF_CORE_READ((struct io_link *)cmd, oldpath);
+		names[1] = BPF_CORE_READ((struct io_link *)cmd, newpath);
+		break;
+	default:
+		/* setxattr, getxattr: their name is counted, not spelled. */
+		break;
+	}
+	for (int i = 0; i < 2; i++) {
+		if (i >= (int)uring_prep_names(op))
+			break;
+		struct name_out *o = name_out_get();
+		if (!o)
+			break;
+		long len = names[i] ? bpf_probe_read_kernel_str(o->body.name, sizeof(o->body.name),
+								BPF_CORE_READ(names[i], name))
+				    : 0;
+		o->body.index = index + i;
+		o->body.len = len > 0 ? len - 1 : 0;
+		name_output(&m, &lost, FA_AUX_URING_NAME, o);
+	}
+	return 0;
+}
+
+/* SOCKADDR for a connect request inside io_uring_enter: its prep copied
+ * the address (move_addr_to_kernel, audit_sockaddr), so the syscall's
+ * context holds it, whatever the attempts return. */
+__noinline int fa_uring_connect_addr(__u64 req, __u64 stamp)
+{
+	__u32 lost = 0;
+	struct fa_msg m = {
+		.kind = FA_MSG_AUX,
+		.tid = (__u32)bpf_get_current_pid_tgid(),
+		.stamp = stamp,
+	};
+	struct io_connect *c = (struct io_connect *)req;
+	void *addr = BPF_CORE_READ(c, addr);
+	int len = BPF_CORE_READ(c, addr_len);
+	if (!addr || len <= 0 || len > FA_SOCKADDR_MAX)
+		return 0;
+	struct fa_sockaddr *r = aux_reserve(&m, &lost, AUDIT_SOCKADDR, sizeof(*r));
+	if (!r)
+		return 0;
+	__u64 n = len;
+	barrier_var(n);
+	r->len = len;
+	r->read = 0;
+	if (n <= FA_SOCKADDR_MAX && bpf_probe_read_user(r->addr, n, addr) == 0)
+		r->read = n;
+	aux_submit(r);
+	return 0;
+}
+
+/* The file an open issued inline inside io_uring_enter opened (fd
+ * `res`), for the name at `index`: the kernel's lookup resolved that
+ * name in the syscall's context. */
+__noinline int fa_uring_opened(__u64 req, __s32 res, __u32 index, __u64 stamp)
+{
+	__u32 lost = 0;
+	struct fa_msg m = {
+		.kind = FA_MSG_AUX,
+		.tid = (__u32)bpf_get_current_pid_tgid(),
+		.stamp = stamp,
+	};
+	/* A fixed-file slot (file_slot set) is no descriptor. */
+	if (BPF_CORE_READ((struct io_open *)req, file_slot))
+		return 0;
+	struct file *f = fd_file(bpf_get_current_task_btf(), res);
+	if (!f)
+		return 0;
+	struct fa_aux_uring_obj *r = aux_reserve(&m, &lost, FA_AUX_URING_OBJ, sizeof(*r));
+	if (!r)
+		return 0;
+	r->index = index;
+	r->pad = 0;
+	r->obj.flags = FA_OBJ_OPENED;
+	r->obj.parent_ino = 0;
+	r->obj.parent_dev = 0;
+	r->obj.name_len = 0;
+	r->obj.name[0] = 0;
+	obj_fill(&r->obj, BPF_CORE_READ(f, f_inode), 0);
+	aux_submit(r);
+	return 0;
 }
 
 /* One issue attempt of req (op `op`, its index entry `span`) ended with
@@ -312,9 +469,12 @@ static __always_inline void uring_attempt(struct io_kiocb *req, __u32 op, struct
 		/* Its own context: the io_uring list alone decides. */
 		s.saved = &zero;
 		__s64 v = span->count ? judge(&s, span) : VERDICT_NONE;
-		if (v >= 0 && !uring_never_task(tid))
-			uring_emit_op(&s, (__u32)v, 0, tid,
-				      s.no_arch && ret == 0 && res >= 0 ? uring_worker_names(req, op) : 0);
+		if (v < 0 || uring_never_task(tid))
+			return;
+		__u32 items = s.no_arch && ret == 0 && res >= 0 ? uring_worker_names(req, op) : 0;
+		__u64 stamp = bpf_ktime_get_ns();
+		__u32 lost = items ? fa_uring_worker_paths(req_number(req), stamp) : 0;
+		uring_emit_op(&s, (__u32)v, lost, tid, items, stamp);
 		return;
 	}
 	/* Inside io_uring_enter: audit_filter_syscall on io_uring_enter,
@@ -347,7 +507,7 @@ static __always_inline void uring_attempt(struct io_kiocb *req, __u32 op, struct
 		uring_enter_matched(in, u, urid);
 	if (in->state >= 0) {
 		in->recorded += 1;
-		uring_emit_op(&s, in->key_rule, FA_EV_URING_INLINE, tid, in->names);
+		uring_emit_op(&s, in->key_rule, FA_EV_URING_INLINE, tid, in->names, bpf_ktime_get_ns());
 	}
 }
 
@@ -364,7 +524,8 @@ enum uring_end {
  * judged the syscall itself (with the priority floor of the ops' last
  * match). s is the syscall's subject; *key_rule gets the record's key. */
 static __always_inline enum uring_end uring_enter_end(struct subject *s, struct fa_span *span,
-						      __u32 tid, __u32 *key_rule)
+						      __u32 tid, __u32 *key_rule, __u64 *stamp,
+						      __u32 *names)
 {
 	struct uring_enter *in = uring_enter_current();
 	if (!in)
@@ -373,6 +534,8 @@ static __always_inline enum uring_end uring_enter_end(struct subject *s, struct 
 	in->active = 0;
 	if (!st.recorded)
 		return URING_END_OTHER;
+	*stamp = st.stamp;
+	*names = st.names;
 	__u32 rid = 0;
 	__s64 v = span && span->count ? judge_above(s, span, st.prio, &rid) : VERDICT_NONE;
 	if (v != VERDICT_NONE)
@@ -441,11 +604,17 @@ static __always_inline int uring_submit_body(__u64 *ctx, int typed)
 	 * completion event (IOSQE_CQE_SKIP_SUCCESS) may have left its state. */
 	uring_unpark((__u64)req);
 	__u32 names = uring_prep_names(op);
-	if (!names)
+	if (!names && op != FA_IORING_OP_CONNECT)
 		return 0;
 	struct uring_enter *in = uring_enter_current();
-	if (in)
-		in->names += names;
+	if (!in)
+		return 0;
+	if (op == FA_IORING_OP_CONNECT) {
+		fa_uring_connect_addr(req_number(req), in->stamp);
+		return 0;
+	}
+	fa_uring_prep_names(req_number(req), op, in->names, in->stamp);
+	in->names += names;
 	return 0;
 }
 
@@ -520,6 +689,15 @@ static __always_inline int uring_complete_body(__u64 *ctx, int typed)
 	} else {
 		struct io_uring_cqe *cqe = (struct io_uring_cqe *)ctx[2];
 		res = BPF_CORE_READ(cqe, res);
+	}
+	/* An open that succeeded at its first, inline attempt resolved its
+	 * name in io_uring_enter's context (the last one taken: the attempt
+	 * follows its prep). */
+	if ((op == FA_IORING_OP_OPENAT || op == FA_IORING_OP_OPENAT2) && res >= 0 &&
+	    next == URING_NEXT_SUBMITTED && !(req_flags(req, typed) & REQ_F_FORCE_ASYNC)) {
+		struct uring_enter *in = uring_enter_current();
+		if (in && in->names)
+			fa_uring_opened(req_number(req), res, in->names - 1, in->stamp);
 	}
 	uring_attempt(req, op, span, 0, res, typed);
 	return 0;

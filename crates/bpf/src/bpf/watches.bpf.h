@@ -191,8 +191,15 @@ static __always_inline int on_ctime(struct inode *inode)
 	if ((id >> 32) == self_tgid || !inode)
 		return 0;
 	struct task_struct *task = bpf_get_current_task_btf();
-	if (BPF_CORE_READ(task, flags) & PF_KTHREAD)
+	__u32 tflags = BPF_CORE_READ(task, flags);
+	if (tflags & PF_KTHREAD)
 		return 0;
+	/* io_uring threads make no syscalls: their notes are the requests'. */
+	if (tflags & FA_PF_IO_WORKER) {
+		if (have_uring_objs)
+			objs_note_uring(task, inode);
+		return 0;
+	}
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	__u32 compat = task_compat(task);
 	if (names_nothing(regs, (__u32)regs_syscall_nr(regs), compat))

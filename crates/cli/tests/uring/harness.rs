@@ -18,9 +18,15 @@ const URINGOP_FIELDS: &[&str] = &[
     "uring_op", "success", "exit", "items", "ppid", "pid", "uid", "gid", "euid", "suid", "fsuid",
     "egid", "sgid", "fsgid", "key",
 ];
-/// SYSCALL fields compared (io_uring_enter's, grouped with inline ops;
-/// `items` counts PATH records, a follow-up).
-const SYSCALL_FIELDS: &[&str] = &["syscall", "success", "exit", "pid", "uid", "key"];
+/// SYSCALL fields compared (io_uring_enter's, grouped with inline ops).
+const SYSCALL_FIELDS: &[&str] = &["syscall", "success", "exit", "items", "pid", "uid", "key"];
+/// PATH fields compared (all but `cap_*`, which the harness's files lack).
+const PATH_FIELDS: &[&str] = &[
+    "item", "name", "inode", "dev", "mode", "ouid", "ogid", "rdev", "nametype",
+];
+/// CWD and SOCKADDR: their one field.
+const CWD_FIELDS: &[&str] = &["cwd"];
+const SOCKADDR_FIELDS: &[&str] = &["saddr"];
 
 /// One scenario.
 pub struct Scenario<'a> {
@@ -55,6 +61,9 @@ fn events(log: &Path, pid: &str, skip: &[&str]) -> Vec<Event> {
             Some("URINGOP") => URINGOP_FIELDS,
             Some("SYSCALL") => SYSCALL_FIELDS,
             Some("PROCTITLE") => &[],
+            Some("PATH") => PATH_FIELDS,
+            Some("CWD") => CWD_FIELDS,
+            Some("SOCKADDR") => SOCKADDR_FIELDS,
             _ => continue,
         };
         let kv: BTreeMap<&str, &str> = body

@@ -1,0 +1,212 @@
+//! The CWD and PATH records of io_uring ops, as the kernel's audit
+//! contexts collect them:
+//! - inside io_uring_enter, each op's prep takes its file names with
+//!   getname(): they are the syscall's names (`name=` as given, nametype
+//!   UNKNOWN), and an open issued inline resolves its own (NORMAL, with
+//!   the file it opened);
+//! - an io-wq worker has a context of its own with no names: each
+//!   `audit_inode_child()` of the op finds none to match and adds a
+//!   nameless (`name=(null)`) parent and child, once when the name is
+//!   looked up and once when the change is notified.
+//!
+//! The SQPOLL thread's context (which takes the names itself) is not
+//! followed: its URINGOP records carry no CWD or PATH.
+
+use crate::names::{decode, Obj, PathRecords, Sent};
+use crate::samples::Aux;
+use fastaudit_bpf::types::fa_obj_flag;
+use fastaudit_records::path::{NameType, PathItem};
+use fastaudit_rules::tables;
+
+/// io_uring_enter's CWD and PATH records: its ops' names in the order
+/// their preps took them.
+pub(crate) fn enter_paths(mut sent: Sent) -> PathRecords {
+    sent.uring_names.sort_by_key(|(i, _)| *i);
+    let items = sent
+        .uring_names
+        .iter()
+        .map(|(i, name)| {
+            let opened = sent.uring_opened.iter().find(|(at, _)| at == i);
+            PathItem {
+                name: Some(name.clone()),
+                inode: opened.map(|(_, inode)| *inode),
+                nametype: match opened {
+                    Some(_) => NameType::Normal,
+                    None => NameType::Unknown,
+                },
+            }
+        })
+        .collect::<Vec<_>>();
+    PathRecords {
+        cwd: (!items.is_empty()).then_some(sent.cwd).flatten(),
+        items,
+    }
+}
+
+/// The CWD and PATH records of op `op` run by an io-wq worker (`None`
+/// when the BPF side sent nothing for it: a failure, or an op that names
+/// no file).
+pub fn worker_paths(op: u32, aux: &[Aux]) -> Option<PathRecords> {
+    let sent = decode(aux)?;
+    let items = worker_items(tables::URING_OPS.get(op as usize)?, &sent.objs);
+    Some(PathRecords {
+        cwd: sent.cwd,
+        items,
+    })
+}
+
+/// A nameless item of `obj` (none: a name that found no inode yet).
+fn nameless(obj: Option<&Obj>, nametype: NameType) -> PathItem {
+    PathItem {
+        name: None,
+        inode: obj.map(|o| o.inode),
+        nametype,
+    }
+}
+
+/// The object whose dentry's parent is another of `objs` (the child an
+/// op changed in a directory it also changed), preferring a
+/// non-directory; with its directory.
+fn child_and_dir(objs: &[Obj]) -> (Option<&Obj>, Option<&Obj>) {
+    let parent = |o: &Obj| {
+        objs.iter()
+            .find(|d| d.inode.ino == o.parent_ino && d.inode.dev == o.inode.dev && d.is_dir())
+    };
+    let with_parent = |dirs: bool| {
+        objs.iter()
+            .filter(|o| o.has(fa_obj_flag::FA_OBJ_ALIAS) && o.is_dir() == dirs)
+            .find_map(|o| parent(o).map(|d| (o, d)))
+    };
+    match with_parent(false).or_else(|| with_parent(true)) {
+        Some((child, dir)) => (Some(child), Some(dir)),
+        None => (
+            objs.iter().find(|o| !o.is_dir()),
+            objs.iter().find(|o| o.is_dir()),
+        ),
+    }
+}
+
+/// A worker's items for `op` from the inodes it changed (its ctime:
+/// objects.bpf.h), in the order `audit_inode_child()` adds them.
+fn worker_items(op: &str, objs: &[Obj]) -> Vec<PathItem> {
+    use NameType::{Create, Delete, Parent};
+    let inode = |o: Option<&Obj>| o.map(|o| o.inode);
+    match op {
+        // Looked up (the new name: no inode), then created.
+        "openat" | "openat2" | "mkdirat" | "symlinkat" | "linkat" => {
+            // A new inode had no dentry when its times were set; a link's
+            // is the file linked.
+            let new = objs
+                .iter()
+                .find(|o| !o.has(fa_obj_flag::FA_OBJ_ALIAS))
+                .or_else(|| objs.iter().find(|o| !o.is_dir()));
+            let dir = objs
+                .iter()
+                .find(|o| o.is_dir() && o.has(fa_obj_flag::FA_OBJ_ALIAS) && inode(Some(o)) != inode(new));
+            vec![
+                nameless(dir, Parent),
+                nameless(None, Create),
+                nameless(dir, Parent),
+                nameless(new, Create),
+            ]
+        }
+        "unlinkat" => {
+            let (victim, dir) = child_and_dir(objs);
+            vec![nameless(dir, Parent), nameless(victim, Delete)]
+        }
+        "renameat" => {
+            let (moved, old_dir) = child_and_dir(objs);
+            let other = |o: &&Obj| {
+                o.is_dir() && inode(Some(o)) != inode(old_dir) && inode(Some(o)) != inode(moved)
+            };
+            let new_dir = objs.iter().find(other).or(old_dir);
+            vec![
+                nameless(old_dir, Parent),
+                nameless(moved, Delete),
+                nameless(new_dir, Parent),
+                nameless(None, Create),
+                nameless(new_dir, Parent),
+                nameless(moved, Create),
+            ]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The inode of item `i` (tests).
+#[cfg(test)]
+fn ino(items: &[PathItem], i: usize) -> Option<u64> {
+    items[i].inode.map(|n| n.ino)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DIR: u32 = 0o040755;
+    const FILE: u32 = 0o100644;
+
+    fn obj(ino: u64, mode: u32, parent: u64, alias: bool) -> Obj {
+        let mut o = Obj::default();
+        o.inode.ino = ino;
+        o.inode.mode = mode;
+        o.parent_ino = parent;
+        o.flags = fa_obj_flag::FA_OBJ_CHANGED.0 | if alias { fa_obj_flag::FA_OBJ_ALIAS.0 } else { 0 };
+        o
+    }
+
+    #[test]
+    fn a_worker_creation_names_the_directory_twice_and_the_new_inode_last() {
+        let objs = [obj(10, DIR, 2, true), obj(11, FILE, 0, false)];
+        let items = worker_items("openat", &objs);
+        let types: Vec<_> = items.iter().map(|i| i.nametype).collect();
+        use NameType::*;
+        assert_eq!(types, [Parent, Create, Parent, Create]);
+        assert_eq!(
+            (ino(&items, 0), ino(&items, 1), ino(&items, 2), ino(&items, 3)),
+            (Some(10), None, Some(10), Some(11))
+        );
+        assert!(items.iter().all(|i| i.name.is_none()));
+    }
+
+    #[test]
+    fn a_worker_rename_finds_the_moved_inode_by_its_directory() {
+        // Within one directory: a directory moved.
+        let objs = [obj(10, DIR, 2, true), obj(12, DIR, 10, true)];
+        let items = worker_items("renameat", &objs);
+        assert_eq!(items.len(), 6);
+        assert_eq!(
+            (ino(&items, 0), ino(&items, 1), ino(&items, 4), ino(&items, 5)),
+            (Some(10), Some(12), Some(10), Some(12))
+        );
+        // Across directories: the old one is the moved file's parent.
+        let objs = [obj(20, DIR, 2, true), obj(13, FILE, 10, true), obj(10, DIR, 2, true)];
+        let items = worker_items("renameat", &objs);
+        assert_eq!(
+            (ino(&items, 0), ino(&items, 1), ino(&items, 2), ino(&items, 5)),
+            (Some(10), Some(13), Some(20), Some(13))
+        );
+    }
+
+    #[test]
+    fn a_worker_unlink_names_the_directory_and_the_victim() {
+        let objs = [obj(13, FILE, 10, true), obj(10, DIR, 2, true)];
+        let items = worker_items("unlinkat", &objs);
+        assert_eq!((ino(&items, 0), ino(&items, 1)), (Some(10), Some(13)));
+        assert_eq!(items[1].nametype, NameType::Delete);
+        assert!(worker_items("close", &objs).is_empty());
+    }
+
+    #[test]
+    fn io_uring_enter_names_are_unknown_unless_an_inline_open_resolved_them() {
+        let mut sent = Sent::default();
+        sent.cwd = Some(b"/root".to_vec());
+        sent.uring_names = vec![(1, b"b".to_vec()), (0, b"/etc/passwd".to_vec())];
+        sent.uring_opened = vec![(0, Inode { ino: 5, ..Inode::default() })];
+        let p = enter_paths(sent);
+        assert_eq!(p.cwd.as_deref(), Some(&b"/root"[..]));
+        assert_eq!(p.items[0].name.as_deref(), Some(&b"/etc/passwd"[..]));
+        assert_eq!((p.items[0].nametype, ino(&p.items, 0)), (NameType::Normal, Some(5)));
+        assert_eq!((p.items[1].nametype, ino(&p.items, 1)), (NameType::Unknown, None));
+    }
+}
