@@ -9,7 +9,9 @@
 use crate::exec_files;
 use crate::lookup;
 use crate::samples::Aux;
-use fastaudit_bpf::types::{fa_aux_kind, fa_aux_uring_obj, fa_name_index, fa_obj, fa_obj_flag, fa_objs};
+use fastaudit_bpf::types::{
+    fa_aux_kind, fa_aux_uring_obj, fa_name_index, fa_obj, fa_obj_flag, fa_objs,
+};
 use fastaudit_records::path::{parent_len, Inode, NameType, PathItem};
 use fastaudit_records::Syscall;
 use fastaudit_rules::tables::Machine;

@@ -100,9 +100,9 @@ fn worker_items(op: &str, objs: &[Obj]) -> Vec<PathItem> {
                 .iter()
                 .find(|o| !o.has(fa_obj_flag::FA_OBJ_ALIAS))
                 .or_else(|| objs.iter().find(|o| !o.is_dir()));
-            let dir = objs
-                .iter()
-                .find(|o| o.is_dir() && o.has(fa_obj_flag::FA_OBJ_ALIAS) && inode(Some(o)) != inode(new));
+            let dir = objs.iter().find(|o| {
+                o.is_dir() && o.has(fa_obj_flag::FA_OBJ_ALIAS) && inode(Some(o)) != inode(new)
+            });
             vec![
                 nameless(dir, Parent),
                 nameless(None, Create),
@@ -142,6 +142,7 @@ fn ino(items: &[PathItem], i: usize) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fastaudit_records::path::Inode;
 
     const DIR: u32 = 0o040755;
     const FILE: u32 = 0o100644;
@@ -151,7 +152,12 @@ mod tests {
         o.inode.ino = ino;
         o.inode.mode = mode;
         o.parent_ino = parent;
-        o.flags = fa_obj_flag::FA_OBJ_CHANGED.0 | if alias { fa_obj_flag::FA_OBJ_ALIAS.0 } else { 0 };
+        o.flags = fa_obj_flag::FA_OBJ_CHANGED.0
+            | if alias {
+                fa_obj_flag::FA_OBJ_ALIAS.0
+            } else {
+                0
+            };
         o
     }
 
@@ -163,7 +169,12 @@ mod tests {
         use NameType::*;
         assert_eq!(types, [Parent, Create, Parent, Create]);
         assert_eq!(
-            (ino(&items, 0), ino(&items, 1), ino(&items, 2), ino(&items, 3)),
+            (
+                ino(&items, 0),
+                ino(&items, 1),
+                ino(&items, 2),
+                ino(&items, 3)
+            ),
             (Some(10), None, Some(10), Some(11))
         );
         assert!(items.iter().all(|i| i.name.is_none()));
@@ -176,14 +187,28 @@ mod tests {
         let items = worker_items("renameat", &objs);
         assert_eq!(items.len(), 6);
         assert_eq!(
-            (ino(&items, 0), ino(&items, 1), ino(&items, 4), ino(&items, 5)),
+            (
+                ino(&items, 0),
+                ino(&items, 1),
+                ino(&items, 4),
+                ino(&items, 5)
+            ),
             (Some(10), Some(12), Some(10), Some(12))
         );
         // Across directories: the old one is the moved file's parent.
-        let objs = [obj(20, DIR, 2, true), obj(13, FILE, 10, true), obj(10, DIR, 2, true)];
+        let objs = [
+            obj(20, DIR, 2, true),
+            obj(13, FILE, 10, true),
+            obj(10, DIR, 2, true),
+        ];
         let items = worker_items("renameat", &objs);
         assert_eq!(
-            (ino(&items, 0), ino(&items, 1), ino(&items, 2), ino(&items, 5)),
+            (
+                ino(&items, 0),
+                ino(&items, 1),
+                ino(&items, 2),
+                ino(&items, 5)
+            ),
             (Some(10), Some(13), Some(20), Some(13))
         );
     }
@@ -202,11 +227,23 @@ mod tests {
         let mut sent = Sent::default();
         sent.cwd = Some(b"/root".to_vec());
         sent.uring_names = vec![(1, b"b".to_vec()), (0, b"/etc/passwd".to_vec())];
-        sent.uring_opened = vec![(0, Inode { ino: 5, ..Inode::default() })];
+        sent.uring_opened = vec![(
+            0,
+            Inode {
+                ino: 5,
+                ..Inode::default()
+            },
+        )];
         let p = enter_paths(sent);
         assert_eq!(p.cwd.as_deref(), Some(&b"/root"[..]));
         assert_eq!(p.items[0].name.as_deref(), Some(&b"/etc/passwd"[..]));
-        assert_eq!((p.items[0].nametype, ino(&p.items, 0)), (NameType::Normal, Some(5)));
-        assert_eq!((p.items[1].nametype, ino(&p.items, 1)), (NameType::Unknown, None));
+        assert_eq!(
+            (p.items[0].nametype, ino(&p.items, 0)),
+            (NameType::Normal, Some(5))
+        );
+        assert_eq!(
+            (p.items[1].nametype, ino(&p.items, 1)),
+            (NameType::Unknown, None)
+        );
     }
 }

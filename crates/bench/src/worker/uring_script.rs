@@ -3,12 +3,17 @@
 //! order. The differential tests drive it (the kernel audit and fastaudit
 //! must log the same URINGOP records for it).
 //!
-//! A step is words: `[async] OP ARGS...`; `async` sets IOSQE_ASYNC (the op
-//! goes to an io-wq worker without an inline attempt). Ops: `nop`,
-//! `openat PATH` (read-only), `create PATH` (O_CREAT|O_WRONLY, 0644),
-//! `close` (the last fd an open returned), `mkdir PATH`, `rename OLD NEW`,
-//! `unlink PATH`, `rmdir PATH`, `connect IP:PORT` (a fresh TCP socket),
-//! `socket`, `read PATH` (4 KiB at 0), `statx PATH`.
+//! A step is words: `[async] [skip] [chain] OP ARGS...`; `async` sets
+//! IOSQE_ASYNC (the op goes to an io-wq worker without an inline
+//! attempt); `skip` sets IOSQE_CQE_SKIP_SUCCESS (no completion if it
+//! succeeds: a NOP linked after it is waited for instead); `chain` sets
+//! IOSQE_IO_LINK and submits the step with the next one, in one
+//! io_uring_enter. Ops: `nop`, `openat PATH` (read-only), `openat2 PATH`
+//! (read-only), `create PATH` (O_CREAT|O_WRONLY, 0644), `close` (the last
+//! fd an open returned), `mkdir PATH`, `rename OLD NEW`, `unlink PATH`,
+//! `rmdir PATH`, `symlink TARGET PATH`, `link OLD NEW`, `connect IP:PORT`
+//! (a fresh TCP socket), `socket`, `read PATH` (4 KiB at 0), `statx PATH`.
+//! A skipped step's result is 0 when it succeeded (no completion came).
 
 use io_uring::{opcode, squeue, types, IoUring};
 use nix::libc;
@@ -30,12 +35,23 @@ pub(super) fn run(sqpoll: bool, steps: &[String]) -> Result<Vec<i32>, String> {
     let mut buf = vec![0u8; 4096];
     // SAFETY: statx is plain data; all zero is a valid value.
     let mut st: libc::statx = unsafe { std::mem::zeroed() };
-    for step in steps {
-        let words: Vec<&str> = step.split_whitespace().collect();
-        let (force_async, words) = match words.split_first() {
-            Some((&"async", rest)) => (true, rest),
-            _ => (false, &words[..]),
+    let how = types::OpenHow::new().flags(libc::O_RDONLY as u64);
+    // Steps pushed but not yet submitted (linked ones), and what they keep
+    // alive until their completion: (step, skipped, CStrings, fd to close).
+    let mut pending: Vec<Pending> = Vec::new();
+    for (index, step) in steps.iter().enumerate() {
+        let all: Vec<&str> = step.split_whitespace().collect();
+        let mut words = &all[..];
+        let mut flag = |name: &str| match words.split_first() {
+            Some((w, rest)) if *w == name => {
+                words = rest;
+                true
+            }
+            _ => false,
         };
+        let force_async = flag("async");
+        let skip = flag("skip");
+        let link = flag("chain");
         let arg = |i: usize| -> Result<CString, String> {
             let w = words
                 .get(i)
@@ -46,12 +62,15 @@ pub(super) fn run(sqpoll: bool, steps: &[String]) -> Result<Vec<i32>, String> {
         let (a, b) = (arg(1).ok(), arg(2).ok());
         let p = |c: &Option<CString>| c.as_ref().map_or(std::ptr::null(), |c| c.as_ptr());
         let mut sock = -1;
-        let mut addr: Option<(libc::sockaddr_in, libc::socklen_t)> = None;
+        let mut addr: Option<Box<libc::sockaddr_in>> = None;
         let entry = match words.first().copied().unwrap_or("") {
             "nop" => opcode::Nop::new().build(),
             "openat" => opcode::OpenAt::new(cwd, p(&a))
                 .flags(libc::O_RDONLY)
                 .build(),
+            "openat2" => opcode::OpenAt2::new(cwd, p(&a), &how).build(),
+            "symlink" => opcode::SymlinkAt::new(cwd, p(&a), p(&b)).build(),
+            "link" => opcode::LinkAt::new(cwd, p(&a), cwd, p(&b)).build(),
             "create" => opcode::OpenAt::new(cwd, p(&a))
                 .flags(libc::O_CREAT | libc::O_WRONLY)
                 .mode(0o644)
@@ -83,7 +102,8 @@ pub(super) fn run(sqpoll: bool, steps: &[String]) -> Result<Vec<i32>, String> {
                     sin_zero: [0; 8],
                 };
                 let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
-                let sa: *const libc::sockaddr_in = &addr.insert((sin, len)).0;
+                // Boxed: it moves into `pending` and must not move in memory.
+                let sa: *const libc::sockaddr_in = &**addr.insert(Box::new(sin));
                 opcode::Connect::new(types::Fd(sock), sa.cast(), len).build()
             }
             "read" => {
@@ -99,35 +119,101 @@ pub(super) fn run(sqpoll: bool, steps: &[String]) -> Result<Vec<i32>, String> {
                 .build(),
             other => return Err(format!("{step}: unknown io_uring step {other:?}")),
         };
-        let entry = if force_async {
-            entry.flags(squeue::Flags::ASYNC)
-        } else {
-            entry
-        };
+        let mut flags = squeue::Flags::empty();
+        if force_async {
+            flags |= squeue::Flags::ASYNC;
+        }
+        if skip {
+            flags |= squeue::Flags::SKIP_SUCCESS | squeue::Flags::IO_LINK;
+        }
+        if link {
+            flags |= squeue::Flags::IO_LINK;
+        }
+        let entry = entry.flags(flags).user_data(index as u64);
         // SAFETY: every pointer the entry holds (paths, address, buffer)
-        // lives until its completion, waited for below.
+        // lives until its completion, waited for below: the strings move
+        // into `pending` (their heap buffers stay put), the rest lives
+        // across the loop.
         unsafe { ring.submission().push(&entry) }.map_err(|_| "submission queue full")?;
-        ring.submit_and_wait(1)
-            .map_err(|e| format!("io_uring_enter: {e}"))?;
-        let res = loop {
-            if let Some(c) = ring.completion().next() {
-                break c.result();
-            }
+        if skip {
+            let nop = opcode::Nop::new()
+                .build()
+                .user_data(SKIP_NOP)
+                .flags(if link {
+                    squeue::Flags::IO_LINK
+                } else {
+                    squeue::Flags::empty()
+                });
+            // SAFETY: a NOP holds no pointers.
+            unsafe { ring.submission().push(&nop) }.map_err(|_| "submission queue full")?;
+        }
+        let opens = matches!(
+            words.first().copied(),
+            Some("openat" | "openat2" | "create")
+        );
+        pending.push(Pending {
+            skip,
+            opens,
+            fd: sock,
+            _keep: (a, b, addr),
+        });
+        if link {
+            continue;
+        }
+        // Every step's completion, or for a skipped one its NOP's.
+        let first = results.len();
+        results.resize(first + pending.len(), 0);
+        let mut waiting = pending.len();
+        let mut seen = vec![false; pending.len()];
+        while waiting > 0 {
             ring.submit_and_wait(1)
                 .map_err(|e| format!("io_uring_enter: {e}"))?;
-        };
-        if sock >= 0 {
-            // SAFETY: closing the socket or file this step opened.
-            unsafe { libc::close(sock) };
+            while let Some(c) = ring.completion().next() {
+                if c.user_data() == SKIP_NOP {
+                    // The NOP after the first skipped step not yet seen.
+                    if let Some(i) = (0..pending.len()).find(|&i| pending[i].skip && !seen[i]) {
+                        seen[i] = true;
+                        waiting -= 1;
+                    }
+                    continue;
+                }
+                let i = (c.user_data() as usize).wrapping_sub(first);
+                if let Some(slot) = results.get_mut(first + i) {
+                    *slot = c.result();
+                    // A skipped step that failed: its NOP (cancelled) follows.
+                    if !pending[i].skip {
+                        seen[i] = true;
+                        waiting -= 1;
+                    }
+                }
+            }
         }
-        if words
-            .first()
-            .is_some_and(|w| *w == "openat" || *w == "create")
-            && res >= 0
-        {
-            last_fd = res;
+        for (i, p) in pending.drain(..).enumerate() {
+            if p.fd >= 0 {
+                // SAFETY: closing the socket or file this step opened.
+                unsafe { libc::close(p.fd) };
+            }
+            if p.opens && results[first + i] >= 0 {
+                last_fd = results[first + i];
+            }
         }
-        results.push(res);
     }
     Ok(results)
+}
+
+/// user_data of the NOP linked after a skipped step.
+const SKIP_NOP: u64 = u64::MAX;
+
+/// A step pushed and not yet completed.
+struct Pending {
+    skip: bool,
+    opens: bool,
+    /// A socket or file the step opened for itself, closed after.
+    fd: i32,
+    /// Its path strings and address, alive until its completion.
+    _keep: (
+        Option<CString>,
+        Option<CString>,
+        Option<Box<libc::sockaddr_in>>,
+    ),
 }

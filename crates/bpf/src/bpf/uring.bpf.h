@@ -293,7 +293,7 @@ static __always_inline __u64 req_number(struct io_kiocb *req)
 /* The CWD and objects of the op an io-wq worker ran for the request at
  * `req` (the objects it noted while running it: objects.bpf.h), sent
  * under its URINGOP's head as a syscall's are; FA_EV_AUX_LOST if one
- * found no room. The SQPOLL thread's ops are not followed (no names). */
+ * found no room. SQPOLL rings' ops are not followed (docs/differences.md). */
 __noinline int fa_uring_worker_paths(__u64 req, __u64 stamp)
 {
 	__u32 lost = 0;
@@ -303,10 +303,12 @@ __noinline int fa_uring_worker_paths(__u64 req, __u64 stamp)
 		.stamp = stamp,
 	};
 	struct task_struct *task = bpf_get_current_task_btf();
-	if (!io_worker_key(task))
+	struct io_kiocb *r = (struct io_kiocb *)req;
+	/* A SQPOLL ring's requests took their names outside any audit
+	 * context: the worker's lookups add them, named (not followed). */
+	if (!io_worker_key(task) || BPF_CORE_READ(r, ctx, sq_data))
 		return 0;
 	send_cwd(task, &m, &lost);
-	struct io_kiocb *r = (struct io_kiocb *)req;
 	__u32 key = uring_work_key((__u64)&r->work);
 	__u32 tid = m.tid;
 	struct fa_objs *h = bpf_map_lookup_elem(&objs, &tid);
@@ -679,8 +681,6 @@ static __always_inline int uring_complete_body(__u64 *ctx, int typed)
 	if (!span)
 		return 0;
 	__u32 next = uring_unpark((__u64)req);
-	if (next != URING_NEXT_POLLED && (req_flags(req, typed) & REQ_F_POLLED))
-		uring_attempt(req, op, span, -EAGAIN, 0, typed);
 	/* Its result: in the CQE it passes (Linux 6.x), or before that an
 	 * argument of its own (ctx, req, user_data, res, ...). */
 	int res;
@@ -690,6 +690,12 @@ static __always_inline int uring_complete_body(__u64 *ctx, int typed)
 		struct io_uring_cqe *cqe = (struct io_uring_cqe *)ctx[2];
 		res = BPF_CORE_READ(cqe, res);
 	}
+	/* A link cancelled (the request before it failed) was never issued:
+	 * the kernel audits no attempt of it. */
+	if (res == -ECANCELED && next == URING_NEXT_SUBMITTED)
+		return 0;
+	if (next != URING_NEXT_POLLED && (req_flags(req, typed) & REQ_F_POLLED))
+		uring_attempt(req, op, span, -EAGAIN, 0, typed);
 	/* An open that succeeded at its first, inline attempt resolved its
 	 * name in io_uring_enter's context (the last one taken: the attempt
 	 * follows its prep). */

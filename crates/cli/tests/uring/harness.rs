@@ -2,8 +2,8 @@
 //! over netlink: auditctl 3.0.9 cannot send io_uring rules) with auditd
 //! as its daemon, and in `fastaudit run --bpf-only`; a scripted io_uring
 //! workload (`fastaudit-bench bench-worker`, uring-script); then the
-//! workload's URINGOP records, and the SYSCALL and PROCTITLE the kernel
-//! groups with inline ones, compared event by event.
+//! workload's URINGOP records, with the SYSCALL, SOCKADDR, CWD, PATH and
+//! PROCTITLE records the kernel writes with them, compared event by event.
 
 use super::common::auditd::*;
 use super::common::*;
@@ -38,7 +38,8 @@ pub struct Scenario<'a> {
     pub sqpoll: bool,
     /// Run the workload as this uid/gid (setpriv) instead of root.
     pub as_user: Option<u32>,
-    /// Fields left out of the URINGOP comparison, with the reason.
+    /// Fields (lower case) or record types (upper case) left out of the
+    /// comparison, with the reason.
     pub not_compared: &'a [&'a str],
 }
 
@@ -57,6 +58,9 @@ fn events(log: &Path, pid: &str, skip: &[&str]) -> Vec<Event> {
         };
         let ty = head.strip_prefix("type=").and_then(|h| h.split(' ').next());
         let serial = head.rsplit(':').next().unwrap_or("").to_string();
+        if ty.is_some_and(|t| skip.contains(&t)) {
+            continue;
+        }
         let fields: &[&str] = match ty {
             Some("URINGOP") => URINGOP_FIELDS,
             Some("SYSCALL") => SYSCALL_FIELDS,
