@@ -13,7 +13,7 @@ mod harness;
 use common::assert_agrees;
 use harness::{run, Scenario};
 
-const RULES: &str = "-a always,io_uring -S openat,openat2,connect,renameat,unlinkat,mkdirat,symlinkat,linkat,close -k ur\n";
+const RULES: &str = "-a always,io_uring -S openat,openat2,connect,bind,renameat,unlinkat,mkdirat,symlinkat,linkat,close -k ur\n";
 
 /// The same operations, each as given (inline first) or with `prefix`.
 fn steps(prefix: &str) -> Vec<String> {
@@ -29,6 +29,8 @@ fn steps(prefix: &str) -> Vec<String> {
         "unlink DIR/f",
         "mkdir DIR",
         "connect 127.0.0.1:1",
+        "bind 127.0.0.1:0",
+        "bind 127.0.0.1:1",
         "statx /etc",
         "nop",
         "openat2 /etc/hostname",

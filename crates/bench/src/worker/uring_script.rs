@@ -12,7 +12,7 @@
 //! (read-only), `create PATH` (O_CREAT|O_WRONLY, 0644), `close` (the last
 //! fd an open returned), `mkdir PATH`, `rename OLD NEW`, `unlink PATH`,
 //! `rmdir PATH`, `symlink TARGET PATH`, `link OLD NEW`, `connect IP:PORT`
-//! (a fresh TCP socket), `socket`, `read PATH` (4 KiB at 0), `statx PATH`.
+//! and `bind IP:PORT` (a fresh TCP socket), `socket`, `read PATH` (4 KiB at 0), `statx PATH`.
 //! A skipped step's result is 0 when it succeeded (no completion came).
 
 use io_uring::{opcode, squeue, types, IoUring};
@@ -83,11 +83,11 @@ pub(super) fn run(sqpoll: bool, steps: &[String]) -> Result<Vec<i32>, String> {
                 .flags(libc::AT_REMOVEDIR)
                 .build(),
             "socket" => opcode::Socket::new(libc::AF_INET, libc::SOCK_STREAM, 0).build(),
-            "connect" => {
+            op @ ("connect" | "bind") => {
                 let target: SocketAddrV4 = words
                     .get(1)
                     .and_then(|w| w.parse().ok())
-                    .ok_or_else(|| format!("{step}: connect IP:PORT"))?;
+                    .ok_or_else(|| format!("{step}: {op} IP:PORT"))?;
                 // SAFETY: socket takes no pointers.
                 sock = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0) };
                 if sock < 0 {
@@ -104,7 +104,10 @@ pub(super) fn run(sqpoll: bool, steps: &[String]) -> Result<Vec<i32>, String> {
                 let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
                 // Boxed: it moves into `pending` and must not move in memory.
                 let sa: *const libc::sockaddr_in = &**addr.insert(Box::new(sin));
-                opcode::Connect::new(types::Fd(sock), sa.cast(), len).build()
+                match op {
+                    "bind" => opcode::Bind::new(types::Fd(sock), sa.cast(), len).build(),
+                    _ => opcode::Connect::new(types::Fd(sock), sa.cast(), len).build(),
+                }
             }
             "read" => {
                 let fd = a.as_ref().map_or(-1, |c| {

@@ -379,10 +379,30 @@ __noinline int fa_uring_prep_names(__u64 req, __u32 op, __u32 index, __u64 stamp
 	return 0;
 }
 
-/* SOCKADDR for a connect request inside io_uring_enter: its prep copied
- * the address (move_addr_to_kernel, audit_sockaddr), so the syscall's
- * context holds it, whatever the attempts return. */
-__noinline int fa_uring_connect_addr(__u64 req, __u64 stamp)
+#define FA_AF_MAX 46   /* address families are below */
+
+/* Where bind's prep copied the address in its request's async data
+ * `data`: a struct io_async_msghdr's `addr`, or (a 2026 fix, backported
+ * to stable kernels) the data itself. Nothing the BPF side can read
+ * names the layout (the op table is no symbol without KALLSYMS_ALL), so
+ * the first word tells: the message header starts with an iovec pointer
+ * (NULL, or a kernel address), an address with its family. */
+static __always_inline __u64 bind_addr_offset(void *data)
+{
+	__u64 w = 0;
+	bpf_probe_read_kernel(&w, sizeof(w), data);
+	__u16 family = (__u16)w;
+	if (family && family < FA_AF_MAX && (w >> 48) != 0xffff)
+		return 0;
+	return bpf_core_field_offset(struct io_async_msghdr, addr);
+}
+
+/* SOCKADDR for a connect or bind request inside io_uring_enter: its
+ * prep copied the address (move_addr_to_kernel, audit_sockaddr), so the
+ * syscall's context holds it, whatever the attempts return. connect's is
+ * read from the caller's memory, bind's from the copy its prep made (the
+ * request keeps no pointer to the caller's). */
+__noinline int fa_uring_sockaddr(__u64 req, __u32 op, __u64 stamp)
 {
 	__u32 lost = 0;
 	struct fa_msg m = {
@@ -390,9 +410,19 @@ __noinline int fa_uring_connect_addr(__u64 req, __u64 stamp)
 		.tid = (__u32)bpf_get_current_pid_tgid(),
 		.stamp = stamp,
 	};
-	struct io_connect *c = (struct io_connect *)req;
-	void *addr = BPF_CORE_READ(c, addr);
-	int len = BPF_CORE_READ(c, addr_len);
+	void *addr;
+	int len, user = op == FA_IORING_OP_CONNECT;
+	if (user) {
+		struct io_connect *c = (struct io_connect *)req;
+		addr = BPF_CORE_READ(c, addr);
+		len = BPF_CORE_READ(c, addr_len);
+	} else {
+		void *data = BPF_CORE_READ((struct io_kiocb *)req, async_data);
+		if (!bpf_core_field_exists(struct io_bind, addr_len) || !data)
+			return 0;
+		addr = data + bind_addr_offset(data);
+		len = BPF_CORE_READ((struct io_bind *)req, addr_len);
+	}
 	if (!addr || len <= 0 || len > FA_SOCKADDR_MAX)
 		return 0;
 	struct fa_sockaddr *r = aux_reserve(&m, &lost, AUDIT_SOCKADDR, sizeof(*r));
@@ -402,7 +432,10 @@ __noinline int fa_uring_connect_addr(__u64 req, __u64 stamp)
 	barrier_var(n);
 	r->len = len;
 	r->read = 0;
-	if (n <= FA_SOCKADDR_MAX && bpf_probe_read_user(r->addr, n, addr) == 0)
+	long err = n <= FA_SOCKADDR_MAX ? (user ? bpf_probe_read_user(r->addr, n, addr)
+					       : bpf_probe_read_kernel(r->addr, n, addr))
+				       : -1;
+	if (err == 0)
 		r->read = n;
 	aux_submit(r);
 	return 0;
@@ -606,13 +639,14 @@ static __always_inline int uring_submit_body(__u64 *ctx, int typed)
 	 * completion event (IOSQE_CQE_SKIP_SUCCESS) may have left its state. */
 	uring_unpark((__u64)req);
 	__u32 names = uring_prep_names(op);
-	if (!names && op != FA_IORING_OP_CONNECT)
+	int addressed = op == FA_IORING_OP_CONNECT || op == FA_IORING_OP_BIND;
+	if (!names && !addressed)
 		return 0;
 	struct uring_enter *in = uring_enter_current();
 	if (!in)
 		return 0;
-	if (op == FA_IORING_OP_CONNECT) {
-		fa_uring_connect_addr(req_number(req), in->stamp);
+	if (addressed) {
+		fa_uring_sockaddr(req_number(req), op, in->stamp);
 		return 0;
 	}
 	fa_uring_prep_names(req_number(req), op, in->names, in->stamp);
