@@ -8,7 +8,7 @@ export DEBIAN_FRONTEND=noninteractive
 # audispd-plugins (audisp-remote), rsyslog and libacl1-dev (to build Laurel)
 # are for the plugin tests: fastaudit runs auditd's plugins unchanged.
 # systemd: systemd-analyze checks dist/fastaudit.service (tests/service.rs).
-pkgs=(build-essential pkg-config clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool auditd binutils python3 audispd-plugins rsyslog libacl1-dev systemd)
+pkgs=(build-essential pkg-config clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool auditd binutils python3 audispd-plugins rsyslog libacl1-dev systemd jq)
 missing=()
 for p in "${pkgs[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

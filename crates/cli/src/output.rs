@@ -83,9 +83,10 @@ impl Output {
             self.writer.write_events(&lines, source, events);
             return;
         }
-        let text = String::from_utf8_lossy(lines);
-        let mut records: Vec<(json::Record, Stamp)> =
-            text.lines().filter_map(json::parse_line).collect();
+        let mut records: Vec<(json::Record, Stamp)> = lines
+            .split(|&b| b == b'\n')
+            .filter_map(json::parse_line)
+            .collect();
         match records.len() {
             0 => {}
             // A kernel record: gathered with the others of its stamp, and
@@ -132,7 +133,7 @@ impl Output {
         }
     }
 
-    /// JSON: a `{"kind":"stats"}` line with these counters, after every
+    /// JSON: a `{"ID":...,"STATS":{...}}` line with these counters, after every
     /// event still being gathered (it closes the stream).
     pub fn write_stats(&mut self, stamp: Stamp, counters: &[(&str, u64)]) {
         if self.json.is_some() {
@@ -191,7 +192,7 @@ mod tests {
         assert_eq!(lines.len(), 5, "{text}");
         assert!(lines[0].starts_with("type=SYSCALL "));
         assert!(
-            lines[2].starts_with('{') && lines[2].contains(r#""node":"n1""#),
+            lines[2].starts_with('{') && lines[2].contains(r#""NODE":"n1""#),
             "{}",
             lines[2]
         );

@@ -1,31 +1,118 @@
 //! `--format json` against RAW: one run as the audit daemon writing JSON,
 //! one `--bpf-only` run writing RAW, both seeing the same workload. Every
-//! JSON line parses; every RAW event is found in the JSON log (by pid) with
-//! each field's value decoded; kernel records (auditctl -m) come through
-//! JSON too; the loss counters close the stream.
+//! JSON line is one event object with its ID; every RAW event is found in
+//! the JSON log (by pid) with each record under its type and each field's
+//! value typed and decoded as docs/json.md says (the test's own reading of
+//! RAW); file names that are not UTF-8 come back exactly; jq selects and
+//! sums the events; kernel records (auditctl -m) come through JSON too;
+//! the loss counters close the stream.
 
 mod common;
 use common::*;
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::collections::HashMap;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
 use std::process::Command;
 
-/// The test's own reading of a RAW field: quotes removed; the kernel's hex
-/// form of untrusted strings decoded.
-fn decode(name: &str, raw: &str) -> String {
-    if let Some(q) = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
-        return q.to_string();
+/// docs/json.md's escaping, written again: UTF-8 kept; controls, `%`,
+/// `+` and bytes that are not UTF-8 as `%xx`.
+fn escape(b: &[u8]) -> String {
+    let mut out = String::new();
+    for chunk in b.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c < ' ' || c == '\x7f' || c == '%' || c == '+' {
+                out.push_str(&format!("%{:02x}", c as u32));
+            } else {
+                out.push(c);
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("%{b:02x}"));
+        }
     }
-    let hex = ["comm", "exe", "key", "proctitle", "name", "cwd"].contains(&name)
-        && raw.len().is_multiple_of(2)
-        && raw.bytes().all(|b| b.is_ascii_hexdigit());
-    if hex {
-        let bytes: Vec<u8> = (0..raw.len() / 2)
-            .map(|i| u8::from_str_radix(&raw[2 * i..2 * i + 2], 16).unwrap())
-            .collect();
-        return String::from_utf8(bytes).unwrap();
+    out
+}
+
+/// Percent-decoding, as a consumer does it.
+fn unescape(s: &str) -> Vec<u8> {
+    let b = s.as_bytes();
+    let (mut out, mut i) = (Vec::new(), 0);
+    while i < b.len() {
+        if b[i] == b'%' {
+            out.push(u8::from_str_radix(&s[i + 1..i + 3], 16).unwrap());
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
     }
-    raw.to_string()
+    out
+}
+
+fn unhex(raw: &str) -> Option<Vec<u8>> {
+    if raw.is_empty() || !raw.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..raw.len() / 2)
+        .map(|i| u8::from_str_radix(&raw[2 * i..2 * i + 2], 16).ok())
+        .collect()
+}
+
+/// A RAW field's value in JSON, as docs/json.md says.
+fn expected(name: &str, raw: &str) -> Value {
+    const NUMBERS: &[&str] = &[
+        "pid",
+        "ppid",
+        "auid",
+        "uid",
+        "gid",
+        "euid",
+        "suid",
+        "fsuid",
+        "egid",
+        "sgid",
+        "fsgid",
+        "ses",
+        "items",
+        "item",
+        "exit",
+        "syscall",
+        "inode",
+        "ouid",
+        "ogid",
+        "cap_fe",
+        "cap_frootid",
+    ];
+    const HEX: &[&str] = &[
+        "arch", "a0", "a1", "a2", "a3", "cap_fp", "cap_fi", "cap_fver",
+    ];
+    const UNTRUSTED: &[&str] = &["comm", "exe", "name", "cwd", "key", "proctitle"];
+    if raw == "(null)" {
+        return if name == "key" {
+            json!([])
+        } else {
+            Value::Null
+        };
+    }
+    let bytes = match raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
+        Some(q) => Some(q.as_bytes().to_vec()),
+        None if UNTRUSTED.contains(&name) => unhex(raw),
+        None => None,
+    };
+    let trimmed = |d: &str| match d.trim_start_matches('0') {
+        "" => "0".to_string(),
+        t => t.to_ascii_lowercase(),
+    };
+    match (name, bytes) {
+        ("key", Some(b)) => b.split(|&c| c == 1).map(escape).collect(),
+        ("proctitle", Some(b)) => b.split(|&c| c == 0).map(escape).collect(),
+        (_, Some(b)) => escape(&b).into(),
+        _ if NUMBERS.contains(&name) => raw.parse::<i64>().unwrap().into(),
+        _ if HEX.contains(&name) => format!("0x{}", trimmed(raw)).into(),
+        ("mode", _) => format!("0o{}", trimmed(raw)).into(),
+        _ => escape(raw.as_bytes()).into(),
+    }
 }
 
 /// RAW events by serial: (type, [(field, raw value)]) per record.
@@ -47,6 +134,31 @@ fn raw_events(text: &str) -> HashMap<String, RawEvent> {
     events
 }
 
+/// The members of an event that are records: (type, record) in order,
+/// a list's items one by one.
+fn records(ev: &Value) -> Vec<(&str, &Value)> {
+    let mut out = Vec::new();
+    for (k, v) in ev.as_object().unwrap() {
+        match v {
+            _ if k == "ID" || k == "NODE" => {}
+            Value::Array(items) => out.extend(items.iter().map(|r| (k.as_str(), r))),
+            _ => out.push((k.as_str(), v)),
+        }
+    }
+    out
+}
+
+fn jq(filter: &str, args: &[&str], file: &std::path::Path) -> Value {
+    let out = Command::new("jq")
+        .args(["-s", filter])
+        .args(args)
+        .arg(file)
+        .output()
+        .unwrap_or_else(|e| panic!("jq (scripts/setup.sh installs it): {e}"));
+    assert!(out.status.success(), "jq {filter}: {out:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 #[test]
 fn json_events_round_trip_the_raw_records() {
     let _ka = KernelAudit::acquire();
@@ -60,9 +172,16 @@ fn json_events_round_trip_the_raw_records() {
     // A command name with a space: comm and exe are hex in RAW.
     let tool = dir.join("my chmod");
     std::fs::copy("/usr/bin/chmod", &tool).unwrap();
-    let names = ["plain", "with space", "q\"uote", "é"];
+    let names: [&[u8]; 6] = [
+        b"plain",
+        b"with space",
+        b"q\"uote",
+        "é".as_bytes(),
+        b"caf\xe9",
+        b"100%+x",
+    ];
     for n in names {
-        std::fs::write(dir.join(n), "").unwrap();
+        std::fs::write(dir.join(OsStr::from_bytes(n)), "").unwrap();
     }
     let json_log = dir.join("audit.json");
     let raw_log = dir.join("audit.raw");
@@ -71,10 +190,11 @@ fn json_events_round_trip_the_raw_records() {
     let mut pids = Vec::new();
     for n in names {
         let child = Command::new(&tool)
-            .args(["600", dir.join(n).to_str().unwrap()])
+            .arg("600")
+            .arg(dir.join(OsStr::from_bytes(n)))
             .spawn()
             .unwrap();
-        pids.push(child.id().to_string());
+        pids.push(u64::from(child.id()));
         assert!(child.wait_with_output().unwrap().status.success());
     }
     let out = auditctl(&["-m", "json-log user message"]);
@@ -89,90 +209,132 @@ fn json_events_round_trip_the_raw_records() {
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect();
     for v in &lines {
-        assert!(v["kind"] == "event" || v["kind"] == "stats", "{v}");
-        assert!(v["time"].as_str().is_some_and(|t| t.contains('.')), "{v}");
+        let id = v["ID"].as_str().unwrap_or_else(|| panic!("no ID: {v}"));
+        let (time, serial) = id.split_once(':').unwrap();
+        let (sec, msec) = time.split_once('.').unwrap();
+        assert!(sec.parse::<u64>().is_ok() && msec.len() == 3 && serial.parse::<u64>().is_ok());
+        assert!(v.get("NODE").is_none(), "no name_format: {v}");
     }
-    let events: Vec<&Value> = lines.iter().filter(|v| v["kind"] == "event").collect();
-    let start = &events[0]["records"][0];
-    assert_eq!(
-        (start["type"].as_str(), start["format"].as_str()),
-        (Some("DAEMON_START"), Some("json"))
-    );
-    let by_pid: HashMap<String, &Value> = events
+    assert_eq!(lines[0]["DAEMON_START"]["format"], "json", "{}", lines[0]);
+    let by_pid: HashMap<u64, &Value> = lines
         .iter()
-        .filter(|e| e["records"][0]["type"] == "SYSCALL")
-        .map(|e| (e["records"][0]["pid"].as_str().unwrap().to_string(), *e))
+        .filter_map(|e| Some((e["SYSCALL"]["pid"].as_u64()?, e)))
         .collect();
 
     let raw_text = std::fs::read_to_string(&raw_log).unwrap();
     let (mut compared, mut ours) = (0, 0);
-    for records in raw_events(&raw_text).values() {
-        if records[0].0 != "SYSCALL" {
+    for raw_records in raw_events(&raw_text).values() {
+        if raw_records[0].0 != "SYSCALL" {
             continue;
         }
-        let pid = &records[0].1.iter().find(|(n, _)| n == "pid").unwrap().1;
+        let pid = &raw_records[0].1.iter().find(|(n, _)| n == "pid").unwrap().1;
+        let pid: u64 = pid.parse().unwrap();
         let ev = by_pid
-            .get(pid)
+            .get(&pid)
             .unwrap_or_else(|| panic!("RAW event of pid {pid} missing from JSON"));
-        let recs = ev["records"].as_array().unwrap();
-        assert_eq!(recs.len(), records.len(), "{ev}");
-        for ((ty, fields), rec) in records.iter().zip(recs) {
-            assert_eq!(rec["type"], ty.as_str());
+        let recs = records(ev);
+        let types: Vec<&str> = raw_records.iter().map(|(t, _)| t.as_str()).collect();
+        let json_types: Vec<&str> = recs.iter().map(|(t, _)| *t).collect();
+        assert_eq!(json_types, types, "{ev}");
+        assert!(ev["SYSCALL"].is_object() && ev["PATH"].is_array(), "{ev}");
+        for ((_, fields), (ty, rec)) in raw_records.iter().zip(&recs) {
             for (name, value) in fields {
-                let want = decode(name, value);
-                if name == "key" {
-                    let keys: Vec<&str> = want.split('\x01').collect();
-                    assert_eq!(rec["key"], serde_json::json!(keys), "{rec}");
-                } else {
-                    assert_eq!(rec[name.as_str()], want.as_str(), "{name} in {rec}");
-                }
+                let member = if name == "proctitle" { "ARGV" } else { name };
+                assert_eq!(rec[member], expected(name, value), "{ty}.{name} in {rec}");
             }
+            // Nothing twice: a member is a RAW field or an interpretation
+            // (upper case); PROCTITLE's command line is only its ARGV.
+            for k in rec.as_object().unwrap().keys() {
+                assert!(
+                    fields.iter().any(|(n, _)| n == k) || *k == k.to_uppercase(),
+                    "{k} in {rec}"
+                );
+            }
+            assert!(rec.get("proctitle").is_none(), "{rec}");
         }
         compared += 1;
         // The workload's own events: what their fields hold is known.
-        let Some(i) = pids.iter().position(|p| p == pid) else {
+        let Some(i) = pids.iter().position(|p| *p == pid) else {
             continue;
         };
         ours += 1;
-        let sys = &recs[0];
-        assert_eq!(sys["key"], serde_json::json!(["jsonkey", "second"]));
+        let sys = &ev["SYSCALL"];
+        assert_eq!(sys["key"], json!(["jsonkey", "second"]));
         assert_eq!(
-            (sys["comm"].as_str(), sys["SYSCALL"].as_str()),
-            (Some("my chmod"), Some("fchmodat"))
+            (&sys["comm"], &sys["SYSCALL"], &sys["syscall"]),
+            (&json!("my chmod"), &json!("fchmodat"), &json!(268))
         );
         assert_eq!(
-            (sys["ARCH"].as_str(), sys["UID"].as_str()),
-            (Some("x86_64"), Some("root"))
+            (&sys["ARCH"], &sys["UID"], &sys["uid"]),
+            (&json!("x86_64"), &json!("root"), &json!(0))
         );
         assert_eq!(sys["exe"], tool.to_str().unwrap());
-        let argv = serde_json::json!([
-            tool.to_str().unwrap(),
-            "600",
-            dir.join(names[i]).to_str().unwrap()
-        ]);
-        assert_eq!(recs.last().unwrap()["ARGV"], argv);
+        let path = dir.join(OsStr::from_bytes(names[i]));
+        let name = ev["PATH"][0]["name"].as_str().unwrap();
+        assert_eq!(unescape(name), path.as_os_str().as_bytes(), "{name}");
+        let argv: Vec<Vec<u8>> = ev["PROCTITLE"]["ARGV"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| unescape(a.as_str().unwrap()))
+            .collect();
+        let want: Vec<&[u8]> = vec![
+            tool.as_os_str().as_bytes(),
+            b"600",
+            path.as_os_str().as_bytes(),
+        ];
+        assert_eq!(argv, want, "{ev}");
     }
     assert_eq!(ours, names.len(), "{raw_text}");
     assert!(compared >= ours);
 
-    // A kernel record (user space's, over netlink) is an event of its own.
-    let user = events
-        .iter()
-        .find(|e| e["records"][0]["type"] == "USER")
-        .unwrap_or_else(|| panic!("no USER event in {json_text}"));
-    let rec = &user["records"][0];
-    assert_eq!(rec["msg"]["text"], "json-log user message", "{rec}");
-    assert_eq!(rec["msg"]["exe"], "/usr/sbin/auditctl", "{rec}");
-    assert_eq!(rec["UID"], "root");
-    assert!(
-        user["serial"].as_u64().unwrap() < 1 << 31,
-        "the kernel's serial"
+    // What a SIEM user asks, in jq: the workload's events by syscall name
+    // and key, and how many per uid.
+    let pids_arg = serde_json::to_string(&pids).unwrap();
+    let found = jq(
+        r#"map(select(.SYSCALL.SYSCALL == "fchmodat" and any(.SYSCALL.key[]; . == "jsonkey")
+                      and (.SYSCALL.pid as $p | $pids | index($p))) | .SYSCALL.pid) | sort"#,
+        &["--argjson", "pids", &pids_arg],
+        &json_log,
+    );
+    let mut sorted = pids.clone();
+    sorted.sort();
+    assert_eq!(found, json!(sorted));
+    let per_uid = jq(
+        "map(select(.SYSCALL.pid as $p | $pids | index($p))) | group_by(.SYSCALL.uid) \
+         | map({uid: .[0].SYSCALL.uid, events: length, items: (map(.SYSCALL.items) | add)})",
+        &["--argjson", "pids", &pids_arg],
+        &json_log,
+    );
+    assert_eq!(
+        per_uid,
+        json!([{"uid": 0, "events": names.len(), "items": names.len()}])
     );
 
+    // A kernel record (user space's, over netlink) is an event of its own.
+    let user = lines
+        .iter()
+        .find(|e| e["USER"].is_object())
+        .unwrap_or_else(|| panic!("no USER event in {json_text}"));
+    let rec = &user["USER"];
+    assert_eq!(rec["msg"]["text"], "json-log user message", "{rec}");
+    assert_eq!(rec["msg"]["exe"], "/usr/sbin/auditctl", "{rec}");
+    assert_eq!((&rec["UID"], &rec["uid"]), (&json!("root"), &json!(0)));
+    let serial: u64 = user["ID"]
+        .as_str()
+        .unwrap()
+        .split(':')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(serial < 1 << 31, "the kernel's serial");
+
     // The loss counters close the stream.
-    let stats = lines.last().unwrap();
-    assert_eq!(stats["kind"], "stats", "{stats}");
-    assert_eq!(stats["bpf_events_lost"], 0);
+    let last = lines.last().unwrap();
+    assert!(last["ID"].as_str().unwrap().ends_with(":0"), "{last}");
+    let stats = &last["STATS"];
+    assert_eq!(stats["bpf_events_lost"], 0, "{last}");
     assert!(
         stats["bpf_events_logged"].as_u64().unwrap() >= names.len() as u64,
         "{stats}"
@@ -182,4 +344,5 @@ fn json_events_round_trip_the_raw_records() {
         "{stats}"
     );
     assert_eq!(stats["log_events_dropped"], 0);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -294,7 +294,7 @@ fn space_keys_and_a_json_log_format_from_the_file_take_effect() {
     let keyed = text
         .lines()
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-        .filter(|v| v["records"][0]["key"] == serde_json::json!(["opsspace"]))
+        .filter(|v| v["SYSCALL"]["key"] == serde_json::json!(["opsspace"]))
         .count();
     assert_eq!(keyed, 1, "{text}");
     // Below admin_space_left with SUSPEND: nothing more is written, and the

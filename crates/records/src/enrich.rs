@@ -32,7 +32,8 @@ impl Names for SystemNames {
     }
 }
 
-const UID_FIELDS: &[&str] = &[
+/// Fields holding a uid (ENRICHED names them; JSON writes them as numbers).
+pub(crate) const UID_FIELDS: &[&str] = &[
     "auid",
     "uid",
     "euid",
@@ -47,7 +48,8 @@ const UID_FIELDS: &[&str] = &[
     "sauid",
     "obj_uid",
 ];
-const GID_FIELDS: &[&str] = &[
+/// Fields holding a gid.
+pub(crate) const GID_FIELDS: &[&str] = &[
     "gid",
     "egid",
     "sgid",

@@ -100,7 +100,7 @@ mod tests {
     fn rec(ty: &str) -> Record {
         Record {
             ty: ty.into(),
-            body: String::new(),
+            body: Vec::new(),
         }
     }
 
