@@ -28,8 +28,9 @@ run=(auditd)
 # Testing: the kernel audit with auditd is the oracle (above); bpftool (BPF
 # links and programs left behind), python3 (workloads), audispd-plugins,
 # rsyslog and libacl1-dev (to build Laurel) for the plugin tests, systemd
-# (systemd-analyze checks dist/fastaudit.service), groff-base (man pages).
-test_only=(bpftool python3 audispd-plugins rsyslog libacl1-dev systemd groff-base)
+# (systemd-analyze checks dist/fastaudit.service), groff-base and man-db
+# (the man pages render; verify looks up the unit's Documentation=man:).
+test_only=(bpftool python3 audispd-plugins rsyslog libacl1-dev systemd groff-base man-db)
 
 pkgs=("${build[@]}" "${run[@]}")
 [ "$tests" = yes ] && pkgs+=("${test_only[@]}")
