@@ -6,13 +6,20 @@ use fastaudit_rules::{source, RuleSet, SystemHost};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-/// Named real rule sets, relative to the corpus directory (`../shared/corpus/rules`).
+/// Named real rule sets, relative to the corpus directory (`--corpus`).
 pub const CORPUS_SETS: &[(&str, &str)] = &[
     ("stig", "audit-userspace/30-stig.rules"),
     ("ospp", "audit-userspace/30-ospp-v42.rules"),
     ("pci-dss", "audit-userspace/30-pci-dss-v31.rules"),
     ("neo23x0", "community/neo23x0-audit.rules"),
 ];
+
+/// Where Debian's auditd package installs audit-userspace's example rules,
+/// the corpus's `audit-userspace/` directory: the stig, ospp and pci-dss
+/// sets are taken from there when no corpus is found (an installed
+/// fastaudit, away from a source checkout).
+pub const AUDITD_EXAMPLES: (&str, &str) =
+    ("audit-userspace/", "/usr/share/doc/auditd/examples/rules");
 
 /// The CIS-style set shipped with fastaudit (the corpus holds no CIS set).
 pub const CIS_RULES: &str = include_str!("../../../rules/bench/cis.rules");
@@ -59,7 +66,13 @@ pub enum Spec {
 
 impl Spec {
     /// Parse a name: `none`, a number, `cis`, a corpus set name, or a path.
+    /// Without a corpus, the corpus sets auditd's examples hold are taken
+    /// from there ([`AUDITD_EXAMPLES`]).
     pub fn parse(name: &str, corpus: Option<&Path>) -> Result<Spec, BenchError> {
+        Spec::parse_in(name, corpus, Path::new(AUDITD_EXAMPLES.1))
+    }
+
+    fn parse_in(name: &str, corpus: Option<&Path>, examples: &Path) -> Result<Spec, BenchError> {
         if name == "none" || name == "0" {
             return Ok(Spec::None);
         }
@@ -76,14 +89,24 @@ impl Spec {
             return Ok(Spec::UringSkipped);
         }
         if let Some((_, rel)) = CORPUS_SETS.iter().find(|(n, _)| *n == name) {
-            let corpus = corpus.ok_or_else(|| {
-                BenchError::Refused(format!(
-                    "rule set {name}: the shared corpus was not found (give --corpus DIR)"
-                ))
-            })?;
-            return Ok(Spec::File {
-                path: corpus.join(rel),
-            });
+            if let Some(corpus) = corpus {
+                return Ok(Spec::File {
+                    path: corpus.join(rel),
+                });
+            }
+            let example = rel
+                .strip_prefix(AUDITD_EXAMPLES.0)
+                .map(|file| examples.join(file));
+            return match example {
+                Some(path) if path.is_file() => Ok(Spec::File { path }),
+                Some(path) => Err(BenchError::Refused(format!(
+                    "rule set {name}: no corpus of rule sets was found and {} does not exist: give --corpus DIR (a directory holding {rel}), or install auditd",
+                    path.display()
+                ))),
+                None => Err(BenchError::Refused(format!(
+                    "rule set {name}: no corpus of rule sets was found: give --corpus DIR (a directory holding {rel})"
+                ))),
+            };
         }
         let path = PathBuf::from(name);
         if path.exists() {
@@ -236,7 +259,8 @@ fn file_name(name: &str) -> String {
 
 /// The shared corpus beside a checkout: `$FASTAUDIT_CORPUS`, else
 /// `../shared/corpus/rules` from the working directory or from the checkout
-/// the binary was built in.
+/// the binary was built in (none for an installed binary: see
+/// [`AUDITD_EXAMPLES`]).
 pub fn find_corpus(exe: &Path) -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("FASTAUDIT_CORPUS") {
         return Some(PathBuf::from(p));
@@ -264,7 +288,6 @@ mod tests {
             Spec::NonMatching { count: 100 }
         );
         assert_eq!(Spec::parse("cis", None).unwrap(), Spec::Cis);
-        assert!(Spec::parse("stig", None).is_err());
         assert!(Spec::parse("no-such-set", None).is_err());
         assert_eq!(
             Spec::parse("stig", Some(Path::new("/c"))).unwrap(),
@@ -272,6 +295,37 @@ mod tests {
                 path: PathBuf::from("/c/audit-userspace/30-stig.rules")
             }
         );
+    }
+
+    #[test]
+    fn without_a_corpus_the_sets_come_from_auditds_examples_or_are_refused() {
+        let dir = std::env::temp_dir().join(format!("fa-bench-ex-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("30-stig.rules"), "").unwrap();
+        assert_eq!(
+            Spec::parse_in("stig", None, &dir).unwrap(),
+            Spec::File {
+                path: dir.join("30-stig.rules")
+            }
+        );
+        let err = Spec::parse_in("ospp", None, &dir).unwrap_err().to_string();
+        assert!(
+            err.contains("--corpus DIR") && err.contains("install auditd"),
+            "{err}"
+        );
+        // Not among auditd's examples.
+        let err = Spec::parse_in("neo23x0", None, &dir)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("community/neo23x0-audit.rules"), "{err}");
+        // A corpus wins over the examples.
+        assert_eq!(
+            Spec::parse_in("stig", Some(Path::new("/c")), &dir).unwrap(),
+            Spec::File {
+                path: PathBuf::from("/c/audit-userspace/30-stig.rules")
+            }
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

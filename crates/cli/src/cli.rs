@@ -1,17 +1,50 @@
 //! Command line syntax (clap).
 
-use clap::{Args, Parser, Subcommand};
+use clap::builder::{PossibleValue, TypedValueParser};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use fastaudit_engine::Kind;
 use fastaudit_log::{Action, ActionKey, Threshold};
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
+use std::process::ExitCode;
 
-/// fastaudit: Linux syscall auditing with auditctl rules, on eBPF.
+/// The first line of `fastaudit --help` and the man page's NAME line.
+const ABOUT: &str = "Linux syscall auditing on eBPF, in place of auditd";
+
+/// The rest of `fastaudit --help` and the man page's DESCRIPTION.
+const LONG_ABOUT: &str = "Linux syscall auditing on eBPF, in place of auditd.
+
+fastaudit takes the administrator's auditctl rules, records the syscalls (and io_uring operations) \
+they select with eBPF programs, and writes auditd-format logs that ausearch and aureport read. \
+`fastaudit run` is the system's audit daemon in auditd's place: it reads auditd's configuration \
+(/etc/audit/auditd.conf), rules (/etc/audit/rules.d) and plugins (/etc/audit/plugins.d).";
+
+/// `fastaudit`'s command line.
 #[derive(Debug, Parser)]
-#[command(name = "fastaudit", version, about)]
+#[command(name = "fastaudit", version, about = ABOUT, long_about = LONG_ABOUT)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// Print what `fastaudit help COMMAND...` prints (for the commands whose
+/// `-h`/`--help` clap does not see), so both say the same.
+pub fn help_of(command: &[&str]) -> ExitCode {
+    let argv = ["fastaudit", "help"]
+        .into_iter()
+        .chain(command.iter().copied());
+    match Cli::command().try_get_matches_from(argv) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            let _ = e.print();
+            ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2))
+        }
+    }
+}
+
+/// Whether a pass-through command's arguments ask for its help.
+pub fn asks_for_help(args: &[OsString]) -> bool {
+    matches!(args, [a] if a == "-h" || a == "--help")
 }
 
 /// Top-level commands.
@@ -24,13 +57,17 @@ pub enum Command {
     Run(RunArgs),
     /// The kernel audit's status and, when it runs, fastaudit's counters.
     Status,
-    /// Change, list or show the rules of the running `fastaudit run` with
-    /// auditctl's options (-l, -s, -a, -A, -d, -w, -W, -D, -R FILE, -e) (root).
-    // auditctl's options are passed through untouched, -h included.
-    #[command(disable_help_flag = true)]
+    /// Change, list or show the running daemon's rules with auditctl's options (root).
+    // auditctl's options are passed through untouched; main prints this
+    // help for a lone -h or --help.
+    #[command(disable_help_flag = true, after_help = CTL_OPTIONS)]
     Ctl {
         /// auditctl's options and their arguments.
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        #[arg(
+            value_name = "OPTION",
+            trailing_var_arg = true,
+            allow_hyphen_values = true
+        )]
         args: Vec<OsString>,
     },
     /// Measure no audit vs kernel audit vs fastaudit, side by side (root).
@@ -39,76 +76,106 @@ pub enum Command {
     #[command(disable_help_flag = true)]
     Bench {
         /// The arguments of `fastaudit-bench` (its own `--help` included).
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        #[arg(
+            value_name = "ARG",
+            trailing_var_arg = true,
+            allow_hyphen_values = true
+        )]
         args: Vec<OsString>,
     },
 }
 
+/// `fastaudit ctl`'s options, after its help.
+const CTL_OPTIONS: &str = "\
+auditctl's options, applied to the running `fastaudit run`:
+  -l [-k KEY]                  list the rules loaded in the daemon
+  -s                           fastaudit's status in auditctl -s's layout
+  -a|-A LIST,ACTION RULE...    add a rule (at the end | at the start of its list)
+  -d LIST,ACTION RULE...       delete the identical rule
+  -w PATH [-p PERM] [-k KEY]   add a watch
+  -W PATH [-p PERM] [-k KEY]   delete a watch
+  -D [-k KEY]                  delete all rules (whose key contains KEY)
+  -R FILE                      apply a rules file (all of it or nothing)
+  -e 0|1|2                     stop auditing | audit | lock fastaudit's rules until it restarts
+  -v                           version
+  -h, --help                   print this help
+Changes last until the next SIGHUP or restart reads the rules files again.";
+
 /// `fastaudit run`.
 #[derive(Clone, Debug, Args)]
 pub struct RunArgs {
-    /// Rules files or directories; default: /etc/audit/rules.d when present,
-    /// else the built-in default rules.
-    #[arg(long = "rules", num_args = 1..)]
+    /// Rules files, or directories of *.rules files (combined as augenrules
+    /// does) [default: /etc/audit/rules.d when present, else the built-in
+    /// default rules]
+    #[arg(long = "rules", value_name = "PATH", num_args = 1..)]
     pub rules: Vec<PathBuf>,
     /// auditd's configuration file to read (auditd.conf syntax, keys and
-    /// defaults); default: /etc/audit/auditd.conf when it exists. Flags
-    /// given on the command line win over the file.
+    /// defaults); flags given on the command line win over the file
+    /// [default: /etc/audit/auditd.conf when it exists]
     #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
     pub config: Option<PathBuf>,
     /// Read no auditd.conf: fastaudit's own defaults and the flags only.
     #[arg(long)]
     pub no_config: bool,
     /// Audit log to append to [default: the config's log_file, else
-    /// /var/log/fastaudit/audit.log].
-    #[arg(long)]
+    /// /var/log/fastaudit/audit.log]
+    #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
     /// Write the log file at all (auditd's write_logs): with `no`, events
     /// go to the plugins only and no log (nor its directory) is touched
-    /// [default: the config's write_logs, else yes].
-    #[arg(long, value_name = "yes|no", value_parser = yes_no)]
+    /// [default: the config's write_logs, else yes]
+    #[arg(long, value_name = "BOOL", value_parser = Words { words: &["yes", "no"], parse: yes_no })]
     pub write_logs: Option<bool>,
-    /// Log format [default: the config's log_format, else raw].
-    #[arg(long, value_enum)]
+    /// Log format (auditd's log_format) [default: the config's log_format,
+    /// else raw]
+    #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<LogFormat>,
     /// Rotate the log when it reaches this many MiB (auditd's max_log_file);
-    /// 0: never rotate [default: the config's, else 8].
-    #[arg(long)]
+    /// 0: never rotate [default: the config's, else 8]
+    #[arg(long, value_name = "MIB")]
     pub max_log_file: Option<u64>,
     /// Log files kept when rotating, the live one included (auditd's
-    /// num_logs) [default: the config's, else 5].
-    #[arg(long)]
+    /// num_logs) [default: the config's, else 5]
+    #[arg(long, value_name = "N")]
     pub num_logs: Option<u32>,
-    /// auditd.conf's disk_full_action: ignore, syslog, rotate or suspend
-    /// (default suspend; SIGUSR2 resumes).
-    #[arg(long, value_parser = |s: &str| ActionKey::DiskFull.parse(s))]
+    /// What to do when the disk is full (auditd's disk_full_action);
+    /// SIGUSR2 resumes after suspend [default: the config's, else suspend]
+    #[arg(long, value_name = "ACTION", value_parser = Words { words: ACTIONS, parse: |s| ActionKey::DiskFull.parse(s) })]
     pub disk_full_action: Option<Action>,
-    /// auditd.conf's disk_error_action: ignore, syslog or suspend (default suspend).
-    #[arg(long, value_parser = |s: &str| ActionKey::DiskError.parse(s))]
+    /// What to do when writing the log fails (auditd's disk_error_action)
+    /// [default: the config's, else suspend]
+    #[arg(long, value_name = "ACTION", value_parser = Words { words: DISK_ERROR_ACTIONS, parse: |s| ActionKey::DiskError.parse(s) })]
     pub disk_error_action: Option<Action>,
-    /// auditd.conf's space_left: MiB free (or N%) below which
-    /// space_left_action runs (default 75; 0: never).
-    #[arg(long, value_parser = Threshold::parse)]
+    /// MiB free (or N% of the file system) below which space_left_action
+    /// runs (auditd's space_left); 0: never [default: the config's, else 75]
+    #[arg(long, value_name = "MIB|N%", value_parser = Threshold::parse)]
     pub space_left: Option<Threshold>,
-    /// auditd.conf's space_left_action: ignore, syslog, rotate or suspend (default syslog).
-    #[arg(long, value_parser = |s: &str| ActionKey::SpaceLeft.parse(s))]
+    /// What to do below space_left (auditd's space_left_action) [default:
+    /// the config's, else syslog]
+    #[arg(long, value_name = "ACTION", value_parser = Words { words: ACTIONS, parse: |s| ActionKey::SpaceLeft.parse(s) })]
     pub space_left_action: Option<Action>,
-    /// auditd.conf's admin_space_left (default 50; 0: never).
-    #[arg(long, value_parser = Threshold::parse)]
+    /// MiB free (or N%) below which admin_space_left_action runs (auditd's
+    /// admin_space_left); 0: never [default: the config's, else 50]
+    #[arg(long, value_name = "MIB|N%", value_parser = Threshold::parse)]
     pub admin_space_left: Option<Threshold>,
-    /// auditd.conf's admin_space_left_action (default suspend).
-    #[arg(long, value_parser = |s: &str| ActionKey::AdminSpaceLeft.parse(s))]
+    /// What to do below admin_space_left (auditd's admin_space_left_action)
+    /// [default: the config's, else suspend]
+    #[arg(long, value_name = "ACTION", value_parser = Words { words: ACTIONS, parse: |s| ActionKey::AdminSpaceLeft.parse(s) })]
     pub admin_space_left_action: Option<Action>,
     /// Size of the kernel-to-fastaudit ring buffer, in KiB (a power of two).
-    #[arg(long, default_value_t = 16384)]
+    #[arg(long, value_name = "KIB", default_value_t = 16384)]
     pub ring_buffer_kib: u32,
     /// Print the plan (hooks, hook kinds, rules per syscall) and exit
     /// without attaching.
     #[arg(long)]
     pub explain: bool,
-    /// BPF hook kinds fastaudit may use (each is probed at start; the
-    /// cheapest that works is chosen): tracepoint, tp_btf, raw_tp, fexit.
-    #[arg(long, value_delimiter = ',', value_parser = parse_kind,
+    /// BPF hook kinds fastaudit may use, comma-separated. Each is probed at
+    /// start and the cheapest that works is chosen: tracepoint for the
+    /// native syscalls rules name, tp_btf (else raw_tp) for the raw
+    /// syscall, task and inode hooks. fexit is only probed and reported
+    /// (--explain): no plan uses it in this version.
+    #[arg(long, value_name = "KINDS", value_delimiter = ',',
+          value_parser = Words { words: HOOK_KINDS, parse: parse_kind },
           default_value = "fexit,tracepoint,tp_btf,raw_tp")]
     pub hook_kinds: Vec<Kind>,
     /// Do not become the kernel's audit daemon: leave the kernel audit as
@@ -137,6 +204,42 @@ pub struct RunArgs {
     pub audit_skipped_uring_ops: bool,
 }
 
+/// The auditd.conf actions fastaudit carries out, as `--*-action` takes
+/// them (the log crate's parser says why any other word is refused).
+const ACTIONS: &[&str] = &["ignore", "syslog", "rotate", "suspend"];
+
+/// disk_error_action's: auditd refuses `rotate` for it.
+const DISK_ERROR_ACTIONS: &[&str] = &["ignore", "syslog", "suspend"];
+
+/// `--hook-kinds`' words, [`Kind::ALL`]'s names.
+const HOOK_KINDS: &[&str] = &["fexit", "tracepoint", "tp_btf", "raw_tp"];
+
+/// A value from a fixed list of words: `parse` reads it (its errors say
+/// why a word is refused), and the words are the possible values that
+/// help, man pages and completions list.
+#[derive(Clone)]
+struct Words<T> {
+    words: &'static [&'static str],
+    parse: fn(&str) -> Result<T, String>,
+}
+
+impl<T: Clone + Send + Sync + 'static> TypedValueParser for Words<T> {
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<T, clap::Error> {
+        self.parse.parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(self.words.iter().map(|w| PossibleValue::new(*w))))
+    }
+}
+
 /// auditd.conf's yes/no, in any case.
 fn yes_no(s: &str) -> Result<bool, String> {
     match s.to_ascii_lowercase().as_str() {
@@ -147,8 +250,7 @@ fn yes_no(s: &str) -> Result<bool, String> {
 }
 
 fn parse_kind(s: &str) -> Result<Kind, String> {
-    Kind::parse(s)
-        .ok_or_else(|| format!("unknown hook kind {s:?} (fexit, tracepoint, tp_btf, raw_tp)"))
+    Kind::parse(s).ok_or_else(|| format!("unknown hook kind {s:?} ({})", HOOK_KINDS.join(", ")))
 }
 
 /// Log line formats (auditd's log_format).
@@ -174,8 +276,10 @@ pub enum RulesCommand {
 /// Rule sources.
 #[derive(Debug, Args)]
 pub struct RulesArgs {
-    /// Rules files, or directories of *.rules files (combined as augenrules does).
-    #[arg(required = true)]
+    /// Rules files, or directories of *.rules files (combined as augenrules
+    /// does) [default: the rules `fastaudit run` loads: /etc/audit/rules.d
+    /// when present, else the built-in default rules]
+    #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Also print the control settings (-b, -e, -f, ...) before the rules.
     #[arg(long)]
@@ -183,4 +287,36 @@ pub struct RulesArgs {
     /// Refuse the rules on any warning (exit 1, nothing printed on stdout).
     #[arg(long)]
     pub strict: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_listed_words_are_the_ones_the_parsers_take() {
+        assert_eq!(
+            HOOK_KINDS,
+            Kind::ALL.map(Kind::name),
+            "--hook-kinds lists every kind"
+        );
+        for key in [
+            ActionKey::DiskFull,
+            ActionKey::SpaceLeft,
+            ActionKey::AdminSpaceLeft,
+        ] {
+            for w in ACTIONS {
+                assert!(key.parse(w).is_ok(), "{} {w}", key.name());
+            }
+        }
+        for w in DISK_ERROR_ACTIONS {
+            assert!(ActionKey::DiskError.parse(w).is_ok(), "{w}");
+        }
+        assert!(ActionKey::DiskError.parse("rotate").is_err());
+    }
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
 }

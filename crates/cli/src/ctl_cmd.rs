@@ -10,28 +10,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::net::UnixStream;
 use std::process::ExitCode;
 
-const USAGE: &str =
-    "usage: fastaudit ctl [options]   (auditctl's options, applied to the running fastaudit run)
-    -l [-k key]              list the rules loaded in the daemon
-    -s                       fastaudit's status in auditctl -s's layout
-    -a|-A list,action ...    add a rule (at the end | at the start of its list)
-    -d list,action ...       delete the identical rule
-    -w path [-p perm] [-k key] / -W path ...   add / delete a watch
-    -D [-k key]              delete all rules (whose key contains key)
-    -R file                  apply a rules file (all of it or nothing)
-    -e 0|1|2                 stop auditing | audit | lock fastaudit's rules until it restarts
-    -v                       version
-Changes last until the next SIGHUP or restart reads the rules files again.
-";
-
-/// Send the command line; print the daemon's answer; its exit code.
+/// Send the command line; print the daemon's answer; its exit code. (A
+/// lone -h or --help never gets here: main prints `fastaudit help ctl`.)
 pub fn run(args: &[OsString]) -> Result<ExitCode> {
-    if let [a] = args {
-        if a == "-h" || a == "--help" {
-            print!("{USAGE}");
-            return Ok(ExitCode::SUCCESS);
-        }
-    }
     let mut words: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
     // The daemon reads -R's file: name it from here.
     if let [r, file] = words.as_mut_slice() {

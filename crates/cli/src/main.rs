@@ -4,6 +4,7 @@ mod bench_cmd;
 mod cli;
 mod ctl_cmd;
 mod daemon;
+mod generate;
 mod notify;
 mod output;
 mod plugins;
@@ -21,10 +22,12 @@ fn main() -> std::process::ExitCode {
     let argv: Vec<OsString> = std::env::args_os().collect();
     let result = match bench_cmd::forwarded(&argv) {
         Some(args) => bench_cmd::exec(&args),
+        None if generate::requested(&argv) => generate::run(argv),
         None => match cli::Cli::parse_from(argv).command {
             cli::Command::Rules(cmd) => rules_cmd::run(cmd),
             cli::Command::Run(args) => run_cmd::run(args),
             cli::Command::Status => status_cmd::run(),
+            cli::Command::Ctl { args } if cli::asks_for_help(&args) => Ok(cli::help_of(&["ctl"])),
             cli::Command::Ctl { args } => ctl_cmd::run(&args),
             cli::Command::Bench { args } => bench_cmd::exec(&args),
         },

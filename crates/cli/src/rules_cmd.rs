@@ -6,17 +6,20 @@ use fastaudit_rules::{RuleSet, SystemHost};
 use std::io::Write;
 use std::process::ExitCode;
 
-/// Load the rules; print the listing (`list`) or nothing (`check`).
+/// Load the rules (those `run` loads when no path is given); print the
+/// listing (`list`) or nothing (`check`).
 pub fn run(cmd: RulesCommand) -> Result<ExitCode> {
     let (args, list) = match cmd {
         RulesCommand::List(a) => (a, true),
         RulesCommand::Check(a) => (a, false),
     };
     let host = SystemHost;
-    let set = match RuleSet::load_with(&args.paths, &host, args.strict) {
+    // No path: the rules `fastaudit run` would load (the unit's
+    // ExecStartPre checks them so).
+    let set = match crate::run_cmd::load_rules(&args.paths, &host, args.strict) {
         Ok(set) => set,
         Err(errors) => {
-            for e in &errors.0 {
+            for e in &errors {
                 eprintln!("{e}");
             }
             return Ok(ExitCode::from(1));

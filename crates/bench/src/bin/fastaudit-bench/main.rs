@@ -16,9 +16,12 @@ fn main() -> ExitCode {
     let argv: Vec<OsString> = std::env::args_os().collect();
     // The worker is started by the harness only, never typed: it is kept out
     // of the user's syntax (and of `fastaudit bench --help`) by being
-    // recognised before clap sees the arguments.
+    // recognised before clap sees the arguments; so is the man page writer.
     let result = match argv.get(1) {
         Some(first) if first == fastaudit_bench::worker::COMMAND => run::worker(argv.get(2)),
+        Some(first) if first == run::GENERATE_MAN => {
+            run::generate_man(&args::GenerateMan::parse_from(&argv[1..]))
+        }
         _ => run::run(args::BenchArgs::parse_from(argv)),
     };
     match result {

@@ -17,6 +17,33 @@ const RULES_SCALE: &str = "rules-scale";
 /// The start-up experiment (see `startup`): named only, outside the modes.
 const STARTUP: &str = "startup";
 
+/// The first argument that makes this binary write its man page.
+pub const GENERATE_MAN: &str = "generate-man";
+
+/// Write fastaudit-bench(8) from the command line's definition (section 8,
+/// as fastaudit's own pages, which refer to it); print its name.
+pub fn generate_man(args: &crate::args::GenerateMan) -> Result<ExitCode> {
+    use clap::CommandFactory;
+    use clap_mangen::roff::{roman, Roff};
+    let man = clap_mangen::Man::new(BenchArgs::command())
+        .section("8")
+        .date(&args.date)
+        .source(format!("fastaudit {}", env!("CARGO_PKG_VERSION")));
+    let mut page = Vec::new();
+    man.render(&mut page).context("rendering the man page")?;
+    let mut roff = Roff::new();
+    roff.control("SH", ["SEE ALSO"]);
+    roff.text([roman(
+        "fastaudit(8), fastaudit-run(8), auditd(8), auditctl(8)",
+    )]);
+    roff.to_writer(&mut page)
+        .context("rendering the man page")?;
+    let path = args.dir.join(man.get_filename());
+    std::fs::write(&path, page).with_context(|| format!("writing {}", path.display()))?;
+    println!("{}", path.display());
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Run the benchmark; print the table; write the JSON and the report.
 pub fn run(args: BenchArgs) -> Result<ExitCode> {
     let exe = std::env::current_exe().context("finding the fastaudit-bench binary")?;
