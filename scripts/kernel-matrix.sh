@@ -36,7 +36,7 @@ DIFFERENTIAL="test:differential:basic_success_and_failure test:differential:file
  test:differential_paths:relative_paths_and_dirfd test:differential_paths:watched_file_deleted_and_recreated
  test:uring_differential:inline_ops_and_their_io_uring_enter test:uring_differential:forced_async_ops_run_by_io_wq
  test:uring_differential:sqpoll_ops test:uring_differential:first_match_never_rules_fields_and_skipped_ops
- test:uring_differential:credentials_of_an_unprivileged_submitter
+ test:uring_differential:credentials_of_an_unprivileged_submitter test:uring_differential:linked_requests
  test:uring_differential:skipped_ops_are_audited_only_when_asked_and_ausearch_reads_them
  test:daemon:kernel_and_user_records_match_auditd_and_the_kernel_is_put_back"
 CHECKS=$(echo ${CHECKS:-"explain progs start:default start:stig start:ospp start:pci start:cis start:neo23x0 $DIFFERENTIAL"})

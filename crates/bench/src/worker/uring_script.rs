@@ -3,17 +3,14 @@
 //! order. The differential tests drive it (the kernel audit and fastaudit
 //! must log the same URINGOP records for it).
 //!
-//! A step is words: `[async] [skip] [chain] OP ARGS...`; `async` sets
+//! A step is words: `[async] [chain] OP ARGS...`; `async` sets
 //! IOSQE_ASYNC (the op goes to an io-wq worker without an inline
-//! attempt); `skip` sets IOSQE_CQE_SKIP_SUCCESS (no completion if it
-//! succeeds: a NOP linked after it is waited for instead); `chain` sets
-//! IOSQE_IO_LINK and submits the step with the next one, in one
-//! io_uring_enter. Ops: `nop`, `openat PATH` (read-only), `openat2 PATH`
+//! attempt); `chain` sets IOSQE_IO_LINK and submits the step with the
+//! next one, in one io_uring_enter. Ops: `nop`, `openat PATH` (read-only), `openat2 PATH`
 //! (read-only), `create PATH` (O_CREAT|O_WRONLY, 0644), `close` (the last
 //! fd an open returned), `mkdir PATH`, `rename OLD NEW`, `unlink PATH`,
 //! `rmdir PATH`, `symlink TARGET PATH`, `link OLD NEW`, `connect IP:PORT`
 //! and `bind IP:PORT` (a fresh TCP socket), `socket`, `read PATH` (4 KiB at 0), `statx PATH`.
-//! A skipped step's result is 0 when it succeeded (no completion came).
 
 use io_uring::{opcode, squeue, types, IoUring};
 use nix::libc;
@@ -50,7 +47,6 @@ pub(super) fn run(sqpoll: bool, steps: &[String]) -> Result<Vec<i32>, String> {
             _ => false,
         };
         let force_async = flag("async");
-        let skip = flag("skip");
         let link = flag("chain");
         let arg = |i: usize| -> Result<CString, String> {
             let w = words
@@ -126,9 +122,6 @@ pub(super) fn run(sqpoll: bool, steps: &[String]) -> Result<Vec<i32>, String> {
         if force_async {
             flags |= squeue::Flags::ASYNC;
         }
-        if skip {
-            flags |= squeue::Flags::SKIP_SUCCESS | squeue::Flags::IO_LINK;
-        }
         if link {
             flags |= squeue::Flags::IO_LINK;
         }
@@ -138,24 +131,11 @@ pub(super) fn run(sqpoll: bool, steps: &[String]) -> Result<Vec<i32>, String> {
         // into `pending` (their heap buffers stay put), the rest lives
         // across the loop.
         unsafe { ring.submission().push(&entry) }.map_err(|_| "submission queue full")?;
-        if skip {
-            let nop = opcode::Nop::new()
-                .build()
-                .user_data(SKIP_NOP)
-                .flags(if link {
-                    squeue::Flags::IO_LINK
-                } else {
-                    squeue::Flags::empty()
-                });
-            // SAFETY: a NOP holds no pointers.
-            unsafe { ring.submission().push(&nop) }.map_err(|_| "submission queue full")?;
-        }
         let opens = matches!(
             words.first().copied(),
             Some("openat" | "openat2" | "create")
         );
         pending.push(Pending {
-            skip,
             opens,
             fd: sock,
             _keep: (a, b, addr),
@@ -163,7 +143,7 @@ pub(super) fn run(sqpoll: bool, steps: &[String]) -> Result<Vec<i32>, String> {
         if link {
             continue;
         }
-        // Every step's completion, or for a skipped one its NOP's.
+        // Every step's completion.
         let first = results.len();
         results.resize(first + pending.len(), 0);
         let mut waiting = pending.len();
@@ -172,19 +152,10 @@ pub(super) fn run(sqpoll: bool, steps: &[String]) -> Result<Vec<i32>, String> {
             ring.submit_and_wait(1)
                 .map_err(|e| format!("io_uring_enter: {e}"))?;
             while let Some(c) = ring.completion().next() {
-                if c.user_data() == SKIP_NOP {
-                    // The NOP after the first skipped step not yet seen.
-                    if let Some(i) = (0..pending.len()).find(|&i| pending[i].skip && !seen[i]) {
-                        seen[i] = true;
-                        waiting -= 1;
-                    }
-                    continue;
-                }
                 let i = (c.user_data() as usize).wrapping_sub(first);
                 if let Some(slot) = results.get_mut(first + i) {
                     *slot = c.result();
-                    // A skipped step that failed: its NOP (cancelled) follows.
-                    if !pending[i].skip {
+                    if !seen[i] {
                         seen[i] = true;
                         waiting -= 1;
                     }
@@ -204,12 +175,8 @@ pub(super) fn run(sqpoll: bool, steps: &[String]) -> Result<Vec<i32>, String> {
     Ok(results)
 }
 
-/// user_data of the NOP linked after a skipped step.
-const SKIP_NOP: u64 = u64::MAX;
-
 /// A step pushed and not yet completed.
 struct Pending {
-    skip: bool,
     opens: bool,
     /// A socket or file the step opened for itself, closed after.
     fd: i32,

@@ -99,10 +99,9 @@ static __noinline __s64 judge_apart(struct subject *s, struct fa_span *span)
 }
 
 static __noinline enum uring_end uring_enter_end_apart(struct subject *s, struct fa_span *span,
-							__u32 tid, __u32 *key_rule, __u64 *stamp,
-							__u32 *names)
+							__u32 tid, __u32 *key_rule, __u64 *stamp)
 {
-	return uring_enter_end(s, span, tid, key_rule, stamp, names);
+	return uring_enter_end(s, span, tid, key_rule, stamp);
 }
 
 /* The auxiliary records in a frame of their own (see judge_apart). */
@@ -170,20 +169,6 @@ static __always_inline void emit(struct subject *s, __u32 key_rule, __u32 flags)
 	emit_stamped(s, key_rule, flags, bpf_ktime_get_ns());
 }
 
-/* The working directory of an io_uring_enter whose ops' preps took file
- * names (its context's CWD record), under its stamp. */
-static __noinline __u32 send_uring_enter_cwd(struct task_struct *task, __u64 stamp)
-{
-	__u32 lost = 0;
-	struct fa_msg m = {
-		.kind = FA_MSG_AUX,
-		.tid = (__u32)bpf_get_current_pid_tgid(),
-		.stamp = stamp,
-	};
-	send_cwd(task, &m, &lost);
-	return lost;
-}
-
 /* The end of syscall `nr` of the current task: at its exit, or for
  * exit/exit_group (`returned` 0) at their entry, since they never return
  * and nothing they do before do_exit changes what a rule or record sees. */
@@ -225,13 +210,12 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 	 * URINGOP records (uring.bpf.h): its SYSCALL after them, or a marker
 	 * that closes them. */
 	if (have_uring && !compat && nr == FA_NR64_io_uring_enter) {
-		__u32 key_rule = FA_NO_RULE, names = 0;
+		__u32 key_rule = FA_NO_RULE;
 		__u64 stamp = 0;
-		enum uring_end end = uring_enter_end_apart(&s, span, tid, &key_rule, &stamp, &names);
+		enum uring_end end = uring_enter_end_apart(&s, span, tid, &key_rule, &stamp);
 		if (end == URING_END_RECORD) {
 			/* Under the stamp its ops' names and address were sent with. */
-			__u32 lost = names ? send_uring_enter_cwd(task, stamp) : 0;
-			emit_stamped(&s, key_rule, FA_EV_URING_END | lost, stamp);
+			emit_stamped(&s, key_rule, FA_EV_URING_END, stamp);
 			return 0;
 		}
 		if (end == URING_END_NONE) {

@@ -191,11 +191,12 @@ static __always_inline void objs_note_changed(struct task_struct *task, struct i
 }
 
 /* The objects key of the io_uring request whose io_wq_work is at
- * `work`: above every span index, and another for each request, so what
- * a worker noted for one request never passes to its next. */
-static __always_inline __u32 uring_work_key(__u64 work)
+ * `work`, of op `op`: above every span index, and another for each
+ * request address and op. Requests are recycled, so the notes are also
+ * dropped when a worker's request ends (uring_worker_objs_done). */
+static __always_inline __u32 uring_work_key(__u64 work, __u32 op)
 {
-	return 0x80000000u | (__u32)(work >> 3);
+	return 0x80000000u | (((__u32)(work >> 3) ^ (op << 22)) & 0x7fffffffu);
 }
 
 /* The objects key of the request the current io-wq worker runs (0: the
@@ -206,7 +207,20 @@ static __always_inline __u32 io_worker_key(struct task_struct *task)
 	if (!w || BPF_CORE_READ(w, task) != task)
 		return 0;
 	struct io_wq_work *work = BPF_CORE_READ(w, cur_work);
-	return work ? uring_work_key((__u64)work) : 0;
+	if (!work)
+		return 0;
+	struct io_kiocb *req = (void *)work - bpf_core_field_offset(struct io_kiocb, work);
+	return uring_work_key((__u64)work, BPF_CORE_READ(req, opcode));
+}
+
+/* A request the current io-wq worker ran ended: its notes are no later
+ * request's (a recycled request at the same address, say). */
+static __always_inline void uring_worker_objs_done(__u32 key)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct fa_objs *h = bpf_map_lookup_elem(&objs, &tid);
+	if (h && h->key == key)
+		h->key = ~0u;
 }
 
 /* An inode changes in an io_uring thread: an io-wq worker's notes are

@@ -309,7 +309,7 @@ __noinline int fa_uring_worker_paths(__u64 req, __u64 stamp)
 	if (!io_worker_key(task) || BPF_CORE_READ(r, ctx, sq_data))
 		return 0;
 	send_cwd(task, &m, &lost);
-	__u32 key = uring_work_key((__u64)&r->work);
+	__u32 key = uring_work_key((__u64)&r->work, BPF_CORE_READ(r, opcode));
 	__u32 tid = m.tid;
 	struct fa_objs *h = bpf_map_lookup_elem(&objs, &tid);
 	if (!h || h->key != key)
@@ -363,6 +363,9 @@ __noinline int fa_uring_prep_names(__u64 req, __u32 op, __u32 index, __u64 stamp
 		/* setxattr, getxattr: their name is counted, not spelled. */
 		break;
 	}
+	/* The context's working directory is taken with its first name. */
+	if (index == 0)
+		send_cwd(bpf_get_current_task_btf(), &m, &lost);
 	for (int i = 0; i < 2; i++) {
 		if (i >= (int)uring_prep_names(op))
 			break;
@@ -504,12 +507,16 @@ static __always_inline void uring_attempt(struct io_kiocb *req, __u32 op, struct
 		/* Its own context: the io_uring list alone decides. */
 		s.saved = &zero;
 		__s64 v = span->count ? judge(&s, span) : VERDICT_NONE;
-		if (v < 0 || uring_never_task(tid))
-			return;
-		__u32 items = s.no_arch && ret == 0 && res >= 0 ? uring_worker_names(req, op) : 0;
-		__u64 stamp = bpf_ktime_get_ns();
-		__u32 lost = items ? fa_uring_worker_paths(req_number(req), stamp) : 0;
-		uring_emit_op(&s, (__u32)v, lost, tid, items, stamp);
+		__u32 key = s.no_arch && have_uring_objs ? uring_work_key(req_number(req) +
+					bpf_core_field_offset(struct io_kiocb, work), op) : 0;
+		if (v >= 0 && !uring_never_task(tid)) {
+			__u32 items = s.no_arch && ret == 0 && res >= 0 ? uring_worker_names(req, op) : 0;
+			__u64 stamp = bpf_ktime_get_ns();
+			__u32 lost = items ? fa_uring_worker_paths(req_number(req), stamp) : 0;
+			uring_emit_op(&s, (__u32)v, lost, tid, items, stamp);
+		}
+		if (key)
+			uring_worker_objs_done(key);
 		return;
 	}
 	/* Inside io_uring_enter: audit_filter_syscall on io_uring_enter,
@@ -559,8 +566,7 @@ enum uring_end {
  * judged the syscall itself (with the priority floor of the ops' last
  * match). s is the syscall's subject; *key_rule gets the record's key. */
 static __always_inline enum uring_end uring_enter_end(struct subject *s, struct fa_span *span,
-						      __u32 tid, __u32 *key_rule, __u64 *stamp,
-						      __u32 *names)
+						      __u32 tid, __u32 *key_rule, __u64 *stamp)
 {
 	struct uring_enter *in = uring_enter_current();
 	if (!in)
@@ -570,7 +576,6 @@ static __always_inline enum uring_end uring_enter_end(struct subject *s, struct 
 	if (!st.recorded)
 		return URING_END_OTHER;
 	*stamp = st.stamp;
-	*names = st.names;
 	__u32 rid = 0;
 	__s64 v = span && span->count ? judge_above(s, span, st.prio, &rid) : VERDICT_NONE;
 	if (v != VERDICT_NONE)
