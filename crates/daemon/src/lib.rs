@@ -4,12 +4,12 @@
 //! auditd.conf and the rules again, and `fastaudit ctl` changes the rules
 //! over a control socket, both switched to without a gap.
 //!
-//! One module per job, as auditd's sources are split: [`start`] (the
+//! One module per job, as auditd's sources are split: `start` (the
 //! start-up), `daemon` (the state of a run and its event loop),
-//! `sink` and [`output`] (the log and what goes to it), `dispatch` (to
+//! `sink` and `output` (the log and what goes to it), `dispatch` (to
 //! the plugins), `kernel` (the kernel's netlink side), [`control`] (the
 //! control socket), `reconfigure` (auditd.conf again), `rules` (the rules
-//! and their switches), [`settings`] (the flags over auditd.conf).
+//! and their switches), `settings` (the flags over auditd.conf).
 //! docs/architecture.md draws the whole.
 
 mod companion;
@@ -21,15 +21,15 @@ mod event_lines;
 mod kernel;
 mod notify;
 pub mod options;
-pub mod output;
+mod output;
 mod procinfo;
 mod reconfigure;
 mod rules;
 pub mod run_dir;
-pub mod settings;
+mod settings;
 mod signals;
 mod sink;
-pub mod start;
+mod start;
 mod status;
 
 pub use error::Error;

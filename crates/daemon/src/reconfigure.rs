@@ -2,7 +2,7 @@
 //! 3.0.9's `reconfigure` does (auditd-reconfig.c; the rules are read
 //! again on the same signal, next: crate::rules). The file is read and checked whole first: one it refuses is
 //! reported with `FILE:LINE` (stderr and syslog) and nothing changes.
-//! Otherwise the flags still win over it (run_config), and what auditd
+//! Otherwise the flags still win over it (crate::settings), and what auditd
 //! takes live is taken: the log writer's settings (log_file, log_group,
 //! write_logs, flush, freq, max_log_file and its action, num_logs, the
 //! space and disk actions: crates/log, pending events written under the

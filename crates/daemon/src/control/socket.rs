@@ -34,6 +34,23 @@ const ANSWER_WITHIN: Duration = Duration::from_secs(60);
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(10);
 const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
 
+/// The wait before the next accept(2) after a failed one.
+struct Backoff(Duration);
+
+impl Backoff {
+    /// The wait now; the next one is twice as long, up to the longest.
+    fn next(&mut self) -> Duration {
+        let now = self.0;
+        self.0 = (self.0 * 2).min(ACCEPT_BACKOFF_MAX);
+        now
+    }
+
+    /// A connection came: the next failure waits the shortest again.
+    fn reset(&mut self) {
+        self.0 = ACCEPT_BACKOFF;
+    }
+}
+
 /// auditctl's words for a caller without the right to control audit.
 pub const NOT_ROOT: &str = "You must be root to run this program.";
 
@@ -148,16 +165,15 @@ pub fn listen(notes: &mut Vec<String>) -> std::io::Result<Jobs> {
 /// a failed accept, wait before the next (longer while it keeps failing),
 /// so that a lasting failure does not spin.
 fn serve(listener: &UnixListener, jobs: &Sender<Job>) {
-    let mut backoff = ACCEPT_BACKOFF;
+    let mut backoff = Backoff(ACCEPT_BACKOFF);
     for stream in listener.incoming() {
         let stream = match stream {
             Ok(s) => {
-                backoff = ACCEPT_BACKOFF;
+                backoff.reset();
                 s
             }
             Err(_) => {
-                std::thread::sleep(backoff);
-                backoff = (backoff * 2).min(ACCEPT_BACKOFF_MAX);
+                std::thread::sleep(backoff.next());
                 continue;
             }
         };
@@ -229,4 +245,18 @@ fn peer(stream: &UnixStream) -> std::io::Result<(i32, u32)> {
         return Err(std::io::Error::last_os_error());
     }
     Ok((cred.pid, cred.uid))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failed_accepts_wait_longer_and_longer_up_to_a_second() {
+        let mut b = Backoff(ACCEPT_BACKOFF);
+        let waits: Vec<u128> = (0..9).map(|_| b.next().as_millis()).collect();
+        assert_eq!(waits, [10, 20, 40, 80, 160, 320, 640, 1000, 1000]);
+        b.reset();
+        assert_eq!(b.next(), ACCEPT_BACKOFF);
+    }
 }

@@ -107,7 +107,7 @@ impl Rules {
     }
 
     /// `fastaudit ctl`: switch to `set` (running the empty plan when
-    /// `paused`); [`Reloader::finished`] then says how it went, as after SIGHUP.
+    /// `paused`); [`Rules::finished`] then says how it went, as after SIGHUP.
     pub fn offer(&mut self, set: RuleSet, paused: bool) -> Result<Plan, String> {
         let plan = self.plan_of(&set, paused)?;
         self.offered = Some(set);

@@ -245,7 +245,7 @@ fn unsupported_keys(conf: &Conf) -> Vec<String> {
     )]
 }
 
-/// auditd.conf's plugin keys as the dispatcher's settings (crate::plugins).
+/// auditd.conf's plugin keys as the dispatcher's settings (fastaudit_plugins).
 fn plugin_settings(conf: &Conf) -> PluginSettings {
     let d = PluginSettings::default();
     PluginSettings {
