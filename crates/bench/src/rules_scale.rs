@@ -157,8 +157,9 @@ fn timed(fastaudit: &Path, args: &[&str]) -> Result<(f64, f64, Vec<u8>), BenchEr
 /// User + system seconds of every waited-for child so far.
 fn children_cpu() -> f64 {
     use nix::libc;
-    // SAFETY: getrusage only writes the struct it is given.
+    // SAFETY: rusage is plain integers, for which all zeroes is a value.
     let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage only writes the struct it is given.
     if unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut u) } != 0 {
         return 0.0;
     }

@@ -163,7 +163,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "ACTION", value_parser = Words { words: ACTIONS, parse: |s| ActionKey::AdminSpaceLeft.parse(s) })]
     pub admin_space_left_action: Option<Action>,
     /// Size of the kernel-to-fastaudit ring buffer, in KiB (a power of two).
-    #[arg(long, value_name = "KIB", default_value_t = 16384)]
+    #[arg(long, value_name = "KIB", default_value_t = fastaudit_engine::RING_BUFFER_BYTES / 1024)]
     pub ring_buffer_kib: u32,
     /// Print the plan (hooks, hook kinds, rules per syscall) and exit
     /// without attaching.
@@ -196,7 +196,7 @@ pub struct RunArgs {
     pub strict: bool,
     /// auditd's plugin settings (plugin_dir, q_depth, overflow_action, max_restarts).
     #[command(flatten)]
-    pub plugins: crate::plugins::PluginArgs,
+    pub plugins: fastaudit_plugins::PluginArgs,
     /// Also audit the io_uring ops the kernel never audits (read, write,
     /// send, recv, statx, socket, nop, ...: its audit_skip ops) when an
     /// io_uring rule names them; each then costs a URINGOP check.

@@ -1,9 +1,9 @@
 //! `fastaudit ctl`: auditctl's command line, sent to the running `fastaudit
-//! run` over its control socket (daemon/control.rs), which judges it and
+//! run` over its control socket (fastaudit_daemon::control), which judges it and
 //! says what to print and the exit code.
 
-use crate::daemon::control::{socket_path, Reply, Request, NOT_ROOT, NOT_ROOT_CODE};
 use anyhow::{Context, Result};
+use fastaudit_daemon::control::socket::{socket_path, Reply, Request, NOT_ROOT, NOT_ROOT_CODE};
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::ffi::OsStrExt;

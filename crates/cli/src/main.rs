@@ -1,18 +1,13 @@
-//! `fastaudit`: command line wiring of the fastaudit crates.
+//! `fastaudit`: the command line. Each command is one function of a
+//! library crate (the daemon is fastaudit_daemon) or of a small module
+//! here.
 
 mod bench_cmd;
 mod cli;
 mod ctl_cmd;
-mod daemon;
 mod generate;
-mod notify;
-mod output;
-mod plugins;
-mod reconfig;
-mod reload;
 mod rules_cmd;
 mod run_cmd;
-mod run_config;
 mod status_cmd;
 
 use clap::Parser;

@@ -16,7 +16,7 @@ pub fn run(cmd: RulesCommand) -> Result<ExitCode> {
     let host = SystemHost;
     // No path: the rules `fastaudit run` would load (the unit's
     // ExecStartPre checks them so).
-    let set = match crate::run_cmd::load_rules(&args.paths, &host, args.strict) {
+    let set = match fastaudit_daemon::load_rules(&args.paths, &host, args.strict) {
         Ok(set) => set,
         Err(errors) => {
             for e in &errors {

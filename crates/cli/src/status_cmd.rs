@@ -1,8 +1,8 @@
 //! `fastaudit status`: the kernel audit's status (as `auditctl -s` prints
 //! it) and, when `fastaudit run` is going, its counters.
 
-use crate::daemon::RUN_DIR;
 use anyhow::{Context, Result};
+use fastaudit_daemon::run_dir::RUN_DIR;
 use fastaudit_netlink::{AuditSocket, SavedState};
 use std::path::Path;
 use std::process::ExitCode;

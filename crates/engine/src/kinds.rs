@@ -512,7 +512,7 @@ impl KernelBtf {
         use libbpf_rs::libbpf_sys as sys;
         let kind = |t: &sys::btf_type| (t.info >> 24) & 0x1f;
         let vlen = |t: &sys::btf_type| (t.info & 0xffff) as usize;
-        // SAFETY (the unions below): typedef and pointer types carry a type id.
+        // SAFETY: typedef and pointer types (the unions below) carry a type id.
         let target = |t: &sys::btf_type| unsafe { t.__bindgen_anon_1.type_ };
         let typedef = self.ty(self.find(&format!("btf_trace_{tp}"), sys::BTF_KIND_TYPEDEF)?)?;
         let ptr = self.ty(target(typedef))?;

@@ -36,5 +36,7 @@ pub use image::{ImageError, MapImages, Rodata};
 pub use kinds::{inode_tracepoints, Features, HookKinds, InodeSource, Kind, Probe, UringSubmit};
 pub use plan::{compile, CompileError, CompiledRule, Environment, Plan, Test, Watch};
 pub use resolve::Resolved;
-pub use runtime::{run, run_live, Attached, AuditEvent, EngineError, Live, Options, Stats};
+pub use runtime::{
+    run, run_live, Attached, AuditEvent, EngineError, Handler, Options, Stats, RING_BUFFER_BYTES,
+};
 pub use samples::Aux;

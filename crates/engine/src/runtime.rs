@@ -24,6 +24,8 @@ pub(crate) const NR_SYSCALLS: u32 = fa_limit::FA_NR_SYSCALLS.0;
 pub(crate) const MAX_TESTS: usize = fa_limit::FA_MAX_TESTS.0 as usize;
 /// Spans index of the task-list rules.
 pub(crate) const TASK_SPAN: u32 = fa_limit::FA_TASK_SPAN.0;
+/// The ring buffer's size unless a run asks for another (`--ring-buffer-kib`).
+pub const RING_BUFFER_BYTES: u32 = fa_limit::FA_RINGBUF_BYTES.0;
 
 /// Why the engine could not start or keep running.
 #[derive(Debug, Error)]
@@ -112,7 +114,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            ring_buffer_bytes: 16 << 20,
+            ring_buffer_bytes: RING_BUFFER_BYTES,
             companion_with_context: false,
         }
     }
@@ -131,29 +133,55 @@ pub fn run(
     on_event: impl FnMut(AuditEvent),
     on_batch: impl FnMut(),
 ) -> Result<Stats, EngineError> {
-    run_live(
-        plan.clone(),
-        options,
-        stop,
-        ready,
-        Live {
-            reload: || None,
-            swapped: |_: Result<&Attached, &EngineError>| {},
-        },
+    let mut calls = Calls {
+        ready: Some(ready),
         on_event,
         on_batch,
-    )
+    };
+    run_live(plan.clone(), options, stop, &mut calls)
 }
 
-/// Live rule changes for [`run_live`]: `reload` is asked between batches
-/// for a new plan; `swapped` is told what became of it (its attachments
-/// once it judges every syscall, or why it could not be loaded or
-/// attached: then the running rule set goes on).
-pub struct Live<R, S> {
-    /// A new plan to switch to, if one is wanted.
-    pub reload: R,
-    /// The outcome of a switch.
-    pub swapped: S,
+/// What [`run_live`] tells its caller, and asks it, as it runs.
+pub trait Handler {
+    /// Every hook of the first plan is attached (or it needs none).
+    fn ready(&mut self, attached: &Attached);
+    /// Asked between batches: a new plan to switch to, if one is wanted.
+    fn reload(&mut self) -> Option<Plan> {
+        None
+    }
+    /// The outcome of the switch to the plan [`Handler::reload`] gave: its
+    /// attachments once it judges every syscall, or why it could not be
+    /// loaded or attached (then the running rule set goes on).
+    fn swapped(&mut self, _outcome: Result<&Attached, &EngineError>) {}
+    /// One audited syscall, in order.
+    fn event(&mut self, event: AuditEvent);
+    /// After each batch of events (the moment to write them out) and,
+    /// while idle, every idle period (about 20 ms), so the caller can also
+    /// write out what it queued itself.
+    fn batch(&mut self);
+}
+
+/// [`run`]'s closures as a [`Handler`] that never switches.
+struct Calls<R, E, B> {
+    ready: Option<R>,
+    on_event: E,
+    on_batch: B,
+}
+
+impl<R: FnOnce(&Attached), E: FnMut(AuditEvent), B: FnMut()> Handler for Calls<R, E, B> {
+    fn ready(&mut self, attached: &Attached) {
+        if let Some(f) = self.ready.take() {
+            f(attached);
+        }
+    }
+
+    fn event(&mut self, event: AuditEvent) {
+        (self.on_event)(event);
+    }
+
+    fn batch(&mut self) {
+        (self.on_batch)();
+    }
 }
 
 /// Ring-buffer samples read before they are delivered: a few hundred
@@ -169,33 +197,26 @@ const IDLE_WAIT: Duration = Duration::from_millis(20);
 /// How long each step of a switch lets syscalls in flight finish.
 const HANDOVER_GRACE: Duration = Duration::from_millis(50);
 
-/// As [`run`], switching rule sets without a gap when `live.reload` hands
-/// a new plan: the new one is loaded and attached beside the running one,
+/// As [`run`], with `handler` told of each step, and switching rule sets
+/// without a gap when [`Handler::reload`] hands a new plan: the new one is loaded and attached beside the running one,
 /// sharing its ring buffer, task lists and saved exec arguments; one map
 /// update makes it the one whose judgment counts (handover.bpf.h: a
 /// syscall ending during the switch is judged by exactly one of the two);
 /// then the old one is detached. Every event is assembled with the plan
 /// of the rule set that judged it.
-pub fn run_live<R, S>(
+pub fn run_live<H: Handler>(
     plan: Plan,
     options: Options,
     stop: &AtomicBool,
-    ready: impl FnOnce(&Attached),
-    mut live: Live<R, S>,
-    mut on_event: impl FnMut(AuditEvent),
-    mut on_batch: impl FnMut(),
-) -> Result<Stats, EngineError>
-where
-    R: FnMut() -> Option<Plan>,
-    S: FnMut(Result<&Attached, &EngineError>),
-{
+    handler: &mut H,
+) -> Result<Stats, EngineError> {
     if plan.attachments.is_empty() {
         if let Some(why) = plan.hook_kind_problem() {
             return Err(EngineError::Plan(why));
         }
-        ready(&Attached::default());
+        handler.ready(&Attached::default());
         while !stop.load(Ordering::Relaxed) {
-            on_batch();
+            handler.batch();
             std::thread::sleep(Duration::from_millis(20));
         }
         return Ok(Stats::default());
@@ -222,13 +243,13 @@ where
         })?;
     let mut consume = |max: usize| ring.consume(max, |data| pending.borrow_mut().push(data));
     crate::start_trace::mark("ring buffer mapped");
-    ready(&owner.attached);
+    handler.ready(&owner.attached);
 
     let mut stats = Stats::default();
     let mut uring_groups = crate::uring::Groups::default();
     let mut spare = Vec::new();
     // Returns whether there was anything to deliver.
-    let mut deliver = |stats: &mut Stats, plans: &[Plan]| {
+    let mut deliver = |stats: &mut Stats, plans: &[Plan], handler: &mut H| {
         let before = stats.delivered;
         let mut ready = pending.borrow_mut().take(std::mem::take(&mut spare));
         for (ev, exe, aux) in ready.drain(..) {
@@ -239,13 +260,13 @@ where
                 .expect("at least one plan");
             if let Some(out) = uring_groups.take(plan, &ev, |e| assemble(plan, e, exe, aux, &clock))
             {
-                on_event(out);
+                Handler::event(handler, out);
             }
         }
         // Its room is reused for the next chunk.
         spare = ready;
         // Idle too: the caller may have queued output of its own.
-        on_batch();
+        Handler::batch(handler);
         stats.delivered > before
     };
     // The generation running now, when it is not the owner.
@@ -262,10 +283,10 @@ where
         let mut result = Ok(());
         let mut nap = IDLE_WAIT;
         while !stop.load(Ordering::Relaxed) {
-            if let Some(next) = (live.reload)() {
+            if let Some(next) = handler.reload() {
                 let number = plans.len() as u32;
                 match Generation::load(next, options, number, Some(&owner.skel)) {
-                    Err(e) => (live.swapped)(Err(&e)),
+                    Err(e) => handler.swapped(Err(&e)),
                     Ok(mut g) => {
                         plans.push(g.plan.clone());
                         spawn(g.follower().unwrap_or(None), std::sync::Arc::clone(&g.quit));
@@ -274,7 +295,7 @@ where
                             let until = std::time::Instant::now() + d;
                             loop {
                                 consume(usize::MAX);
-                                deliver(&mut stats, &plans);
+                                deliver(&mut stats, &plans, &mut *handler);
                                 if std::time::Instant::now() >= until {
                                     return Ok(());
                                 }
@@ -283,7 +304,7 @@ where
                         });
                         match r {
                             Ok(()) => {
-                                (live.swapped)(Ok(&g.attached));
+                                handler.swapped(Ok(&g.attached));
                                 // The old one's maps go with it; the owner's stay.
                                 current = Some(g);
                             }
@@ -295,7 +316,7 @@ where
                                     current.as_ref().map_or(owner.number, |c| c.number),
                                     false,
                                 );
-                                (live.swapped)(Err(&e));
+                                handler.swapped(Err(&e));
                             }
                         }
                     }
@@ -309,7 +330,7 @@ where
             let mut idle = true;
             loop {
                 let n = consume(CHUNK);
-                idle &= !deliver(&mut stats, &plans);
+                idle &= !deliver(&mut stats, &plans, &mut *handler);
                 if n < CHUNK || stop.load(Ordering::Relaxed) {
                     break;
                 }
@@ -344,7 +365,7 @@ where
         c.detach();
     }
     consume(usize::MAX);
-    deliver(&mut stats, &plans);
+    deliver(&mut stats, &plans, handler);
     let (emitted, lost, aux_lost) = read_stats(&owner.skel)?;
     stats.emitted = emitted;
     stats.lost = lost;

@@ -26,8 +26,6 @@ pub const AUDIT_DEL_RULE: u16 = 1012;
 pub const AUDIT_LIST_RULES: u16 = 1013;
 /// `AUDIT_SET_FEATURE`.
 pub const AUDIT_SET_FEATURE: u16 = 1018;
-/// `AUDIT_EOE`: end of a multi-record kernel event (never written to a log).
-pub const AUDIT_EOE: u16 = 1320;
 /// `AUDIT_REPLACE`: the kernel's liveness probe of the registered daemon.
 pub const AUDIT_REPLACE: u16 = 1329;
 

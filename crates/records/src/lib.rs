@@ -22,56 +22,59 @@ pub use line::{Format, Stamp};
 pub use syscall::Syscall;
 pub use uringop::UringOp;
 
-/// Record type numbers (`<linux/audit.h>`).
+/// Record type numbers (`<linux/audit.h>`), from the message-type table
+/// (crates/rules/data/msgtype.tsv), where each is written once.
 pub mod types {
+    use fastaudit_rules::tables::msgtype;
+
     /// `LOGIN` (the kernel's, from a write to /proc/PID/loginuid).
-    pub const LOGIN: u32 = 1006;
+    pub const LOGIN: u32 = msgtype("LOGIN");
     /// `SYSCALL`.
-    pub const SYSCALL: u32 = 1300;
+    pub const SYSCALL: u32 = msgtype("SYSCALL");
     /// `PATH`.
-    pub const PATH: u32 = 1302;
+    pub const PATH: u32 = msgtype("PATH");
     /// `SOCKADDR`.
-    pub const SOCKADDR: u32 = 1306;
+    pub const SOCKADDR: u32 = msgtype("SOCKADDR");
     /// `CWD`.
-    pub const CWD: u32 = 1307;
+    pub const CWD: u32 = msgtype("CWD");
     /// `URINGOP`.
-    pub const URINGOP: u32 = 1336;
+    pub const URINGOP: u32 = msgtype("URINGOP");
     /// `EOE` (auditd never writes it to disk).
-    pub const EOE: u32 = 1320;
+    pub const EOE: u32 = msgtype("EOE");
     /// `PROCTITLE`.
-    pub const PROCTITLE: u32 = 1327;
+    pub const PROCTITLE: u32 = msgtype("PROCTITLE");
     /// `DAEMON_ERR`, which auditd's own tools accept for daemon-side reports.
-    pub const DAEMON_ERR: u32 = 1209;
+    pub const DAEMON_ERR: u32 = msgtype("DAEMON_ERR");
     /// `DAEMON_START`.
-    pub const DAEMON_START: u32 = 1200;
+    pub const DAEMON_START: u32 = msgtype("DAEMON_START");
     /// `DAEMON_END`.
-    pub const DAEMON_END: u32 = 1201;
+    pub const DAEMON_END: u32 = msgtype("DAEMON_END");
     /// `DAEMON_ABORT`.
-    pub const DAEMON_ABORT: u32 = 1202;
+    pub const DAEMON_ABORT: u32 = msgtype("DAEMON_ABORT");
     /// `DAEMON_CONFIG` (the configuration read again, on SIGHUP).
-    pub const DAEMON_CONFIG: u32 = 1203;
+    pub const DAEMON_CONFIG: u32 = msgtype("DAEMON_CONFIG");
     /// `DAEMON_ROTATE`.
-    pub const DAEMON_ROTATE: u32 = 1205;
+    pub const DAEMON_ROTATE: u32 = msgtype("DAEMON_ROTATE");
     /// `DAEMON_RESUME` (logging resumed, on SIGUSR2).
-    pub const DAEMON_RESUME: u32 = 1206;
+    pub const DAEMON_RESUME: u32 = msgtype("DAEMON_RESUME");
     /// `CONFIG_CHANGE`.
-    pub const CONFIG_CHANGE: u32 = 1305;
+    pub const CONFIG_CHANGE: u32 = msgtype("CONFIG_CHANGE");
     /// `FEATURE_CHANGE`.
-    pub const FEATURE_CHANGE: u32 = 1328;
+    pub const FEATURE_CHANGE: u32 = msgtype("FEATURE_CHANGE");
     /// `EXECVE`.
-    pub const EXECVE: u32 = 1309;
+    pub const EXECVE: u32 = msgtype("EXECVE");
     /// `FD_PAIR`.
-    pub const FD_PAIR: u32 = 1317;
+    pub const FD_PAIR: u32 = msgtype("FD_PAIR");
     /// `OBJ_PID`.
-    pub const OBJ_PID: u32 = 1318;
+    pub const OBJ_PID: u32 = msgtype("OBJ_PID");
     /// `BPRM_FCAPS`.
-    pub const BPRM_FCAPS: u32 = 1321;
+    pub const BPRM_FCAPS: u32 = msgtype("BPRM_FCAPS");
     /// `CAPSET`.
-    pub const CAPSET: u32 = 1322;
+    pub const CAPSET: u32 = msgtype("CAPSET");
     /// `MMAP`.
-    pub const MMAP: u32 = 1323;
+    pub const MMAP: u32 = msgtype("MMAP");
     /// `OPENAT2`.
-    pub const OPENAT2: u32 = 1337;
+    pub const OPENAT2: u32 = msgtype("OPENAT2");
     /// `KERN_MODULE`.
-    pub const KERN_MODULE: u32 = 1330;
+    pub const KERN_MODULE: u32 = msgtype("KERN_MODULE");
 }

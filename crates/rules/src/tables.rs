@@ -257,10 +257,54 @@ pub fn errnos() -> &'static NameTable {
     T.get_or_init(|| NameTable::parse(include_str!("../data/errno.tsv")))
 }
 
+/// The message-type table: `number<TAB>NAME` lines, `#` comments.
+const MSGTYPE_TSV: &str = include_str!("../data/msgtype.tsv");
+
 /// Audit record type names (`SYSCALL`, `USER_LOGIN` ...), upper case in the table.
 pub fn msgtypes() -> &'static NameTable {
     static T: OnceLock<NameTable> = OnceLock::new();
-    T.get_or_init(|| NameTable::parse(include_str!("../data/msgtype.tsv")))
+    T.get_or_init(|| NameTable::parse(MSGTYPE_TSV))
+}
+
+/// The number of record type `name` (as [`msgtypes`] has it), for
+/// constants: `const EOE: u32 = msgtype("EOE");` does not build when the
+/// table has no such name, so each number is written once, in the table.
+pub const fn msgtype(name: &str) -> u32 {
+    let (t, name) = (MSGTYPE_TSV.as_bytes(), name.as_bytes());
+    let mut i = 0;
+    while i < t.len() {
+        let mut nr: u32 = 0;
+        let start = i;
+        while i < t.len() && t[i].is_ascii_digit() {
+            nr = nr * 10 + (t[i] - b'0') as u32;
+            i += 1;
+        }
+        let numbered = i > start && i < t.len() && t[i] == b'\t';
+        let from = i + 1;
+        while i < t.len() && t[i] != b'\n' {
+            i += 1;
+        }
+        if numbered && same(t, from, i, name) {
+            return nr;
+        }
+        i += 1;
+    }
+    panic!("a record type name not in crates/rules/data/msgtype.tsv")
+}
+
+/// Whether `t[from..to]` is `name` (a const fn cannot slice).
+const fn same(t: &[u8], from: usize, to: usize, name: &[u8]) -> bool {
+    if to - from != name.len() {
+        return false;
+    }
+    let mut k = 0;
+    while k < name.len() {
+        if t[from + k] != name[k] {
+            return false;
+        }
+        k += 1;
+    }
+    true
 }
 
 /// Syscalls of each of the kernel's 16 syscall classes (generated from the
@@ -484,6 +528,19 @@ pub fn comparison(a: u32, b: u32) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_const_msgtype_reads_the_table_as_msgtypes_does() {
+        let t = msgtypes();
+        let all = t.entries();
+        assert!(all.len() > 150, "{}", all.len());
+        for (nr, name) in all {
+            assert_eq!(msgtype(name), nr, "{name}");
+            assert_eq!(t.lookup(name.as_bytes()), Some(nr), "{name}");
+        }
+        const SYSCALL: u32 = msgtype("SYSCALL");
+        assert_eq!(SYSCALL, 1300);
+    }
 
     #[test]
     fn syscall_tables_resolve_both_ways() {

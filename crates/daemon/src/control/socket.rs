@@ -5,16 +5,16 @@
 //! credentials (SO_PEERCRED) are checked as well as the file's mode: only
 //! uid 0 may change or read the rules. A thread accepts connections and
 //! hands each request to the engine's thread ([`Jobs`]), which judges it
-//! between batches (ctl_request.rs); rule changes then go through the
+//! between batches (control/mod.rs); rule changes then go through the
 //! same switch as SIGHUP.
 
-use super::rule_change::Changer;
-use super::RUN_DIR;
+use crate::rules::change::Changer;
+use crate::run_dir::{self, RUN_DIR};
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::time::Duration;
 
@@ -28,6 +28,29 @@ const MAX_REQUEST: u64 = 1 << 20;
 /// and attaches BPF programs: seconds at worst).
 const ANSWER_WITHIN: Duration = Duration::from_secs(60);
 
+/// The first wait after accept(2) fails, doubled while it keeps failing
+/// (a lack of descriptors, EMFILE, lasts until some are closed), up to
+/// [`ACCEPT_BACKOFF_MAX`].
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(10);
+const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
+
+/// The wait before the next accept(2) after a failed one.
+struct Backoff(Duration);
+
+impl Backoff {
+    /// The wait now; the next one is twice as long, up to the longest.
+    fn next(&mut self) -> Duration {
+        let now = self.0;
+        self.0 = (self.0 * 2).min(ACCEPT_BACKOFF_MAX);
+        now
+    }
+
+    /// A connection came: the next failure waits the shortest again.
+    fn reset(&mut self) {
+        self.0 = ACCEPT_BACKOFF;
+    }
+}
+
 /// auditctl's words for a caller without the right to control audit.
 pub const NOT_ROOT: &str = "You must be root to run this program.";
 
@@ -36,7 +59,7 @@ pub const NOT_ROOT_CODE: u8 = 4;
 
 /// The socket's path.
 pub fn socket_path() -> PathBuf {
-    Path::new(RUN_DIR).join(SOCKET)
+    run_dir::file(SOCKET)
 }
 
 /// One `fastaudit ctl` command: its words, as auditctl's command line.
@@ -138,10 +161,22 @@ pub fn listen(notes: &mut Vec<String>) -> std::io::Result<Jobs> {
     })
 }
 
-/// Accept connections one at a time, for as long as the run lasts.
+/// Accept connections one at a time, for as long as the run lasts; after
+/// a failed accept, wait before the next (longer while it keeps failing),
+/// so that a lasting failure does not spin.
 fn serve(listener: &UnixListener, jobs: &Sender<Job>) {
+    let mut backoff = Backoff(ACCEPT_BACKOFF);
     for stream in listener.incoming() {
-        let Ok(stream) = stream else { continue };
+        let stream = match stream {
+            Ok(s) => {
+                backoff.reset();
+                s
+            }
+            Err(_) => {
+                std::thread::sleep(backoff.next());
+                continue;
+            }
+        };
         // A client that stalls must not hold the socket for long.
         let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
         let _ = stream.set_write_timeout(Some(Duration::from_secs(10)));
@@ -210,4 +245,18 @@ fn peer(stream: &UnixStream) -> std::io::Result<(i32, u32)> {
         return Err(std::io::Error::last_os_error());
     }
     Ok((cred.pid, cred.uid))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failed_accepts_wait_longer_and_longer_up_to_a_second() {
+        let mut b = Backoff(ACCEPT_BACKOFF);
+        let waits: Vec<u128> = (0..9).map(|_| b.next().as_millis()).collect();
+        assert_eq!(waits, [10, 20, 40, 80, 160, 320, 640, 1000, 1000]);
+        b.reset();
+        assert_eq!(b.next(), ACCEPT_BACKOFF);
+    }
 }

@@ -5,11 +5,74 @@
 //! naming who sent the change as the kernel names a netlink sender:
 //! fastaudit itself for SIGHUP, the `fastaudit ctl` caller for its changes.
 
-use super::{proc_u32, Side};
-use crate::output::Output;
-use crate::reload::RuleChange;
+use crate::procinfo::proc_u32;
+use crate::sink::Sink;
 use fastaudit_records::encode::untrusted;
 use fastaudit_records::types;
+use fastaudit_rules::listing::Lister;
+use fastaudit_rules::{RuleSet, SystemHost};
+use std::collections::HashMap;
+
+/// One rule a switch removed or added, as the kernel's CONFIG_CHANGE says it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleChange {
+    /// `remove_rule` or `add_rule`.
+    pub op: &'static str,
+    /// The rule's key (`-k`, several joined by 0x01 as the kernel keeps them).
+    pub key: Option<Vec<u8>>,
+    /// The kernel's list number (1 task, 4 exit, ...).
+    pub list: u32,
+}
+
+/// The rules of `old` not in `new` (removed, in order) and of `new` not in
+/// `old` (added, in order), compared as `auditctl -l` lists them.
+pub fn changes(old: &RuleSet, new: &RuleSet) -> Vec<RuleChange> {
+    let host = SystemHost;
+    let mut lister = Lister::new(&host);
+    let mut lines = |s: &RuleSet| -> Vec<(Vec<u8>, RuleChange)> {
+        s.rules()
+            .map(|l| {
+                (
+                    lister.line(&l.rule),
+                    RuleChange {
+                        op: "",
+                        key: l.rule.key().map(<[u8]>::to_vec),
+                        list: l.rule.list,
+                    },
+                )
+            })
+            .collect()
+    };
+    let (a, b) = (lines(old), lines(new));
+    let count = |v: &[(Vec<u8>, RuleChange)]| {
+        let mut m: HashMap<Vec<u8>, usize> = HashMap::new();
+        for (l, _) in v {
+            *m.entry(l.clone()).or_default() += 1;
+        }
+        m
+    };
+    let (mut in_b, mut in_a) = (count(&b), count(&a));
+    let mut out = Vec::new();
+    for (l, c) in &a {
+        match in_b.get_mut(l) {
+            Some(n) if *n > 0 => *n -= 1,
+            _ => out.push(RuleChange {
+                op: "remove_rule",
+                ..c.clone()
+            }),
+        }
+    }
+    for (l, c) in &b {
+        match in_a.get_mut(l) {
+            Some(n) if *n > 0 => *n -= 1,
+            _ => out.push(RuleChange {
+                op: "add_rule",
+                ..c.clone()
+            }),
+        }
+    }
+    out
+}
 
 /// Who made a change: the sender's login uid, session and LSM context.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -80,25 +143,18 @@ pub fn enable_body(new: u32, old: u32, who: &Changer, ok: bool) -> String {
     )
 }
 
-impl Side {
-    /// Log each rule change as the kernel logs one sent by fastaudit itself.
-    pub fn log_rule_changes(&mut self, log: &mut Output, changes: &[RuleChange]) {
-        self.log_rule_changes_by(log, changes, &Changer::of("self"));
+/// Log each rule change as the kernel logs one sent by `who`.
+pub fn log_rule_changes(sink: &mut Sink, changes: &[RuleChange], who: &Changer) {
+    for c in changes {
+        let b = body(who, c, true);
+        sink.own(types::CONFIG_CHANGE, &b);
     }
+}
 
-    /// Log each rule change as the kernel logs one sent by `who`.
-    pub fn log_rule_changes_by(&mut self, log: &mut Output, changes: &[RuleChange], who: &Changer) {
-        for c in changes {
-            let b = body(who, c, true);
-            self.write_own(log, types::CONFIG_CHANGE, &b);
-        }
-    }
-
-    /// Log an enabled flag change (`ok`: made; else refused) as the kernel does.
-    pub fn log_enable(&mut self, log: &mut Output, new: u32, old: u32, who: &Changer, ok: bool) {
-        let b = enable_body(new, old, who, ok);
-        self.write_own(log, types::CONFIG_CHANGE, &b);
-    }
+/// Log an enabled flag change (`ok`: made; else refused) as the kernel does.
+pub fn log_enable(sink: &mut Sink, new: u32, old: u32, who: &Changer, ok: bool) {
+    let b = enable_body(new, old, who, ok);
+    sink.own(types::CONFIG_CHANGE, &b);
 }
 
 #[cfg(test)]
@@ -141,5 +197,40 @@ mod tests {
             enable_body(1, 2, &who(0, 7, Some("unconfined")), false),
             "op=set audit_enabled=1 old=2 auid=0 ses=7 subj=unconfined res=0"
         );
+    }
+
+    fn set(text: &str) -> RuleSet {
+        RuleSet::from_text(text.as_bytes(), "t", &SystemHost).unwrap()
+    }
+
+    #[test]
+    fn kept_rules_make_no_record_and_the_rest_are_removed_then_added() {
+        let a = set("-a always,exit -F arch=b64 -S chmod -k a\n-a always,exit -F arch=b64 -S fchown -k kept\n-a never,task\n");
+        let b = set(
+            "-a always,exit -F arch=b64 -S fchown -k kept\n-a always,exit -F arch=b64 -S mkdir\n",
+        );
+        let c = changes(&a, &b);
+        assert_eq!(
+            c,
+            // In listing order, as the kernel lists them: the task list first.
+            vec![
+                RuleChange {
+                    op: "remove_rule",
+                    key: None,
+                    list: 1
+                },
+                RuleChange {
+                    op: "remove_rule",
+                    key: Some(b"a".to_vec()),
+                    list: 4
+                },
+                RuleChange {
+                    op: "add_rule",
+                    key: None,
+                    list: 4
+                },
+            ]
+        );
+        assert!(changes(&b, &b).is_empty());
     }
 }

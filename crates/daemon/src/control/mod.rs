@@ -2,8 +2,9 @@
 //! queries answered from the daemon's own state, rule changes parsed and
 //! checked by the rules crate (the parser and kernel checks of `fastaudit
 //! rules`) on a copy of the running rules, then switched to as SIGHUP
-//! switches (reload.rs, the engine's handover): all of a request or none
-//! of it, and no event judged by half a rule set.
+//! switches (crate::rules, the engine's handover): all of a request or
+//! none of it, and no event judged by half a rule set. The socket the
+//! requests come in on is socket.rs.
 //!
 //! The enabled flag is fastaudit's own and never reaches the kernel (the
 //! kernel audit keeps only `-a never,task` under fastaudit and stays as it
@@ -14,16 +15,20 @@
 //! logged as the kernel logs auditctl's `-e` (`op=set audit_enabled=N
 //! old=M`), by the caller.
 
-use super::control::{Job, Jobs, Reply};
-use super::Side;
-use crate::output::Output;
-use crate::reload::{Reloader, RuleChange};
+pub mod socket;
+mod status;
+
+use crate::kernel::Kernel;
+use crate::rules::change::{log_enable, log_rule_changes};
+use crate::rules::{RuleChange, Rules};
+use crate::sink::Sink;
 use fastaudit_engine::Plan;
 use fastaudit_rules::listing::Lister;
 use fastaudit_rules::parse::{parse_words, Request as RuleRequest};
 use fastaudit_rules::settings::{Query, Setting};
 use fastaudit_rules::source;
 use fastaudit_rules::{Origin, Rule, RuleSet, SystemHost};
+use socket::{Job, Jobs, Reply};
 use std::path::Path;
 
 /// auditctl's refusal of a rule change while immutable.
@@ -48,6 +53,18 @@ struct Switching {
     enable: Option<(u32, u32)>,
 }
 
+/// The parts of the daemon a request reads or changes.
+pub struct Parts<'a> {
+    /// The rules (a change is switched to through the engine).
+    pub rules: &'a mut Rules,
+    /// The kernel side (`-s`; `-e 2` locks).
+    pub kernel: &'a mut Kernel,
+    /// Where the CONFIG_CHANGE records go.
+    pub sink: &'a mut Sink,
+    /// Records held waiting for their other half (`-s`'s backlog).
+    pub held: usize,
+}
+
 /// The control requests of a run.
 pub struct Control {
     jobs: Jobs,
@@ -70,7 +87,7 @@ impl Control {
     /// run goes on without `fastaudit ctl`).
     pub fn start() -> Option<Control> {
         let mut notes = Vec::new();
-        let jobs = super::control::listen(&mut notes);
+        let jobs = socket::listen(&mut notes);
         for n in notes {
             eprintln!("fastaudit: {n}");
         }
@@ -93,24 +110,19 @@ impl Control {
 
     /// Between batches: judge the next request; a plan to switch to when
     /// it changes what runs (its reply then waits for [`Control::swapped`]).
-    pub fn poll(
-        &mut self,
-        rules: &mut Reloader,
-        side: &mut Side,
-        log: &mut Output,
-    ) -> Option<Plan> {
-        if self.switching.is_some() || rules.busy() {
+    pub fn poll(&mut self, mut parts: Parts) -> Option<Plan> {
+        if self.switching.is_some() || parts.rules.busy() {
             return None;
         }
         let job = self.jobs.next()?;
-        let judged = match judge(&job, rules, side, log) {
+        let judged = match judge(&job, &mut parts) {
             Ok(j) => j,
             Err(reply) => {
                 let _ = job.reply.send(reply);
                 return None;
             }
         };
-        let old = rules.enabled();
+        let old = parts.rules.enabled();
         let new = judged.enable.unwrap_or(old);
         let paused = new == 0;
         let listing = |s: &RuleSet| {
@@ -118,19 +130,19 @@ impl Control {
             let _ = s.write_listing(&mut out, &SystemHost);
             out
         };
-        if listing(&judged.set) == listing(rules.current()) && paused == (old == 0) {
+        if listing(&judged.set) == listing(parts.rules.current()) && paused == (old == 0) {
             // Nothing to switch: a query, `-D` of no rules, `-e` of the
             // state running.
             if let Some(n) = judged.enable {
-                side.log_enable(log, n, old, &job.caller, true);
+                log_enable(parts.sink, n, old, &job.caller, true);
                 if n == 2 {
-                    lock(rules, side);
+                    lock(&mut parts);
                 }
             }
             let _ = job.reply.send(judged.reply);
             return None;
         }
-        match rules.offer(judged.set, paused) {
+        match parts.rules.offer(judged.set, paused) {
             Ok(plan) => {
                 self.switching = Some(Switching {
                     job,
@@ -152,13 +164,7 @@ impl Control {
     /// The switch a request asked for is over (`failed`: why it did not
     /// happen): log its rule changes by the caller, in the order asked, as
     /// the kernel logs auditctl's, and answer.
-    pub fn swapped(
-        &mut self,
-        rules: &mut Reloader,
-        side: &mut Side,
-        log: &mut Output,
-        failed: Option<String>,
-    ) {
+    pub fn swapped(&mut self, mut parts: Parts, failed: Option<String>) {
         let Some(s) = self.switching.take() else {
             return;
         };
@@ -168,11 +174,11 @@ impl Control {
                 1,
             ),
             None => {
-                side.log_rule_changes_by(log, &s.changes, &s.job.caller);
+                log_rule_changes(parts.sink, &s.changes, &s.job.caller);
                 if let Some((n, old)) = s.enable {
-                    side.log_enable(log, n, old, &s.job.caller, true);
+                    log_enable(parts.sink, n, old, &s.job.caller, true);
                     if n == 2 {
-                        lock(rules, side);
+                        lock(&mut parts);
                     }
                 }
                 s.reply
@@ -184,15 +190,15 @@ impl Control {
 
 /// `-e 2`: the rules stay as they are until fastaudit restarts (the
 /// status file's rules_immutable says so too); the kernel is not told.
-fn lock(rules: &mut Reloader, side: &mut Side) {
-    rules.lock();
-    side.settings.lock = true;
+fn lock(parts: &mut Parts) {
+    parts.rules.lock();
+    parts.kernel.lock();
 }
 
 /// Parse the request's lines and apply them to a copy of the rules: the
 /// new rules, what to print and the `-e` asked for; or the refusal
 /// (nothing applied).
-fn judge(job: &Job, rules: &Reloader, side: &mut Side, log: &mut Output) -> Result<Judged, Reply> {
+fn judge(job: &Job, parts: &mut Parts) -> Result<Judged, Reply> {
     let lines = request_lines(&job.request.words)?;
     let host = SystemHost;
     let at = |origin: &Origin, m: &dyn std::fmt::Display| {
@@ -241,23 +247,25 @@ fn judge(job: &Job, rules: &Reloader, side: &mut Side, log: &mut Output) -> Resu
     if !errors.is_empty() {
         return Err(refusal(errors));
     }
-    if rules.locked() {
+    if parts.rules.locked() {
         if changes_rules {
             return Err(Reply::refused(IMMUTABLE, 1));
         }
         if let Some(n) = enable {
             // The kernel logs the refused attempt; auditctl says why.
-            side.log_enable(log, n, 2, &job.caller, false);
+            log_enable(parts.sink, n, 2, &job.caller, false);
             return Err(Reply::refused(ENABLE_REFUSED, 1));
         }
     }
-    let mut set = rules.current().clone();
+    let mut set = parts.rules.current().clone();
     let mut changes = Vec::new();
     for (origin, words, p) in parsed {
         for q in &p.queries {
             match q {
                 Query::List => list(&set, words, &mut reply.out),
-                Query::Status => reply.out.extend(status(rules, side, log).bytes()),
+                Query::Status => reply.out.extend(
+                    status::status(parts.rules, parts.kernel, parts.sink, parts.held).bytes(),
+                ),
                 Query::Version => reply
                     .out
                     .extend(format!("fastaudit version {}\n", env!("CARGO_PKG_VERSION")).bytes()),
@@ -356,11 +364,6 @@ fn list(set: &RuleSet, words: &[Vec<u8>], out: &mut Vec<u8>) {
         })
     });
     let _ = Lister::new(&SystemHost).write_all(out, selected);
-}
-
-/// `-s`: auditctl's layout with fastaudit's values (ctl_status.rs).
-fn status(rules: &Reloader, side: &mut Side, log: &Output) -> String {
-    side.ctl_status(rules.enabled(), rules.current(), log)
 }
 
 /// Every error on stderr, exit 1 (auditctl's), nothing applied.

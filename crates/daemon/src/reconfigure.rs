@@ -1,8 +1,8 @@
 //! SIGHUP: auditd.conf read again and applied while running, as auditd
-//! 3.0.9's `reconfigure` does (the rules are reload.rs's, on the same
-//! signal). The file is read and checked whole first: one it refuses is
+//! 3.0.9's `reconfigure` does (auditd-reconfig.c; the rules are read
+//! again on the same signal, next: crate::rules). The file is read and checked whole first: one it refuses is
 //! reported with `FILE:LINE` (stderr and syslog) and nothing changes.
-//! Otherwise the flags still win over it (run_config), and what auditd
+//! Otherwise the flags still win over it (crate::settings), and what auditd
 //! takes live is taken: the log writer's settings (log_file, log_group,
 //! write_logs, flush, freq, max_log_file and its action, num_logs, the
 //! space and disk actions: crates/log, pending events written under the
@@ -13,19 +13,19 @@
 //! as auditd writes it. With `--no-config` there is no file to read:
 //! SIGHUP then reloads the rules only.
 
-use crate::cli::RunArgs;
-use crate::daemon::Side;
-use crate::output::Output;
-use crate::run_config::{self, Refused, RunSettings};
+use crate::error::chain;
+use crate::kernel::Kernel;
+use crate::options::RunOptions;
+use crate::settings::{self, Refused, RunSettings};
+use crate::sink::Sink;
 use fastaudit_config::Conf;
-use fastaudit_records::Format;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use fastaudit_log::syslog::{syslog, Priority};
+use fastaudit_records::daemon::{self as own, Sender};
+use fastaudit_records::{types, Format};
 
 /// The configuration of a run and its rereading.
 pub struct Reconfig {
-    hup: Arc<AtomicBool>,
-    args: RunArgs,
+    args: RunOptions,
     /// The file as read at start: what the keys read at start only are
     /// compared with.
     started: Option<Conf>,
@@ -34,60 +34,57 @@ pub struct Reconfig {
 }
 
 impl Reconfig {
-    /// Watch for SIGHUP; `running` are the settings the run started with.
-    pub fn new(args: &RunArgs, running: RunSettings) -> anyhow::Result<Reconfig> {
-        let hup = Arc::new(AtomicBool::new(false));
-        // A flag of its own: the rules' reload (reload.rs) has another.
-        signal_hook::flag::register(signal_hook::consts::SIGHUP, Arc::clone(&hup))?;
-        Ok(Reconfig {
-            hup,
+    /// `running` are the settings the run started with.
+    pub fn new(args: &RunOptions, running: RunSettings) -> Reconfig {
+        Reconfig {
             args: args.clone(),
             started: running.conf.clone(),
             running,
-        })
+        }
     }
 
-    /// After a SIGHUP: read the configuration again and apply it (or say
-    /// why not), then write DAEMON_CONFIG.
-    pub fn poll(&mut self, log: &mut Output, side: &mut Side) {
+    /// SIGHUP: read the configuration again and apply it (or say why
+    /// not), then write DAEMON_CONFIG naming who asked (the kernel knows
+    /// the signal's sender).
+    pub fn on_sighup(&mut self, sink: &mut Sink, kernel: &mut Kernel) {
         // --no-config: there is no file to read again (the rules still are).
-        if !self.hup.swap(false, Ordering::Relaxed) || self.args.no_config {
+        if self.args.no_config {
             return;
         }
-        let who = side.reconfigure_requested();
-        match self.apply(log, side) {
-            Ok(()) => side.log_reconfigured(log, &who, true),
+        let who = requested(kernel);
+        match self.apply(sink) {
+            Ok(()) => log_reconfigured(sink, &who, true),
             Err(lines) => {
                 for l in &lines {
                     say(l);
                 }
                 say("fastaudit: SIGHUP: the configuration was refused; the running configuration stays");
-                side.log_reconfigured(log, &who, false);
+                log_reconfigured(sink, &who, false);
             }
         }
     }
 
     /// Read, check and apply; the lines that refuse it.
-    fn apply(&mut self, log: &mut Output, side: &mut Side) -> Result<(), Vec<String>> {
-        let mut new = run_config::resolve(&self.args).map_err(|Refused(l)| l)?;
+    fn apply(&mut self, sink: &mut Sink) -> Result<(), Vec<String>> {
+        let mut new = settings::resolve(&self.args).map_err(|Refused(l)| l)?;
         let plugins = self.args.plugins.apply(new.plugins.clone());
         let plugin_warnings = plugins
             .check()
             .map_err(|e| vec![format!("fastaudit: {e}")])?;
         // The log first: the one step that can still fail (a log that
         // cannot be opened), and then nothing has changed.
-        fastaudit_log::Writer::reconfigure(log, new.log.clone())
+        fastaudit_log::Writer::reconfigure(&mut sink.log, new.log.clone())
             .map_err(|e| vec![format!("fastaudit: {e}")])?;
         // Read at start only (auditd too): the running value stays.
         new.end_of_event = self.running.end_of_event;
         let json = (new.format == Format::Json).then_some(new.end_of_event);
-        log.reshape(new.node.clone(), json);
-        side.reconfigure(new.format, &plugins);
+        sink.log.reshape(new.node.clone(), json);
+        sink.reconfigure(new.format, &plugins);
         if new.priority_boost != self.running.priority_boost {
             if let Err(e) =
-                run_config::change_priority(self.running.priority_boost, new.priority_boost)
+                settings::change_priority(self.running.priority_boost, new.priority_boost)
             {
-                say(&format!("fastaudit: warning: {e:#}"));
+                say(&format!("fastaudit: warning: {}", chain(&e)));
             }
         }
         for w in &new.warnings {
@@ -97,7 +94,7 @@ impl Reconfig {
             eprintln!("fastaudit: warning: {w}");
         }
         if let (Some(started), Some(now)) = (&self.started, &new.conf) {
-            for w in run_config::restart_only(started, now) {
+            for w in settings::restart_only(started, now) {
                 say(&w);
             }
         }
@@ -121,5 +118,37 @@ impl Reconfig {
 /// On stderr and in syslog, as auditd reports a reconfiguration's problems.
 fn say(line: &str) {
     eprintln!("{line}");
-    crate::plugins::syslog_err(line);
+    syslog(Priority::Err, line);
+}
+
+/// The sender of a SIGHUP and its LSM context (None: unknown, as with
+/// --bpf-only, where fastaudit is not the kernel's audit daemon).
+struct Requester(Option<(Sender, Option<String>)>);
+
+/// Who asked (the kernel's signal info), said as auditd says it before
+/// reconfiguring.
+fn requested(kernel: &mut Kernel) -> Requester {
+    let who = kernel.sender_and_context();
+    let text = match &who {
+        Some((s, ctx)) => format!(
+            "config change requested by pid={} auid={} subj={}",
+            s.pid,
+            s.auid,
+            ctx.as_deref().unwrap_or("?")
+        ),
+        None => "config change requested by an unknown sender".into(),
+    };
+    syslog(Priority::Notice, &text);
+    Requester(who)
+}
+
+/// DAEMON_CONFIG: the new configuration taken (`changed`) or refused.
+fn log_reconfigured(sink: &mut Sink, who: &Requester, changed: bool) {
+    let (sender, ctx) = match &who.0 {
+        Some((s, c)) => (Some(s), c.as_deref()),
+        None => (None, None),
+    };
+    let body = own::config_body(changed, sender, ctx);
+    syslog(Priority::Notice, &body);
+    sink.own(types::DAEMON_CONFIG, &body);
 }

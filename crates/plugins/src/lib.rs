@@ -34,8 +34,7 @@ const STOP_DRAIN: Duration = Duration::from_secs(5);
 /// auditd's syslog messages about a full queue stop after this many.
 const QUEUE_FULL_LIMIT: u32 = 5;
 
-/// What to do when a plugin's queue is full (auditd's `overflow_action`;
-/// auditd.conf's spelling: `ValueEnum::from_str(s, true)`).
+/// What to do when a plugin's queue is full (auditd's `overflow_action`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum OverflowAction {
     /// Drop the event (counted).
@@ -48,6 +47,13 @@ pub enum OverflowAction {
     Single,
     /// Halt the system (`/sbin/init 0`), as auditd.
     Halt,
+}
+
+impl OverflowAction {
+    /// auditd.conf's word for it, in any case.
+    pub fn from_word(word: &str) -> Option<OverflowAction> {
+        <OverflowAction as clap::ValueEnum>::from_str(word, true).ok()
+    }
 }
 
 /// The dispatcher's settings: auditd.conf's `plugin_dir`, `q_depth`,
@@ -179,10 +185,21 @@ impl Dispatcher {
     /// configuration auditd would skip is skipped and reported in
     /// `notes` (`FILE:LINE: what`), as are plugins fastaudit cannot run.
     pub fn start(settings: &Settings, format: Format, notes: &mut Vec<String>) -> Dispatcher {
+        let plugins = load_dir(&settings.plugin_dir, notes);
+        Dispatcher::with_plugins(settings, format, plugins, notes)
+    }
+
+    /// Start `plugins` (configurations already read and checked).
+    pub fn with_plugins(
+        settings: &Settings,
+        format: Format,
+        plugins: Vec<PluginConf>,
+        notes: &mut Vec<String>,
+    ) -> Dispatcher {
         let mut d = Dispatcher::none();
         d.settings = settings.clone();
         d.eoe_space = format == Format::Raw;
-        for c in load_dir(&settings.plugin_dir, notes) {
+        for c in plugins {
             match Feeder::start(c.clone(), settings.max_restarts) {
                 Ok(f) => d.feeders.push(f),
                 Err(e) => notes.push(format!("plugin {}: cannot start: {e}", c.name)),
@@ -479,4 +496,92 @@ fn load_dir(dir: &Path, notes: &mut Vec<String>) -> Vec<PluginConf> {
         out.push(c);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stamp(serial: u64) -> Stamp {
+        Stamp {
+            sec: 1700000000,
+            msec: 5,
+            serial,
+        }
+    }
+
+    /// A plugin that copies its stdin to `out` (no root needed: the
+    /// configuration is given, not read from a root-owned file).
+    fn copier(out: &Path) -> PluginConf {
+        PluginConf {
+            name: "copy.conf".into(),
+            file: PathBuf::from("/nonexistent/copy.conf"),
+            active: true,
+            path: "/bin/sh".into(),
+            kind: Kind::Always,
+            args: vec!["-c".into(), format!("exec cat >'{}'", out.display())],
+            format: Wire::String,
+        }
+    }
+
+    #[test]
+    fn every_record_and_its_eoe_reach_a_plugin_in_order() {
+        let dir = std::env::temp_dir().join(format!("fa-plugins-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = dir.join("out");
+        let mut notes = Vec::new();
+        let d = Dispatcher::with_plugins(
+            &Settings::default(),
+            Format::Raw,
+            vec![copier(&out)],
+            &mut notes,
+        );
+        assert!(notes.is_empty(), "{notes:?}");
+        d.feed(b"type=SYSCALL msg=audit(1700000000.005:1): a\ntype=PROCTITLE msg=audit(1700000000.005:1): b\n", Some(stamp(1)));
+        d.feed(b"type=DAEMON_START msg=audit(1700000000.005:2): c\n", None);
+        d.feed_eoe(stamp(3));
+        let reports = d.stop();
+        assert_eq!(reports.len(), 1);
+        let r = &reports[0];
+        assert_eq!((r.delivered, r.dropped, r.gave_up), (5, 0, false), "{r:?}");
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert_eq!(
+            text,
+            "type=SYSCALL msg=audit(1700000000.005:1): a\n\
+             type=PROCTITLE msg=audit(1700000000.005:1): b\n\
+             type=EOE msg=audit(1700000000.005:1): \n\
+             type=DAEMON_START msg=audit(1700000000.005:2): c\n\
+             type=EOE msg=audit(1700000000.005:3): \n"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_flags_win_over_the_configuration() {
+        let flags = PluginArgs {
+            q_depth: Some(600),
+            overflow_action: Some(OverflowAction::Suspend),
+            ..PluginArgs::default()
+        };
+        let s = flags.apply(Settings::default());
+        assert_eq!(
+            (s.q_depth, s.overflow_action, s.max_restarts),
+            (600, OverflowAction::Suspend, 10)
+        );
+        assert_eq!(
+            OverflowAction::from_word("SYSLOG"),
+            Some(OverflowAction::Syslog)
+        );
+        assert_eq!(OverflowAction::from_word("email"), None);
+        assert_eq!(
+            Settings {
+                q_depth: 0,
+                ..s.clone()
+            }
+            .check(),
+            Err("q_depth must be at least 1".into())
+        );
+        assert_eq!(Settings { q_depth: 100, ..s }.check().unwrap().len(), 1);
+    }
 }

@@ -4,7 +4,7 @@
 //! once read, is taken as auditd takes it: a key it does not set has
 //! auditd's default. Keys fastaudit does not act on are reported with
 //! FILE:LINE; values it cannot honour are refused. The plugin keys go to
-//! the dispatcher (crate::plugins), under its own flags.
+//! the dispatcher (fastaudit_plugins), under its own flags.
 
 pub mod host;
 mod node;
@@ -12,13 +12,11 @@ mod restart;
 
 pub use restart::restart_only;
 
-use crate::cli::{LogFormat, RunArgs};
-use crate::plugins::{OverflowAction, Settings as PluginSettings};
-use anyhow::Context;
-use clap::ValueEnum;
+use crate::options::{LogFlags, RunOptions};
 use fastaudit_config::keys::Missing;
 use fastaudit_config::{Conf, ConfigError, Value, DEFAULT_PATH};
 use fastaudit_log::{Action, ActionKey, Config as LogConfig, Flush, SizeAction, Threshold};
+use fastaudit_plugins::{OverflowAction, Settings as PluginSettings};
 use fastaudit_records::Format;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -54,7 +52,7 @@ pub struct RunSettings {
 pub struct Refused(pub Vec<String>);
 
 /// The configuration file to read, if any.
-fn config_path(args: &RunArgs) -> Option<PathBuf> {
+fn config_path(args: &RunOptions) -> Option<PathBuf> {
     if args.no_config {
         return None;
     }
@@ -67,7 +65,7 @@ fn config_path(args: &RunArgs) -> Option<PathBuf> {
 }
 
 /// Read the configuration (if any) and merge it with the flags.
-pub fn resolve(args: &RunArgs) -> Result<RunSettings, Refused> {
+pub fn resolve(args: &RunOptions) -> Result<RunSettings, Refused> {
     let conf = match config_path(args) {
         None => None,
         Some(p) => match fastaudit_config::load(&p, &host::SystemHost) {
@@ -85,31 +83,24 @@ pub fn resolve(args: &RunArgs) -> Result<RunSettings, Refused> {
 }
 
 /// Flags over fastaudit's defaults.
-fn without_conf(args: &RunArgs) -> RunSettings {
-    let mut log = LogConfig::new(args.log.as_deref().unwrap_or(Path::new(DEFAULT_LOG)));
-    log.write_logs = args.write_logs.unwrap_or(true);
-    log.max_bytes = args.max_log_file.unwrap_or(8).saturating_mul(1 << 20);
+fn without_conf(args: &RunOptions) -> RunSettings {
+    let flags = &args.log;
+    let mut log = LogConfig::new(flags.path.as_deref().unwrap_or(Path::new(DEFAULT_LOG)));
+    log.write_logs = flags.write_logs.unwrap_or(true);
+    log.max_bytes = flags.max_log_file.unwrap_or(8).saturating_mul(1 << 20);
     log.size_action = SizeAction::Rotate {
-        num_logs: args.num_logs.unwrap_or(5),
+        num_logs: flags.num_logs.unwrap_or(5),
     };
-    apply_disk_flags(args, &mut log);
+    apply_disk_flags(flags, &mut log);
     RunSettings {
         log,
-        format: args.format.map_or(Format::Raw, format),
+        format: flags.format.unwrap_or(Format::Raw),
         node: None,
         priority_boost: 0,
         end_of_event: Duration::from_secs(2),
         plugins: PluginSettings::default(),
         warnings: Vec::new(),
         conf: None,
-    }
-}
-
-fn format(f: LogFormat) -> Format {
-    match f {
-        LogFormat::Raw => Format::Raw,
-        LogFormat::Enriched => Format::Enriched,
-        LogFormat::Json => Format::Json,
     }
 }
 
@@ -122,7 +113,8 @@ fn warning(conf: &Conf, line: Option<usize>, message: &str) -> String {
 }
 
 /// Flags over the file's settings (auditd's defaults for keys it does not set).
-fn from_conf(args: &RunArgs, conf: &Conf) -> Result<RunSettings, Refused> {
+fn from_conf(args: &RunOptions, conf: &Conf) -> Result<RunSettings, Refused> {
+    let flags = &args.log;
     let mut refused = Vec::new();
     let mut warnings: Vec<String> = conf
         .warnings
@@ -144,14 +136,14 @@ fn from_conf(args: &RunArgs, conf: &Conf) -> Result<RunSettings, Refused> {
     }
     warnings.extend(unsupported_keys(conf));
 
-    let path = args
-        .log
+    let path = flags
+        .path
         .clone()
         .or_else(|| conf.text("log_file").map(PathBuf::from))
         .unwrap_or_else(|| PathBuf::from(DEFAULT_LOG));
     let mut log = LogConfig::new(path);
     // log_format = NOLOG is read as write_logs = no (crates/config).
-    log.write_logs = args.write_logs.unwrap_or(conf.yes("write_logs"));
+    log.write_logs = flags.write_logs.unwrap_or(conf.yes("write_logs"));
     let freq = u32::try_from(conf.number("freq")).unwrap_or(u32::MAX);
     log.flush = match conf.word("flush") {
         Some("incremental") => Flush::Incremental { freq },
@@ -160,9 +152,9 @@ fn from_conf(args: &RunArgs, conf: &Conf) -> Result<RunSettings, Refused> {
         Some("sync") => Flush::Sync,
         _ => Flush::None,
     };
-    let max_mib = args.max_log_file.unwrap_or(conf.number("max_log_file"));
+    let max_mib = flags.max_log_file.unwrap_or(conf.number("max_log_file"));
     log.max_bytes = max_mib.saturating_mul(1 << 20);
-    let num_logs = args
+    let num_logs = flags
         .num_logs
         .unwrap_or(u32::try_from(conf.number("num_logs")).unwrap_or(999));
     log.size_action = match conf.word("max_log_file_action") {
@@ -191,10 +183,10 @@ fn from_conf(args: &RunArgs, conf: &Conf) -> Result<RunSettings, Refused> {
     if let Err(r) = apply_disk_settings(conf, &mut log) {
         refused.extend(r);
     }
-    apply_disk_flags(args, &mut log);
+    apply_disk_flags(flags, &mut log);
 
-    let format = match (args.format, conf.word("log_format")) {
-        (Some(f), _) => format(f),
+    let format = match (flags.format, conf.word("log_format")) {
+        (Some(f), _) => f,
         (None, Some("raw")) => Format::Raw,
         (None, Some("json")) => Format::Json,
         _ => Format::Enriched,
@@ -216,7 +208,7 @@ fn from_conf(args: &RunArgs, conf: &Conf) -> Result<RunSettings, Refused> {
     // The writer creates the log 0640 and its directory 0750 for that group.
     log.log_group = gid;
     // A --log given by hand gets the group on the file only.
-    log.group_owns_dir = args.log.is_none();
+    log.group_owns_dir = flags.path.is_none();
     Ok(RunSettings {
         log,
         format,
@@ -253,7 +245,7 @@ fn unsupported_keys(conf: &Conf) -> Vec<String> {
     )]
 }
 
-/// auditd.conf's plugin keys as the dispatcher's settings (crate::plugins).
+/// auditd.conf's plugin keys as the dispatcher's settings (fastaudit_plugins).
 fn plugin_settings(conf: &Conf) -> PluginSettings {
     let d = PluginSettings::default();
     PluginSettings {
@@ -261,7 +253,7 @@ fn plugin_settings(conf: &Conf) -> PluginSettings {
         q_depth: usize::try_from(conf.number("q_depth")).unwrap_or(d.q_depth),
         overflow_action: conf
             .word("overflow_action")
-            .and_then(|w| OverflowAction::from_str(w, true).ok())
+            .and_then(OverflowAction::from_word)
             .unwrap_or(d.overflow_action),
         max_restarts: u32::try_from(conf.number("max_restarts")).unwrap_or(d.max_restarts),
     }
@@ -325,7 +317,7 @@ pub fn apply_disk_settings(conf: &Conf, log: &mut LogConfig) -> Result<(), Vec<S
 
 /// The disk flags (named after the auditd.conf keys) over what the file
 /// or the defaults set.
-fn apply_disk_flags(args: &RunArgs, log: &mut LogConfig) {
+fn apply_disk_flags(args: &LogFlags, log: &mut LogConfig) {
     if let Some(a) = args.disk_full_action {
         log.disk_full_action = a;
     }
@@ -347,7 +339,7 @@ fn apply_disk_flags(args: &RunArgs, log: &mut LogConfig) {
 }
 
 /// Lower the nice value by `boost`, as auditd's priority_boost does.
-pub fn boost_priority(boost: u32) -> anyhow::Result<()> {
+pub fn boost_priority(boost: u32) -> Result<(), PriorityError> {
     change_priority(0, boost)
 }
 
@@ -355,20 +347,24 @@ pub fn boost_priority(boost: u32) -> anyhow::Result<()> {
 /// moves by the difference. As auditd's, this is the calling thread's
 /// (Linux nice values are per thread): at start, before any other thread,
 /// every thread's; on SIGHUP, the main loop's, which writes the log.
-pub fn change_priority(from: u32, to: u32) -> anyhow::Result<()> {
+pub fn change_priority(from: u32, to: u32) -> Result<(), PriorityError> {
     let inc = i64::from(from) - i64::from(to);
     if inc == 0 {
         return Ok(());
     }
     let inc = i32::try_from(inc).unwrap_or(if inc < 0 { i32::MIN } else { i32::MAX });
+    // nice(2) may return -1 on success: only errno tells.
+    nix::errno::Errno::clear();
     // SAFETY: nice(2) takes an int and touches no memory of ours.
-    let r = unsafe {
-        *libc::__errno_location() = 0;
-        libc::nice(inc)
-    };
+    let r = unsafe { libc::nice(inc) };
     let err = std::io::Error::last_os_error();
     if r == -1 && err.raw_os_error() != Some(0) {
-        return Err(err).context("changing the priority (priority_boost)");
+        return Err(PriorityError(err));
     }
     Ok(())
 }
+
+/// The nice value could not be changed.
+#[derive(Debug, thiserror::Error)]
+#[error("changing the priority (priority_boost)")]
+pub struct PriorityError(#[source] std::io::Error);

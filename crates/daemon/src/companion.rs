@@ -21,18 +21,12 @@
 //! its companion, and a companion for its LOGIN, at most [`HOLD`]; then
 //! each is written alone (the companion under fastaudit's own stamp).
 
-use super::Side;
-use crate::output::Output;
-use fastaudit_engine::names::{path_records, PathRecords};
-use fastaudit_engine::{exit_records, AuditEvent};
+use crate::event_lines::event_lines;
+use crate::sink::Sink;
+use fastaudit_engine::AuditEvent;
 use fastaudit_log::Source;
 use fastaudit_netlink::Record;
-use fastaudit_records::enrich::SystemNames;
-use fastaudit_records::exit::rank;
-use fastaudit_records::line::line_with;
-use fastaudit_records::path::{cwd_body, cwd_body_into};
-use fastaudit_records::syscall::proctitle_body_into;
-use fastaudit_records::{types, Format, Stamp, Syscall};
+use fastaudit_records::{types, Stamp};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
@@ -249,125 +243,98 @@ fn join_or_hold<K: PartialEq + Copy>(
     Vec::new()
 }
 
-/// A BPF event's records under `stamp`: SYSCALL, the records the kernel
-/// writes after it (EXECVE, SOCKADDR, ..., in audit_log_exit's order),
-/// PROCTITLE.
-pub fn event_lines(ev: &AuditEvent, stamp: Stamp, format: Format) -> Vec<u8> {
-    let mut lines = Vec::with_capacity(1024);
-    event_lines_into(&mut lines, ev, stamp, format);
-    lines
+/// LOGIN and config records and companion events of a run, written out
+/// as they pair up or time out.
+pub struct Companions {
+    joiner: Joiner,
+    /// Whether kernel records can come (not --bpf-only).
+    kernel: bool,
+    /// Config companions dropped with --bpf-only, where no record can come.
+    discarded: u64,
 }
 
-/// [`event_lines`] appended to `lines`, each body written in place.
-pub fn event_lines_into(lines: &mut Vec<u8>, ev: &AuditEvent, stamp: Stamp, format: Format) {
-    let paths = path_records(&ev.syscall, &ev.aux);
-    let record = |lines: &mut Vec<u8>, ty: u32, body: &dyn Fn(&mut Vec<u8>)| {
-        line_with(lines, None, ty, stamp, format, &SystemNames, body);
-    };
-    // items= counts the PATH records.
-    let items = paths
-        .as_ref()
-        .map_or(ev.syscall.items, |p| p.items.len() as u32);
-    if items == ev.syscall.items {
-        record(lines, types::SYSCALL, &|o| ev.syscall.body_into(o));
-    } else {
-        let sc = Syscall {
-            items,
-            ..ev.syscall.clone()
-        };
-        record(lines, types::SYSCALL, &|o| sc.body_into(o));
-    }
-    let decoded = exit_records::decode(&ev.aux, ev.syscall.exe.as_deref());
-    if !decoded.is_empty() {
-        for (ty, body) in after_syscall(decoded, paths) {
-            record(lines, ty, &|o| o.extend_from_slice(&body));
-        }
-    } else if let Some(p) = &paths {
-        // Only CWD and PATH (in that order, as rank sorts them): written
-        // in place.
-        if let Some(c) = &p.cwd {
-            record(lines, types::CWD, &|o| cwd_body_into(o, c));
-        }
-        for (i, it) in p.items.iter().enumerate() {
-            record(lines, types::PATH, &|o| it.body_into(o, i));
+impl Companions {
+    /// `expect`: whether the BPF side sends companion events (something
+    /// is attached); `kernel`: whether kernel records come (fastaudit is
+    /// the kernel's audit daemon). A LOGIN record waits for its companion
+    /// only when both do.
+    pub fn new(expect: bool, kernel: bool) -> Companions {
+        Companions {
+            joiner: Joiner::new(expect && kernel),
+            kernel,
+            discarded: 0,
         }
     }
-    record(lines, types::PROCTITLE, &|o| {
-        proctitle_body_into(o, &ev.cmdline)
-    });
-}
 
-/// The records between SYSCALL and PROCTITLE as (type, body), in the
-/// order audit_log_exit writes them (`fastaudit_records::exit::rank`):
-/// each record family adds its records here. A config send's SOCKADDR is
-/// the address its sendto passed, read like any other.
-fn after_syscall(
-    decoded: Vec<fastaudit_records::exit::ExitRecord>,
-    paths: Option<PathRecords>,
-) -> Vec<(u32, Vec<u8>)> {
-    let mut recs: Vec<(u32, Vec<u8>)> = Vec::new();
-    for r in decoded {
-        recs.extend(r.bodies().into_iter().map(|b| (r.ty(), b)));
-    }
-    if let Some(p) = paths {
-        recs.extend(p.cwd.map(|c| (types::CWD, cwd_body(&c))));
-        recs.extend(
-            p.items
-                .iter()
-                .enumerate()
-                .map(|(i, it)| (types::PATH, it.body(i))),
-        );
-    }
-    // Stable: EXECVE's records keep their order.
-    recs.sort_by_key(|(ty, _)| rank(*ty));
-    recs
-}
-
-impl Side {
-    /// Whether the BPF side sends companion events (loginuid writes): then
-    /// a LOGIN record waits for its companion before it is written.
-    pub fn expect_companions(&mut self, expect: bool) {
-        self.joiner = Joiner::new(expect && self.kernel.is_some());
-    }
-
-    /// A companion event (the SYSCALL of a loginuid write): written with
-    /// its kernel record (LOGIN) under that record's stamp once both are
-    /// here; alone, under fastaudit's stamp, when no kernel record can
-    /// come (--bpf-only) or none came in time.
-    pub fn companion(&mut self, log: &mut Output, ev: AuditEvent) {
+    /// A companion event (the SYSCALL of a loginuid write or of an audit
+    /// config send): written with its kernel record under that record's
+    /// stamp once both are here; alone, under fastaudit's stamp, when no
+    /// kernel record can come (--bpf-only) or none came in time.
+    pub fn companion(&mut self, sink: &mut Sink, ev: AuditEvent) {
         // --bpf-only: no kernel record can come; a config send's companion
         // (whose SYSCALL stock audit writes only with the record) is dropped.
-        let out = if self.kernel.is_some() {
+        let out = if self.kernel {
             self.joiner.companion(ev, Instant::now())
         } else if is_config(&ev) {
-            self.companions_discarded += 1;
+            self.discarded += 1;
             None
         } else {
             Some(Out::Alone(ev))
         };
         if let Some(o) = out {
-            self.write_out(log, o);
+            write_out(sink, o);
         }
     }
 
-    /// Write a kernel record, a companion, or both joined.
-    pub(super) fn write_out(&mut self, log: &mut Output, o: Out) {
-        match o {
-            Out::Kernel(r) => self.write_kernel(log, &r),
-            Out::Alone(ev) => {
-                let stamp = Stamp {
-                    sec: ev.sec,
-                    msec: ev.msec,
-                    serial: self.serial(),
-                };
-                let lines = event_lines(&ev, stamp, self.format);
-                self.log_event(log, &lines, Some(stamp), Source::Event);
-            }
-            Out::Joined(r, ev) => {
-                let (stamp, mut lines) = self.kernel_line(log, &r);
-                lines.extend(event_lines(&ev, stamp, self.format));
-                self.log_event(log, &lines, Some(stamp), Source::Joined);
-            }
+    /// A kernel record: written, unless it waits for its companion.
+    pub fn kernel(&mut self, sink: &mut Sink, r: Record) {
+        for o in self.joiner.kernel(r, Instant::now()) {
+            write_out(sink, o);
+        }
+    }
+
+    /// Write what waited too long.
+    pub fn expired(&mut self, sink: &mut Sink) {
+        for o in self.joiner.expired(Instant::now()) {
+            write_out(sink, o);
+        }
+    }
+
+    /// At stop: write everything still waiting.
+    pub fn rest(&mut self, sink: &mut Sink) {
+        for o in self.joiner.rest() {
+            write_out(sink, o);
+        }
+    }
+
+    /// Records and events held waiting for their other half.
+    pub fn held(&self) -> usize {
+        self.joiner.held()
+    }
+
+    /// Companion events dropped by design (see [`Joiner::discarded`]).
+    pub fn discarded(&self) -> u64 {
+        self.discarded + self.joiner.discarded()
+    }
+}
+
+/// Write a kernel record, a companion, or both joined.
+fn write_out(sink: &mut Sink, o: Out) {
+    match o {
+        Out::Kernel(r) => sink.kernel(&r),
+        Out::Alone(ev) => {
+            let stamp = Stamp {
+                sec: ev.sec,
+                msec: ev.msec,
+                serial: sink.serial(),
+            };
+            let lines = event_lines(&ev, stamp, sink.format());
+            sink.write(&lines, Some(stamp), Source::Event);
+        }
+        Out::Joined(r, ev) => {
+            let (stamp, mut lines) = sink.kernel_line(&r);
+            lines.extend(event_lines(&ev, stamp, sink.format()));
+            sink.write(&lines, Some(stamp), Source::Joined);
         }
     }
 }
@@ -564,21 +531,5 @@ mod tests {
             Some((2, 3))
         );
         assert_eq!(config_sender(1006, b"auid=2 ses=3"), None);
-    }
-
-    #[test]
-    fn a_config_change_is_written_with_syscall_sockaddr_proctitle() {
-        let ev = send(4294967295, 7);
-        let stamp = Stamp {
-            sec: 1,
-            msec: 2,
-            serial: 3,
-        };
-        let text = String::from_utf8(event_lines(&ev, stamp, Format::Enriched)).unwrap();
-        let types: Vec<&str> = text.lines().map(|l| l.split(' ').next().unwrap()).collect();
-        assert_eq!(types, ["type=SYSCALL", "type=SOCKADDR", "type=PROCTITLE"]);
-        assert!(text.contains("type=SOCKADDR msg=audit(1.002:3): saddr=100000000000000000000000\x1dSADDR={ saddr_fam=netlink nlnk-fam=16 nlnk-pid=0 }\n"), "{text}");
-        let login = event_lines(&companion(1), stamp, Format::Raw);
-        assert!(!String::from_utf8(login).unwrap().contains("SOCKADDR"));
     }
 }

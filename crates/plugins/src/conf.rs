@@ -99,6 +99,22 @@ pub fn load(file: &Path, warnings: &mut Vec<String>) -> Result<PluginConf, ConfE
         return Err(err(None, "is not a regular file".into()));
     }
     let text = std::fs::read(file).map_err(|e| err(None, e.to_string()))?;
+    parse(file, &text, warnings)
+}
+
+/// A plugin configuration's text, `file`'s (whose ownership and mode are
+/// checked already), read as auditd reads it.
+pub fn parse(
+    file: &Path,
+    text: &[u8],
+    warnings: &mut Vec<String>,
+) -> Result<PluginConf, ConfError> {
+    let fname = file.display().to_string();
+    let err = |line: Option<usize>, what: String| ConfError {
+        file: fname.clone(),
+        line,
+        what,
+    };
     let mut conf = PluginConf {
         name: file
             .file_name()
@@ -363,5 +379,31 @@ mod tests {
         let c = load(&f, &mut w).unwrap();
         assert_eq!(c.args, ["--config", "/etc/x.toml"]);
         assert_eq!(w.len(), 1, "{w:?}");
+    }
+
+    #[test]
+    fn the_text_is_read_without_root() {
+        let f = Path::new("/etc/audit/plugins.d/x.conf");
+        let mut w = Vec::new();
+        let c = parse(
+            f,
+            b"active = yes\npath = /bin/cat\nargs = -u\nTYPE = Always\n",
+            &mut w,
+        )
+        .unwrap();
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!((c.name.as_str(), c.active), ("x.conf", true));
+        assert_eq!(
+            (c.path.as_str(), &c.args[..]),
+            ("/bin/cat", &["-u".to_string()][..])
+        );
+        let e = parse(f, b"active = no\nformat = json\n", &mut w).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "/etc/audit/plugins.d/x.conf:2: option json not found"
+        );
+        let long = format!("# {}\nactive = no\n", "x".repeat(LINE_MAX));
+        assert!(parse(f, long.as_bytes(), &mut w).is_ok());
+        assert_eq!(w, ["/etc/audit/plugins.d/x.conf:1: too long: skipped"]);
     }
 }

@@ -1,0 +1,57 @@
+//! Where a run's rules come from: the files given, else
+//! /etc/audit/rules.d, else (only when that does not exist) the built-in
+//! default rules.
+
+use fastaudit_rules::{lexer, LoadErrors, Origin, RuleSet, SystemHost};
+use std::path::PathBuf;
+
+/// The rules used when neither --rules nor /etc/audit/rules.d is given.
+const DEFAULT_RULES: &str = include_str!("../../../../rules/default.rules");
+const RULES_D: &str = "/etc/audit/rules.d";
+
+/// The rules of `paths`, else of /etc/audit/rules.d, else the built-in
+/// defaults: a rules.d that exists but cannot be read (as non-root, say)
+/// is an error, never a silent fallback. The errors: one line each.
+pub fn load(paths: &[PathBuf], host: &SystemHost, strict: bool) -> Result<RuleSet, Vec<String>> {
+    let strings = |e: LoadErrors| e.0.into_iter().map(|e| e.to_string()).collect::<Vec<_>>();
+    if !paths.is_empty() {
+        return RuleSet::load_with(paths, host, strict).map_err(strings);
+    }
+    match std::fs::metadata(RULES_D) {
+        Ok(_) => {
+            return RuleSet::load_with(&[PathBuf::from(RULES_D)], host, strict).map_err(strings)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            eprintln!("fastaudit: {RULES_D} does not exist: using the built-in default rules");
+        }
+        Err(e) => {
+            return Err(vec![format!(
+                "{RULES_D}: cannot read: {e} (the built-in default rules are used only when it does not exist)"
+            )])
+        }
+    }
+    let mut set = RuleSet::default();
+    let mut errors = Vec::new();
+    for l in lexer::lines(DEFAULT_RULES.as_bytes()) {
+        let origin = Origin {
+            file: "<built-in default rules>".into(),
+            line: l.lineno,
+        };
+        if let Err(e) = set.apply_words(&l.words, &origin, host) {
+            errors.push(e.to_string());
+        }
+    }
+    if errors.is_empty() {
+        Ok(set)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Every warning of a load, `FILE:LINE: warning: ...`, on stderr (as
+/// `fastaudit rules` prints them).
+pub fn print_warnings(set: &RuleSet) {
+    for (origin, w) in &set.warnings {
+        eprintln!("{origin}: warning: {w}");
+    }
+}

@@ -1,0 +1,115 @@
+//! `fastaudit run`: settings and rules read, the plan compiled, the log
+//! opened, the plugins and the daemon started, then the daemon's event
+//! loop until SIGINT or SIGTERM (daemon.rs).
+
+use crate::daemon::Daemon;
+use crate::dispatch;
+use crate::error::{chain, Error};
+use crate::options::RunOptions;
+use crate::output::Output;
+use crate::rules::{self, Rules};
+use crate::settings::{self, Refused, RunSettings};
+use crate::signals::Signals;
+use crate::sink::Sink;
+use fastaudit_engine::{compile, start_trace, Environment, Kind, Options, Plan};
+use fastaudit_log::Writer;
+use fastaudit_records::Format;
+use fastaudit_rules::{RuleSet, SystemHost};
+
+/// Run until SIGINT/SIGTERM, draining and flushing at the end; with
+/// `explain`, print the plan instead (no root needed).
+pub fn run(opts: &RunOptions) -> Result<(), Error> {
+    start_trace::mark("main");
+    if opts.explain {
+        let (plan, _, _) = plan(opts)?;
+        print!("{}", plan.explain());
+        return Ok(());
+    }
+    // The configuration is root's to read.
+    if !nix::unistd::geteuid().is_root() {
+        return Err(Error::NotRoot);
+    }
+    let settings = settings::resolve(opts).map_err(|Refused(lines)| Error::Refused(lines))?;
+    let (plan, set, env) = plan(opts)?;
+    if let Some(why) = plan.hook_kind_problem() {
+        return Err(Error::Plan(why));
+    }
+    launch(
+        opts,
+        settings,
+        plan,
+        Rules::new(&opts.rules, opts.strict, set, env),
+    )
+}
+
+/// The rules, read and compiled for this host: the plan, the rule set and
+/// the host's facts it was compiled in.
+fn plan(opts: &RunOptions) -> Result<(Plan, RuleSet, Environment), Error> {
+    let set = rules::load(&opts.rules, &SystemHost, opts.strict).map_err(Error::Refused)?;
+    rules::print_warnings(&set);
+    start_trace::mark("settings and rules read");
+    // Probing loads BPF programs and reads tracefs: root only (`--explain`
+    // works without, with the facts assumed).
+    // A run probes only the kinds a plan can use (fexit is for `--explain`:
+    // no plan uses it), and all of them again to say why none fits.
+    let probed = |all: bool| {
+        let kinds: Vec<Kind> = opts
+            .hook_kinds
+            .iter()
+            .copied()
+            .filter(|&k| all || k != Kind::Fexit)
+            .collect();
+        let mut env = if nix::unistd::geteuid().is_root() {
+            Environment::probe(&kinds)
+        } else {
+            Environment::assumed(&kinds)
+        };
+        env.audit_skipped_uring_ops = opts.audit_skipped_uring_ops;
+        env
+    };
+    let mut env = probed(opts.explain);
+    start_trace::mark("hook kinds probed");
+    let mut plan = compile(&set, env.clone()).map_err(Error::Compile)?;
+    if !opts.explain && plan.hook_kind_problem().is_some() {
+        env = probed(true);
+        plan = compile(&set, env.clone()).map_err(Error::Compile)?;
+    }
+    start_trace::mark("plan compiled");
+    Ok((plan, set, env))
+}
+
+/// Open the log, start the plugins and the daemon, and run the plan.
+fn launch(opts: &RunOptions, settings: RunSettings, plan: Plan, rules: Rules) -> Result<(), Error> {
+    for w in &settings.warnings {
+        eprintln!("{w}");
+    }
+    if !settings.log.write_logs {
+        eprintln!("fastaudit: write_logs = no: no log is written; events go to the plugins only");
+    }
+    if let Err(e) = settings::boost_priority(settings.priority_boost) {
+        eprintln!("fastaudit: warning: {}", chain(&e));
+    }
+    let writer = Writer::open(settings.log.clone()).map_err(|source| Error::Log {
+        path: settings.log.path.clone(),
+        source,
+    })?;
+    let json = (settings.format == Format::Json).then_some(settings.end_of_event);
+    let log = Output::new(writer, settings.node.clone(), json);
+    let signals = Signals::install()?;
+    // Plugins first: they get everything from DAEMON_START on, as auditd's.
+    let plugins = dispatch::start(&opts.plugins, settings.format, settings.plugins.clone())?;
+    start_trace::mark("log opened, plugins started");
+    let sink = Sink::new(log, plugins, settings.format);
+    // Companion events (a loginuid write's SYSCALL) come whenever
+    // something is attached: LOGIN records then wait for theirs.
+    let expect_companions = !plan.attachments.is_empty();
+    let daemon = Daemon::start(opts, settings, rules, sink, signals, expect_companions)?;
+    let options = Options {
+        ring_buffer_bytes: opts.ring_buffer_bytes,
+        // Beside another audit daemon, tasks with an audit context get
+        // companions too (as stock audit would write); as the daemon,
+        // the kernel writes theirs.
+        companion_with_context: opts.bpf_only,
+    };
+    daemon.run(plan, options)
+}
