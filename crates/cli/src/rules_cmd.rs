@@ -2,7 +2,7 @@
 
 use crate::cli::{RulesArgs, RulesCommand};
 use anyhow::{Context, Result};
-use fastaudit_rules::{RuleSet, SystemHost};
+use fastaudit_rules::{report, RuleSet, SystemHost};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -16,8 +16,8 @@ pub fn run(cmd: RulesCommand) -> Result<ExitCode> {
     let set = match RuleSet::load_with(&args.paths, &host, args.strict) {
         Ok(set) => set,
         Err(errors) => {
-            for e in &errors.0 {
-                eprintln!("{e}");
+            for line in errors.report() {
+                eprintln!("{line}");
             }
             return Ok(ExitCode::from(1));
         }
@@ -29,10 +29,12 @@ pub fn run(cmd: RulesCommand) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Every warning of a load, `FILE:LINE: warning: ...`, on stderr.
+/// The warnings of a load, `FILE:LINE: warning: ...`, on stderr (at most
+/// `report::MESSAGES_PER_FILE` a file, then how many more).
 pub fn print_warnings(set: &RuleSet) {
-    for (origin, w) in &set.warnings {
-        eprintln!("{origin}: warning: {w}");
+    let none = Default::default();
+    for line in report::lines(&[], &set.warnings, &none, report::MESSAGES_PER_FILE) {
+        eprintln!("{line}");
     }
 }
 

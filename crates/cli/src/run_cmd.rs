@@ -378,8 +378,7 @@ pub(crate) fn load_rules(
     host: &SystemHost,
     strict: bool,
 ) -> Result<RuleSet, Vec<String>> {
-    let strings =
-        |e: fastaudit_rules::LoadErrors| e.0.into_iter().map(|e| e.to_string()).collect::<Vec<_>>();
+    let strings = |e: fastaudit_rules::LoadErrors| e.report();
     if !paths.is_empty() {
         return RuleSet::load_with(paths, host, strict).map_err(strings);
     }
@@ -392,7 +391,8 @@ pub(crate) fn load_rules(
         }
         Err(e) => {
             return Err(vec![format!(
-                "{RULES_D}: cannot read: {e} (the built-in default rules are used only when it does not exist)"
+                "{RULES_D}: cannot read: {} (the built-in default rules are used only when it does not exist)",
+                fastaudit_rules::os_error::describe(&e)
             )])
         }
     }
