@@ -2,7 +2,7 @@
 
 use crate::cli::{RulesArgs, RulesCommand};
 use anyhow::{Context, Result};
-use fastaudit_rules::{RuleSet, SystemHost};
+use fastaudit_rules::{report, RuleSet, SystemHost};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -32,10 +32,12 @@ pub fn run(cmd: RulesCommand) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Every warning of a load, `FILE:LINE: warning: ...`, on stderr.
+/// The warnings of a load, `FILE:LINE: warning: ...`, on stderr (at most
+/// `report::MESSAGES_PER_FILE` a file, then how many more).
 pub fn print_warnings(set: &RuleSet) {
-    for (origin, w) in &set.warnings {
-        eprintln!("{origin}: warning: {w}");
+    let none = Default::default();
+    for line in report::lines(&[], &set.warnings, &none, report::MESSAGES_PER_FILE) {
+        eprintln!("{line}");
     }
 }
 

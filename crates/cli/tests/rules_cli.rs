@@ -23,7 +23,8 @@ fn refusal_names_file_and_line_and_prints_nothing() {
     assert!(out.stdout.is_empty());
     let err = String::from_utf8(out.stderr).unwrap();
     let lines: Vec<&str> = err.lines().collect();
-    assert_eq!(lines.len(), 2, "{err}");
+    assert_eq!(lines.len(), 3, "{err}");
+    assert_eq!(lines[2], format!("2 errors, 0 warnings in {f}"));
     assert!(
         lines[0].starts_with(&format!("{f}:4: ")) && lines[0].contains("nosuch"),
         "{err}"
@@ -78,7 +79,11 @@ fn control_lines_are_settings_not_rules() {
     let bad = write(&d, "b.rules", "-e 3\n-b x\n");
     let out = fastaudit(&["rules", "check", &bad]);
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(String::from_utf8(out.stderr).unwrap().lines().count(), 2);
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap().lines().count(),
+        3,
+        "two refusals and their count"
+    );
 }
 
 #[test]
@@ -93,5 +98,8 @@ fn empty_privileged_recipe_parses_to_no_rules() {
 fn missing_file_is_an_error() {
     let out = fastaudit(&["rules", "check", "/nonexistent/x.rules"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).starts_with("/nonexistent/x.rules: cannot read"));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "/nonexistent/x.rules: cannot read: No such file or directory\n"
+    );
 }

@@ -6,20 +6,26 @@
 //! (lines and words) → `getopt` (options) → `parse` (one request per line,
 //! auditctl's checks) → `ruleset` (the kernel's checks, duplicate and
 //! delete semantics, list order) → `listing`. Along the way, what auditctl
-//! takes silently otherwise than written is collected as `warning`s.
+//! takes silently otherwise than written is collected as `warning`s; a
+//! file that is no plain text is refused whole (`content`); refusals name
+//! the likely fix (`suggest`), and `report` prints them, bounded per file.
 
 pub mod abi;
 pub mod cnum;
+pub mod content;
 pub mod data;
 pub mod getopt;
 pub mod host;
 pub mod lexer;
 pub mod listing;
+pub mod os_error;
 pub mod parse;
+pub mod report;
 pub mod rule;
 pub mod ruleset;
 pub mod settings;
 pub mod source;
+pub mod suggest;
 pub mod tables;
 pub mod warning;
 

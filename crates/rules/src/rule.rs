@@ -3,6 +3,7 @@
 
 use crate::abi::{self, field, list, op};
 use crate::host::{self, Host};
+use crate::ruleset::Origin;
 use thiserror::Error;
 
 /// One field of a rule: type, operator, numeric value, and text for string fields.
@@ -103,9 +104,12 @@ pub enum KernelError {
     /// `EINVAL`: the rule is malformed for the kernel.
     #[error("the kernel refuses this rule: {0}")]
     Invalid(String),
-    /// `EEXIST`: the same rule is already loaded.
-    #[error("rule exists (the same rule is already loaded)")]
-    Exists,
+    /// `EEXIST`: the same rule is already loaded (by the line `earlier`).
+    #[error("rule exists: the same rule is already loaded{}", from(.earlier))]
+    Exists {
+        /// The line that loaded it, when known.
+        earlier: Option<Origin>,
+    },
     /// `ENOENT` on delete: no loaded rule is identical.
     #[error("no loaded rule matches this one")]
     NoMatch,
@@ -116,6 +120,14 @@ pub enum KernelError {
         path: String,
         reason: String,
     },
+}
+
+/// ` from FILE:LINE`, naming the line that loaded a rule.
+fn from(earlier: &Option<Origin>) -> String {
+    earlier
+        .as_ref()
+        .map(|o| format!(" from {o}"))
+        .unwrap_or_default()
 }
 
 fn invalid(msg: impl Into<String>) -> KernelError {
@@ -317,16 +329,10 @@ pub fn check_paths(rule: &Rule, host: &dyn Host) -> Result<(), KernelError> {
             _ => continue,
         };
         if let Err(e) = res {
-            let reason = e.to_string();
-            let reason = reason
-                .split(" (os error")
-                .next()
-                .unwrap_or(&reason)
-                .to_string();
             return Err(KernelError::Path {
                 what,
                 path: String::from_utf8_lossy(&f.text).into_owned(),
-                reason,
+                reason: crate::os_error::describe(&e),
             });
         }
     }

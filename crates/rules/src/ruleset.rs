@@ -5,6 +5,7 @@
 use crate::host::Host;
 use crate::listing::Lister;
 use crate::parse::{self, Parsed, Request};
+use crate::report;
 use crate::rule::{self, KernelError, Rule};
 use crate::settings::{Query, Setting};
 use crate::source;
@@ -44,10 +45,31 @@ pub struct LineError {
     pub message: String,
 }
 
-/// Every refused line of a load, in file order.
+/// Every refused line of a load, with the warnings about what was read
+/// (nothing is loaded, but they are worth fixing in the same pass).
 #[derive(Debug, Error, PartialEq, Eq)]
-#[error("{} line(s) refused", .0.len())]
-pub struct LoadErrors(pub Vec<LineError>);
+#[error("{} line(s) refused", .errors.len())]
+pub struct LoadErrors {
+    /// The refusals, in the order the lines were applied.
+    pub errors: Vec<LineError>,
+    /// The warnings, by file and line.
+    pub warnings: Vec<(Origin, Warning)>,
+    /// Refusals left out of `errors`, counted by file (past the number
+    /// printed for a file).
+    pub unlisted: HashMap<PathBuf, usize>,
+}
+
+impl LoadErrors {
+    /// The refusals and warnings as printed, `FILE:LINE: ...` (see [`report`]).
+    pub fn report(&self) -> Vec<String> {
+        report::lines(
+            &self.errors,
+            &self.warnings,
+            &self.unlisted,
+            report::MESSAGES_PER_FILE,
+        )
+    }
+}
 
 /// A rule in a loaded set, with the line that added it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -104,7 +126,11 @@ impl RuleSet {
                 // The kernel marks a prepended rule until it is inserted, so
                 // it never equals a loaded one: -A never reports "exists".
                 if !prepend && self.counts[at].contains_key(&rule) {
-                    return Err(KernelError::Exists);
+                    // Scanned for only on the refusal, to name the line.
+                    let earlier = self.lists[at].iter().find(|l| l.rule == rule);
+                    return Err(KernelError::Exists {
+                        earlier: earlier.map(|l| l.origin.clone()),
+                    });
                 }
                 rule::check_paths(&rule, host)?;
                 *self.counts[at].entry(rule.clone()).or_default() += 1;
@@ -163,11 +189,22 @@ impl RuleSet {
         origin: &Origin,
         host: &dyn Host,
     ) -> Result<(), LineError> {
+        self.apply_words_with(words, origin, host, true)
+    }
+
+    /// [`RuleSet::apply_words`]; `hints`: a refusal names the likely fix.
+    fn apply_words_with(
+        &mut self,
+        words: &[Vec<u8>],
+        origin: &Origin,
+        host: &dyn Host,
+        hints: bool,
+    ) -> Result<(), LineError> {
         let fail = |message: String| LineError {
             origin: origin.clone(),
             message,
         };
-        let parsed = parse::parse_words(words, host).map_err(|e| fail(e.0))?;
+        let parsed = parse::parse_words_with(words, host, hints).map_err(|e| fail(e.0))?;
         self.apply(parsed, origin, host)
             .map_err(|e| fail(e.to_string()))
     }
@@ -192,7 +229,8 @@ impl RuleSet {
     }
 
     /// Load rules files and directories in order into a new set. Every line
-    /// is tried (a refused line changes nothing); all refusals are returned.
+    /// is tried (a refused line changes nothing); the refusals are returned,
+    /// up to [`report::MESSAGES_PER_FILE`] a file (the rest are counted).
     pub fn load(paths: &[PathBuf], host: &dyn Host) -> Result<RuleSet, LoadErrors> {
         RuleSet::load_with(paths, host, false)
     }
@@ -206,6 +244,10 @@ impl RuleSet {
     ) -> Result<RuleSet, LoadErrors> {
         let mut set = RuleSet::default();
         let mut errors = Vec::new();
+        // Refusals per file: kept up to the number printed, then counted
+        // (a garbled input can have millions of lines).
+        let mut kept: HashMap<PathBuf, usize> = HashMap::new();
+        let mut unlisted: HashMap<PathBuf, usize> = HashMap::new();
         for path in paths {
             let first = errors.len();
             let seen = set.warnings.len();
@@ -214,8 +256,14 @@ impl RuleSet {
                 Ok(src) => {
                     set.warnings.extend(src.warnings);
                     for (origin, words) in src.lines {
-                        if let Err(e) = set.apply_words(&words, &origin, host) {
-                            errors.push(e);
+                        let shown = kept.get(&origin.file).copied().unwrap_or(0);
+                        let listed = shown < report::MESSAGES_PER_FILE;
+                        if let Err(e) = set.apply_words_with(&words, &origin, host, listed) {
+                            let count = if listed { &mut kept } else { &mut unlisted };
+                            *count.entry(origin.file.clone()).or_default() += 1;
+                            if listed {
+                                errors.push(e);
+                            }
                         }
                     }
                 }
@@ -233,13 +281,17 @@ impl RuleSet {
         if errors.is_empty() {
             Ok(set)
         } else {
-            Err(LoadErrors(errors))
+            Err(LoadErrors {
+                errors,
+                warnings: set.warnings,
+                unlisted,
+            })
         }
     }
 }
 
 /// File, then line order (stable sorts keep a line's own order).
-fn by_origin(a: &Origin, b: &Origin) -> std::cmp::Ordering {
+pub(crate) fn by_origin(a: &Origin, b: &Origin) -> std::cmp::Ordering {
     (&a.file, a.line).cmp(&(&b.file, b.line))
 }
 
@@ -258,12 +310,62 @@ mod tests {
     use crate::host::FixedHost;
 
     fn line(set: &mut RuleSet, text: &str) -> Result<(), LineError> {
+        line_at(set, text, 1)
+    }
+
+    fn line_at(set: &mut RuleSet, text: &str, n: usize) -> Result<(), LineError> {
         let words: Vec<Vec<u8>> = text.split(' ').map(|w| w.as_bytes().to_vec()).collect();
         let origin = Origin {
-            file: "t".into(),
-            line: 1,
+            file: "t.rules".into(),
+            line: n,
         };
         set.apply_words(&words, &origin, &FixedHost)
+    }
+
+    #[test]
+    fn a_duplicate_names_the_line_that_loaded_the_rule() {
+        let mut set = RuleSet::default();
+        line_at(&mut set, "-a always,exit -F arch=b64 -S open -k a", 3).unwrap();
+        line_at(&mut set, "-a always,exit -F arch=b64 -S chmod -k k", 7).unwrap();
+        let err = line_at(&mut set, "-a always,exit -F arch=b64 -S chmod -k k", 12).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "t.rules:12: rule exists: the same rule is already loaded from t.rules:7"
+        );
+        // The same permissions in another order are the same rule.
+        line_at(&mut set, "-w /etc/passwd -p wa", 20).unwrap();
+        let err = line_at(&mut set, "-w /etc/passwd -p aw", 21).unwrap_err();
+        assert_eq!(
+            err.message,
+            "rule exists: the same rule is already loaded from t.rules:20"
+        );
+    }
+
+    #[test]
+    fn a_load_keeps_the_refusals_it_prints_and_counts_the_rest() {
+        let dir = std::env::temp_dir().join(format!("fa-ruleset-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("many.rules");
+        let text: String = (0..report::MESSAGES_PER_FILE + 25)
+            .map(|i| format!("-a always,exit -F arch=b64 -S opne{i}\n"))
+            .collect();
+        std::fs::write(&f, text).unwrap();
+        let e = RuleSet::load(std::slice::from_ref(&f), &FixedHost).unwrap_err();
+        assert_eq!(e.errors.len(), report::MESSAGES_PER_FILE);
+        assert_eq!(e.unlisted.get(&f), Some(&25));
+        let printed = e.report();
+        assert_eq!(
+            printed[report::MESSAGES_PER_FILE..],
+            [
+                format!("{}: ... and 25 more not shown", f.display()),
+                format!(
+                    "{} errors, 0 warnings in {}",
+                    report::MESSAGES_PER_FILE + 25,
+                    f.display()
+                )
+            ]
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

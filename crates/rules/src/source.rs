@@ -1,10 +1,12 @@
 //! Reading rules inputs: a file as `auditctl -R` reads it, a directory
-//! combined as augenrules combines it, both read safely (regular files
-//! only, bounded), with what is worth a warning about each file: empty
-//! inputs, files anyone could change, lines auditctl reads otherwise than
-//! they are written.
+//! combined as augenrules combines it, both read safely (regular text
+//! files only, bounded), with what is worth a warning about each file:
+//! empty inputs, files anyone could change, lines auditctl reads otherwise
+//! than they are written.
 
+use crate::content;
 use crate::lexer::{self, RawLine};
+use crate::os_error::describe;
 use crate::ruleset::{LineError, Origin};
 use crate::warning::Warning;
 use std::cmp::Ordering;
@@ -31,7 +33,8 @@ pub const MAX_RULES_FILE: u64 = 64 << 20;
 /// A rules file's bytes, read safely: only a regular file (a FIFO, device
 /// or socket is refused before it is read, and opened without blocking),
 /// at most `max` bytes. auditctl would block on a FIFO and read a device
-/// until memory runs out; refusing them is deliberate.
+/// until memory runs out; refusing them is deliberate. So is refusing a
+/// file that is not text with Unix line endings (see [`content`]).
 /// Also returns the owner and mode of the file read (see [`trust_warnings`]).
 fn read_rules_file(path: &Path, max: u64) -> Result<(Vec<u8>, Metadata), String> {
     use std::io::Read;
@@ -56,21 +59,23 @@ fn read_rules_file(path: &Path, max: u64) -> Result<(Vec<u8>, Metadata), String>
     };
     // Checked before opening (opening a device can have effects of its
     // own) and again on the opened file (the path may have changed).
-    regular(&std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?)?;
+    let unreadable = |e: std::io::Error| format!("cannot read: {}", describe(&e));
+    regular(&std::fs::metadata(path).map_err(unreadable)?)?;
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_NOCTTY | nix::libc::O_CLOEXEC)
         .open(path)
-        .map_err(|e| format!("cannot read: {e}"))?;
-    let meta = file.metadata().map_err(|e| format!("cannot read: {e}"))?;
+        .map_err(unreadable)?;
+    let meta = file.metadata().map_err(unreadable)?;
     regular(&meta)?;
     let mut data = Vec::new();
     file.take(max + 1)
         .read_to_end(&mut data)
-        .map_err(|e| format!("cannot read: {e}"))?;
+        .map_err(unreadable)?;
     if data.len() as u64 > max {
         return Err(format!("larger than {max} bytes: refused"));
     }
+    content::check(&data)?;
     Ok((data, meta))
 }
 
@@ -104,7 +109,8 @@ pub fn read_source(path: &Path) -> Result<Source, LineError> {
         origin: whole(path),
         message,
     };
-    let meta = std::fs::metadata(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+    let meta =
+        std::fs::metadata(path).map_err(|e| fail(format!("cannot read: {}", describe(&e))))?;
     if !meta.is_dir() {
         let (data, meta) = read_rules_file(path, MAX_RULES_FILE).map_err(fail)?;
         let mut src = Source::default();
@@ -128,8 +134,9 @@ pub fn read_source(path: &Path) -> Result<Source, LineError> {
     note_file(&mut src, path, &meta);
     let mut ignored = 0;
     let mut names = Vec::new();
-    for entry in std::fs::read_dir(path).map_err(|e| fail(format!("cannot read directory: {e}")))? {
-        let entry = entry.map_err(|e| fail(format!("cannot read directory: {e}")))?;
+    let unlistable = |e: std::io::Error| fail(format!("cannot read directory: {}", describe(&e)));
+    for entry in std::fs::read_dir(path).map_err(unlistable)? {
+        let entry = entry.map_err(unlistable)?;
         let name = entry.file_name();
         if name.as_encoded_bytes().ends_with(b".rules") {
             names.push(name);
@@ -296,6 +303,40 @@ mod tests {
         let err = read_rules_file(&f, 99).unwrap_err();
         assert!(err.contains("larger than 99 bytes"), "{err}");
         let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn binary_and_crlf_files_are_refused_whole_by_name() {
+        let d = temp("text");
+        std::fs::write(d.join("10-ok.rules"), "-D\n").unwrap();
+        let dos = d.join("20-dos.rules");
+        std::fs::write(&dos, "-D\r\n-w /etc/passwd\r\n").unwrap();
+        let err = read_source(&d).unwrap_err();
+        assert_eq!(err.origin, whole(&dos), "the member is named");
+        assert!(
+            err.message.starts_with(
+                "CRLF line endings (2 lines end in \\r, the first is line 1), refused"
+            ),
+            "{}",
+            err.message
+        );
+        let bin = d.join("x.bin");
+        std::fs::write(&bin, [b'-', b'D', b'\n', 0, 0]).unwrap();
+        let err = read_source(&bin).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{}: binary data (a NUL byte at line 2), refused: not a rules file",
+                bin.display()
+            )
+        );
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn unreadable_inputs_say_why_as_the_system_does() {
+        let err = read_source(Path::new("/nonexistent/x.rules")).unwrap_err();
+        assert_eq!(err.message, "cannot read: No such file or directory");
     }
 
     #[test]

@@ -109,7 +109,40 @@ const MACHINE_ELF: &[(Machine, u32)] = &[
     (Machine::Aarch64, arch::AARCH64),
 ];
 
+/// 64-bit machines and the 32-bit machine whose programs they also run,
+/// as auditctl pairs them to check `-S` names (`check_rule_mismatch`).
+const BIARCH: &[(Machine, Machine)] = &[
+    (Machine::X86_64, Machine::X86),
+    (Machine::Ppc64, Machine::Ppc),
+    (Machine::S390x, Machine::S390),
+];
+
 impl Machine {
+    /// Every machine with a syscall table of its own.
+    pub const ALL: [Machine; 7] = [
+        Machine::X86,
+        Machine::X86_64,
+        Machine::Ppc,
+        Machine::S390x,
+        Machine::S390,
+        Machine::Arm,
+        Machine::Aarch64,
+    ];
+
+    /// The 32-bit machine a 64-bit one also runs programs of.
+    pub fn side_32bit(self) -> Option<Machine> {
+        BIARCH.iter().find(|(m, _)| *m == self).map(|(_, m)| *m)
+    }
+
+    /// The other machine of a 64/32-bit pair (either way).
+    pub fn other_side(self) -> Option<Machine> {
+        BIARCH.iter().find_map(|&(wide, narrow)| match self {
+            m if m == wide => Some(narrow),
+            m if m == narrow => Some(wide),
+            _ => None,
+        })
+    }
+
     /// Machine named by a `uname -m` style string (case-insensitive).
     pub fn from_name(name: &[u8]) -> Option<Machine> {
         let lower = name.to_ascii_lowercase();
@@ -170,6 +203,11 @@ impl Machine {
     pub fn syscall_name(self, nr: u32) -> Option<&'static str> {
         syscalls(self).name(nr)
     }
+
+    /// Every syscall name of this machine (aliases too), in no order.
+    pub fn syscall_names(self) -> impl Iterator<Item = &'static str> {
+        syscalls(self).names()
+    }
 }
 
 /// A bidirectional name/number table read from a generated data file.
@@ -211,6 +249,11 @@ impl NameTable {
         self.by_number.get(&nr).copied()
     }
 
+    /// Every name (aliases too), in no order.
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.by_name.keys().copied()
+    }
+
     /// Every (number, canonical name) pair, by number.
     pub fn entries(&self) -> Vec<(u32, &'static str)> {
         let mut v: Vec<_> = self.by_number.iter().map(|(n, s)| (*n, *s)).collect();
@@ -224,18 +267,10 @@ fn syscalls(m: Machine) -> &'static NameTable {
     // table text on every lookup: a third of listing 100,000 rules).
     static TABLES: OnceLock<Vec<(&'static str, NameTable)>> = OnceLock::new();
     let all = TABLES.get_or_init(|| {
-        [
-            Machine::X86,
-            Machine::X86_64,
-            Machine::Ppc,
-            Machine::S390x,
-            Machine::S390,
-            Machine::Arm,
-            Machine::Aarch64,
-        ]
-        .into_iter()
-        .map(|m| (m.syscall_data(), NameTable::parse(m.syscall_data())))
-        .collect()
+        Machine::ALL
+            .into_iter()
+            .map(|m| (m.syscall_data(), NameTable::parse(m.syscall_data())))
+            .collect()
     });
     let data = m.syscall_data();
     all.iter()
@@ -480,6 +515,11 @@ pub fn name_of(table: &[(&'static str, u32)], value: u32) -> Option<&'static str
 /// Field number of a field name (case-insensitive).
 pub fn field_number(name: &[u8]) -> Option<u32> {
     lookup_lower(FIELDS, name)
+}
+
+/// ` (did you mean NAME?)` for an unknown field name, or nothing.
+pub fn field_hint(name: &[u8]) -> String {
+    crate::suggest::did_you_mean(name, FIELDS.iter().map(|(n, _)| *n))
 }
 
 /// Listed name of a field number.

@@ -4,12 +4,18 @@
 //! use, with values auditctl wraps or reads past), whatever is accepted
 //! lists and re-parses to the same listing, warnings never change the
 //! listing, and `--strict` accepts exactly the inputs with no warning.
+//! Bad input: a file that is no plain text is refused whole, in one
+//! message; what a refusal suggests ("did you mean ...") is accepted in
+//! its place; the printed report stays bounded and counts every message.
 
-use fastaudit_rules::tables::Machine;
-use fastaudit_rules::{lexer, Host, Origin, RuleSet};
+use fastaudit_rules::parse::parse_words;
+use fastaudit_rules::tables::{self, Machine};
+use fastaudit_rules::warning::Warning;
+use fastaudit_rules::{content, lexer, report, Host, LineError, Origin, RuleSet};
 use proptest::prelude::*;
+use std::collections::HashMap;
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A host with fixed answers, so the properties do not depend on the machine.
 struct FakeHost;
@@ -298,7 +304,7 @@ fn check_near_valid(text: &str) {
         .err()
         .into_iter()
         .chain(strict.as_ref().err())
-        .flat_map(|e| &e.0)
+        .flat_map(|e| &e.errors)
     {
         assert!(
             e.to_string().starts_with(&format!("{name}:")) && e.origin.file == file,
@@ -335,7 +341,7 @@ fn check_near_valid(text: &str) {
         let f = rules_file(format!("{line}\n").as_bytes());
         let r = RuleSet::load(std::slice::from_ref(&f), &FakeHost);
         let _ = std::fs::remove_file(&f);
-        let refused = r.err().map(|e| e.0).unwrap_or_default();
+        let refused = r.err().map(|e| e.errors).unwrap_or_default();
         assert!(
             refused
                 .iter()
@@ -347,15 +353,25 @@ fn check_near_valid(text: &str) {
         let again = rules_file((back.join("\n") + "\n").as_bytes());
         let reparsed = RuleSet::load(std::slice::from_ref(&again), &FakeHost);
         let _ = std::fs::remove_file(&again);
+        // Only `-A` can hold a rule twice (the kernel never finds a rule
+        // being prepended already there); `-a` refuses the copy on reload.
+        let twice = back.len() > back.iter().collect::<std::collections::HashSet<_>>().len();
         match reparsed {
             Ok(r) => assert_eq!(
                 listing(&r).lines().collect::<Vec<_>>(),
                 back,
                 "from:\n{text}"
             ),
+            Err(e) if twice => assert!(
+                e.errors
+                    .iter()
+                    .all(|e| e.message.starts_with("rule exists")),
+                "{:?}",
+                e.errors
+            ),
             Err(e) => panic!(
                 "the listing does not load back: {:?}\nlisting:\n{listed}from:\n{text}",
-                e.0
+                e.errors
             ),
         }
     }
@@ -384,5 +400,185 @@ proptest! {
     ) {
         let text: String = lines.iter().map(|c| near_valid_line(c) + "\n").collect();
         check_near_valid(&text.replace("\\r", "\r").replace("\\x01", "\x01"));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// Bytes that are no plain text (a NUL, a line ending in CR) are
+    /// refused whole: one message, for the file, nothing else; plain text
+    /// is never refused for its bytes.
+    #[test]
+    fn text_that_is_not_plain_is_one_refusal(
+        data in prop::collection::vec(
+            prop::sample::select(b"-wa /etc\r\n\0x#".to_vec()), 0..120)
+    ) {
+        let file = rules_file(&data);
+        let loaded = RuleSet::load(std::slice::from_ref(&file), &FakeHost);
+        let _ = std::fs::remove_file(&file);
+        match content::check(&data) {
+            Err(why) => {
+                let e = loaded.expect_err("refused");
+                prop_assert_eq!(e.errors.len(), 1);
+                prop_assert_eq!(&e.errors[0].origin, &Origin { file: file.clone(), line: 0 });
+                prop_assert_eq!(&e.errors[0].message, &why);
+                prop_assert_eq!(e.report(), vec![e.errors[0].to_string()]);
+            }
+            Ok(()) => {
+                for e in loaded.err().map(|e| e.errors).unwrap_or_default() {
+                    prop_assert!(e.origin.line > 0, "{}", e);
+                }
+            }
+        }
+    }
+}
+
+/// The refusal of `line`, if refused.
+fn refusal_of(line: &str) -> Option<String> {
+    let words: Vec<Vec<u8>> = line.split(' ').map(|w| w.as_bytes().to_vec()).collect();
+    parse_words(&words, &FakeHost).err().map(|e| e.0)
+}
+
+/// The name a refusal suggests, from its "did you mean NAME?".
+fn suggested(message: &str) -> Option<&str> {
+    let at = message.find("did you mean ")? + "did you mean ".len();
+    message[at..].split('?').next()
+}
+
+/// One typo of `word` from random numbers: a neighbour swap, a deletion,
+/// an insertion or a replacement.
+fn typo(word: &str, kind: usize, at: usize, letter: u8) -> String {
+    let mut b = word.as_bytes().to_vec();
+    let i = at % b.len().max(1);
+    let c = b'a' + letter % 26;
+    match kind % 4 {
+        0 if b.len() > 1 => {
+            let j = i.min(b.len() - 2);
+            b.swap(j, j + 1);
+        }
+        1 if !b.is_empty() => {
+            b.remove(i);
+        }
+        2 => b.insert(i, c),
+        _ if !b.is_empty() => b[i] = c,
+        _ => {}
+    }
+    String::from_utf8_lossy(&b).into_owned()
+}
+
+fn syscall_names() -> Vec<&'static str> {
+    let mut v: Vec<&str> = Machine::X86_64.syscall_names().collect();
+    v.sort_unstable();
+    v
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// What a refusal suggests for a misspelt syscall, field or keyword is
+    /// accepted in its place (and is not the misspelt word itself).
+    #[test]
+    fn a_suggestion_is_accepted_in_place_of_the_typo(
+        pick in 0usize..10_000, kind in 0usize..4, at in 0usize..20, letter in any::<u8>()
+    ) {
+        let names = syscall_names();
+        let bad = typo(names[pick % names.len()], kind, at, letter);
+        let line = |s: &str| format!("-a always,exit -F arch=b64 -S {s} -k t");
+        if let Some(msg) = refusal_of(&line(&bad)) {
+            if let Some(fix) = suggested(&msg) {
+                prop_assert_ne!(fix, bad.as_str());
+                prop_assert_eq!(refusal_of(&line(fix)), None, "{} suggested for {}", fix, bad);
+            }
+        }
+        let field = tables::FIELDS[pick % tables::FIELDS.len()].0;
+        let bad = typo(field, kind, at, letter);
+        // uid fields take a user name: only the field name may be refused.
+        let line = |f: &str| format!("-a always,exit -F arch=b64 -S open -F {f}=0");
+        if let Some(msg) = refusal_of(&line(&bad)) {
+            if msg.starts_with("-F: unknown field") {
+                if let Some(fix) = suggested(&msg) {
+                    prop_assert_ne!(fix, bad.as_str());
+                    let again = refusal_of(&line(fix)).unwrap_or_default();
+                    prop_assert!(!again.starts_with("-F: unknown field"), "{}", again);
+                }
+            }
+        }
+        let keywords = ["always,exit", "exit,always", "never,exit", "always,exclude"];
+        let bad = typo(keywords[pick % keywords.len()], kind, at, letter);
+        let line = |k: &str| format!("-a {k} -F msgtype=1");
+        if let Some(msg) = refusal_of(&line(&bad)) {
+            if let Some(fix) = suggested(&msg) {
+                prop_assert!(!refusal_of(&line(fix)).unwrap_or_default().contains("keyword"));
+            }
+        }
+    }
+
+    /// A refused `-F` pair whose operator is malformed names it, and the
+    /// pair it suggests is accepted.
+    #[test]
+    fn a_malformed_operator_is_named_and_its_fix_accepted(
+        field in prop::sample::select(vec!["uid", "auid", "pid", "a0", "exit", "success"]),
+        op in prop::collection::vec(prop::sample::select(b"=!<>&".to_vec()), 1..4),
+        value in prop::sample::select(vec!["0", "1000", "-1"]),
+    ) {
+        let op = String::from_utf8(op).expect("ascii");
+        let pair = format!("{field}{op}{value}");
+        let line = |p: &str| format!("-a always,exit -F arch=b64 -S open -F {p}");
+        let valid = ["=", "!=", "<", ">", "<=", ">=", "&", "&="].contains(&op.as_str());
+        if let Some(msg) = refusal_of(&line(&pair)) {
+            prop_assert_eq!(msg.contains("malformed operator"), !valid, "{}", msg);
+            // The fix may still be refused, but for its value, not its operator.
+            if let Some(fix) = suggested(&msg) {
+                let again = refusal_of(&line(fix)).unwrap_or_default();
+                prop_assert!(!again.contains("operator"), "{} suggested for {}: {}", fix, pair, again);
+            }
+        }
+    }
+
+    /// The report prints at most its limit of messages a file, says how
+    /// many it left out, and counts every error and warning.
+    #[test]
+    fn the_report_is_bounded_and_counts_everything(
+        msgs in prop::collection::vec((0usize..3, 1usize..50, any::<bool>()), 0..300),
+        unlisted_a in 0usize..5,
+        limit in 1usize..40,
+    ) {
+        let files = ["a", "b", "c"];
+        let at = |f: usize, line| Origin { file: files[f].into(), line };
+        let errors: Vec<LineError> = msgs.iter().filter(|m| m.2)
+            .map(|&(f, line, _)| LineError { origin: at(f, line), message: "bad".into() })
+            .collect();
+        let warnings: Vec<(Origin, Warning)> = msgs.iter().filter(|m| !m.2)
+            .map(|&(f, line, _)| (at(f, line), Warning::Wildcard))
+            .collect();
+        // Unlisted errors come only after listed ones.
+        let unlisted_a = if errors.iter().any(|e| e.origin.file == Path::new("a")) {
+            unlisted_a
+        } else {
+            0
+        };
+        let unlisted = HashMap::from([(PathBuf::from("a"), unlisted_a)]);
+        let out = report::lines(&errors, &warnings, &unlisted, limit);
+        for (f, name) in files.iter().enumerate() {
+            let shown = out.iter().filter(|l| l.starts_with(&format!("{name}:"))
+                && !l.contains(" more not shown")).count();
+            let n_err = errors.iter().filter(|e| e.origin.file == Path::new(name)).count()
+                + if f == 0 { unlisted_a } else { 0 };
+            let n_warn = warnings.iter().filter(|w| w.0.file == Path::new(name)).count();
+            let listed = n_err + n_warn - if f == 0 { unlisted_a } else { 0 };
+            prop_assert_eq!(shown, listed.min(limit));
+            let hidden = n_err + n_warn - shown;
+            let more = format!("{name}: ... and {hidden} more not shown");
+            prop_assert_eq!(out.contains(&more), hidden > 0);
+            let summary = out.iter().find(|l| l.ends_with(&format!(" in {name}")));
+            if hidden > 0 || (n_err > 0 && n_err + n_warn > 1) {
+                let s = summary.expect("a count");
+                prop_assert!(s.starts_with(&format!("{n_err} error")), "{}", s);
+                prop_assert!(s.contains(&format!(", {n_warn} warning")), "{}", s);
+            } else {
+                prop_assert!(summary.is_none());
+            }
+        }
     }
 }

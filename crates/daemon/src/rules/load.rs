@@ -13,7 +13,7 @@ const RULES_D: &str = "/etc/audit/rules.d";
 /// defaults: a rules.d that exists but cannot be read (as non-root, say)
 /// is an error, never a silent fallback. The errors: one line each.
 pub fn load(paths: &[PathBuf], host: &SystemHost, strict: bool) -> Result<RuleSet, Vec<String>> {
-    let strings = |e: LoadErrors| e.0.into_iter().map(|e| e.to_string()).collect::<Vec<_>>();
+    let strings = |e: LoadErrors| e.report();
     if !paths.is_empty() {
         return RuleSet::load_with(paths, host, strict).map_err(strings);
     }
@@ -26,7 +26,8 @@ pub fn load(paths: &[PathBuf], host: &SystemHost, strict: bool) -> Result<RuleSe
         }
         Err(e) => {
             return Err(vec![format!(
-                "{RULES_D}: cannot read: {e} (the built-in default rules are used only when it does not exist)"
+                "{RULES_D}: cannot read: {} (the built-in default rules are used only when it does not exist)",
+                fastaudit_rules::os_error::describe(&e)
             )])
         }
     }

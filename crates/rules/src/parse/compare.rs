@@ -30,10 +30,16 @@ impl State<'_> {
                 show(pair)
             ));
         }
-        let f1 = tables::field_number(f)
-            .ok_or_else(|| SyntaxError(format!("-C: unknown field: {}", show(f))))?;
-        let f2 = tables::field_number(v)
-            .ok_or_else(|| SyntaxError(format!("-C: unknown field: {}", show(v))))?;
+        let field = |name: &[u8]| {
+            tables::field_number(name).ok_or_else(|| {
+                SyntaxError(format!(
+                    "-C: unknown field: {}{}",
+                    show(name),
+                    self.hint(|| tables::field_hint(name))
+                ))
+            })
+        };
+        let (f1, f2) = (field(f)?, field(v)?);
         if !matches!(list, Some(list::EXIT | list::URING_EXIT)) {
             return err(format!(
                 "-C {}: field comparisons are only valid on the exit list",

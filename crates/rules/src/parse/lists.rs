@@ -3,6 +3,7 @@
 
 use super::{contains, State};
 use crate::abi::{action, list};
+use crate::suggest;
 
 /// How a `list,action` word was taken (auditctl's return codes 0 to 3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,30 +68,66 @@ impl State<'_> {
 
     /// auditctl's `lookup_action`: sets the rule's action when known.
     fn lookup_action(&mut self, s: &[u8]) -> ActionWord {
-        match s {
-            b"always" => {
-                self.action = Some(action::ALWAYS);
+        if s == b"possible" {
+            return ActionWord::Possible;
+        }
+        match lookup(ACTIONS, s) {
+            Some(a) => {
+                self.action = Some(a);
                 ActionWord::Known
             }
-            b"never" => {
-                self.action = Some(action::NEVER);
-                ActionWord::Known
-            }
-            b"possible" => ActionWord::Possible,
-            _ => ActionWord::Unknown,
+            None => ActionWord::Unknown,
         }
     }
 }
 
 /// auditctl's list keywords (case-sensitive, as in auditctl 3.0.9), plus io_uring.
+const LISTS: &[(&str, u32)] = &[
+    ("exit", list::EXIT),
+    ("task", list::TASK),
+    ("user", list::USER),
+    ("exclude", list::EXCLUDE),
+    ("filesystem", list::FS),
+    ("io_uring", list::URING_EXIT),
+];
+
+/// auditctl's action keywords (`possible`, deprecated, is handled apart).
+const ACTIONS: &[(&str, u32)] = &[("always", action::ALWAYS), ("never", action::NEVER)];
+
+/// A keyword's value (case-sensitive).
+fn lookup(table: &[(&str, u32)], s: &[u8]) -> Option<u32> {
+    table
+        .iter()
+        .find(|(n, _)| n.as_bytes() == s)
+        .map(|(_, v)| *v)
+}
+
+/// The list a list keyword names.
 fn lookup_filter(s: &[u8]) -> Option<u32> {
-    Some(match s {
-        b"exit" => list::EXIT,
-        b"task" => list::TASK,
-        b"user" => list::USER,
-        b"exclude" => list::EXCLUDE,
-        b"filesystem" => list::FS,
-        b"io_uring" => list::URING_EXIT,
-        _ => return None,
-    })
+    lookup(LISTS, s)
+}
+
+/// What may fix a refused `list,action` word: the same word with each
+/// misspelt keyword replaced by the nearest one (` (did you mean
+/// always,exit?)`), or the expected shape when there is no comma.
+pub(super) fn keyword_hint(word: &[u8]) -> String {
+    let Some(comma) = word.iter().position(|&b| b == b',') else {
+        return " (expected list,action, such as always,exit)".to_string();
+    };
+    let (first, second) = (&word[..comma], &word[comma + 1..]);
+    let keywords = || LISTS.iter().chain(ACTIONS).map(|(n, _)| *n);
+    let fix = |w: &[u8]| {
+        keywords()
+            .find(|k| k.as_bytes() == w)
+            .or_else(|| suggest::nearest(w, keywords()))
+    };
+    let (Some(a), Some(b)) = (fix(first), fix(second)) else {
+        return String::new();
+    };
+    let is_list = |k: &str| lookup_filter(k.as_bytes()).is_some();
+    let fixed = format!("{a},{b}");
+    if is_list(a) == is_list(b) || fixed.as_bytes() == word {
+        return String::new();
+    }
+    format!(" (did you mean {fixed}?)")
 }

@@ -133,10 +133,23 @@ struct State<'h> {
     list_requested: bool,
     /// What the line has said so far.
     out: Parsed,
+    /// Whether a refusal names the likely fix (costly: a search of the
+    /// names; not worth it for messages that will not be shown).
+    hints: bool,
 }
 
 /// Parse the words of one line (without the program name).
 pub fn parse_words(words: &[Vec<u8>], host: &dyn Host) -> Result<Parsed, SyntaxError> {
+    parse_words_with(words, host, true)
+}
+
+/// [`parse_words`]; without `hints`, a refusal does not search for the
+/// likely fix (did you mean ...), for lines whose refusals are only counted.
+pub fn parse_words_with(
+    words: &[Vec<u8>],
+    host: &dyn Host,
+    hints: bool,
+) -> Result<Parsed, SyntaxError> {
     let mut args = vec![b"auditctl".to_vec()];
     args.extend_from_slice(words);
     let mut st = State {
@@ -155,6 +168,7 @@ pub fn parse_words(words: &[Vec<u8>], host: &dyn Host) -> Result<Parsed, SyntaxE
         key: Vec::new(),
         list_requested: false,
         out: Parsed::default(),
+        hints,
     };
     st.run(&args)
 }
@@ -266,6 +280,15 @@ impl State<'_> {
             value,
             text,
         });
+    }
+
+    /// `hint()` if refusals name the likely fix, else nothing.
+    fn hint(&self, hint: impl FnOnce() -> String) -> String {
+        if self.hints {
+            hint()
+        } else {
+            String::new()
+        }
     }
 
     /// auditctl keeps one field slot free; refuse the field that would take it.

@@ -2,7 +2,7 @@
 //! that build a rule are handled here; control settings and queries are in
 //! `control`.
 
-use super::lists::Setup;
+use super::lists::{keyword_hint, Setup};
 use super::{contains, err, show, Flow, Pending, State, SyntaxError};
 use crate::abi::{action, field, list};
 use crate::getopt::{Getopt, Opt};
@@ -80,7 +80,7 @@ impl State<'_> {
             }
             Setup::Deprecated => Ok(Flow::Deprecated),
             Setup::Repeated => repeated(),
-            Setup::BadKeyword => bad_keyword(c, arg),
+            Setup::BadKeyword => self.bad_keyword(c, arg),
         }
     }
 
@@ -93,7 +93,7 @@ impl State<'_> {
             Setup::Ready => Ok(Flow::Continue(Pending::Rule)),
             Setup::Deprecated => Ok(Flow::Deprecated),
             Setup::Repeated => repeated(),
-            Setup::BadKeyword => bad_keyword(b'd', arg),
+            Setup::BadKeyword => self.bad_keyword(b'd', arg),
         }
     }
 
@@ -125,7 +125,7 @@ impl State<'_> {
             self.process_key(k)?;
             return Ok(Flow::Continue(Pending::Nothing));
         }
-        self.fieldpair(arg, list)?;
+        self.written_fieldpair(arg, list)?;
         if self
             .rule
             .fields
@@ -164,18 +164,19 @@ impl State<'_> {
         self.process_key(arg)?;
         Ok(Flow::Continue(Pending::Nothing))
     }
+
+    /// A `list,action` word with unknown or missing keywords.
+    fn bad_keyword(&self, c: u8, arg: &[u8]) -> Result<Flow, SyntaxError> {
+        err(format!(
+            "-{} {}: bad list or action keyword{}",
+            c as char,
+            show(arg),
+            self.hint(|| keyword_hint(arg))
+        ))
+    }
 }
 
 /// A second `-a`/`-A`/`-d` on one line.
 fn repeated() -> Result<Flow, SyntaxError> {
     err("multiple rule insert/delete operations are not allowed on one line")
-}
-
-/// A `list,action` word with unknown or missing keywords.
-fn bad_keyword(c: u8, arg: &[u8]) -> Result<Flow, SyntaxError> {
-    err(format!(
-        "-{} {}: bad list or action keyword",
-        c as char,
-        show(arg)
-    ))
 }

@@ -5,6 +5,7 @@ use super::{err, show, Flow, Pending, State, SyntaxError};
 use crate::abi::list;
 use crate::cnum::{starts_with_digit, strtol};
 use crate::rule::Rule;
+use crate::suggest;
 use crate::tables::{self, Machine};
 use crate::warning::Warning;
 
@@ -64,12 +65,8 @@ impl State<'_> {
     /// auditctl's `check_rule_mismatch`: would the same names select other
     /// numbers on the 32-bit side of this machine?
     fn differs_on_32bit(&self, arg: &[u8]) -> bool {
-        let alt = match Machine::from_elf(self.elf) {
-            Some(Machine::X86_64) => Machine::X86,
-            Some(Machine::Ppc64) => Machine::Ppc,
-            Some(Machine::S390x) => Machine::S390,
-            Some(m) => m,
-            None => return false,
+        let Some(alt) = Machine::from_elf(self.elf).map(|m| m.side_32bit().unwrap_or(m)) else {
+            return false;
         };
         let mut other = Rule::empty();
         for name in names(arg) {
@@ -95,6 +92,7 @@ impl State<'_> {
             Rule::add_all_syscalls,
             "-S",
             "-S: syscall name unknown",
+            |n| syscall_hint(machine, n),
         )
     }
 
@@ -111,11 +109,13 @@ impl State<'_> {
             all_ops,
             "-U",
             "io_uring op unknown",
+            |n| suggest::did_you_mean(n, tables::URING_OPS.iter().copied()),
         )
     }
 
     /// Set the bitmap bit of `name`: `all` (as `all` sets it), a name
     /// `lookup` knows, or a number (C `strtol`, as auditctl reads it).
+    /// `hint` adds what may fix a name no table knows.
     fn select(
         &mut self,
         name: &[u8],
@@ -123,6 +123,7 @@ impl State<'_> {
         all: impl FnOnce(&mut Rule),
         what: &str,
         unknown: &str,
+        hint: impl Fn(&[u8]) -> String,
     ) -> Result<(), SyntaxError> {
         if name == b"all" {
             all(&mut self.rule);
@@ -141,11 +142,52 @@ impl State<'_> {
                 self.note_i64(what, name, c, 0, i32::MAX.into());
                 nr as u64
             }
-            None => return err(format!("{unknown}: {}", show(name))),
+            None => {
+                let hint = self.hint(|| hint(name));
+                return err(format!("{unknown}: {}{hint}", show(name)));
+            }
         };
         if !self.rule.add_syscall(nr) {
             return err(format!("{unknown}: {}", show(name)));
         }
         Ok(())
+    }
+}
+
+/// What may fix a syscall name `machine` does not know. A name some
+/// machine knows is a real syscall, not a typo: this machine may spell it
+/// with or without a number (`pread` for `pread64` on x86_64, `umount2`
+/// for `umount`), else it may be a syscall of the other side of a 64/32-bit
+/// pair (socketcall is i386's). Any other name gets the nearest of this
+/// machine's, but not one it only adds digits to (`fchmodat2` is a newer
+/// syscall than auditctl's tables, not a misspelt `fchmodat`).
+fn syscall_hint(machine: Machine, name: &[u8]) -> String {
+    let names = || machine.syscall_names();
+    if !Machine::ALL
+        .iter()
+        .any(|m| m.syscall_number(name).is_some())
+    {
+        return suggest::did_you_mean(
+            name,
+            names().filter(|n| !suggest::numbered_variant(name, n)),
+        );
+    }
+    let respelt = names().filter(|n| {
+        suggest::numbered_variant(name, n) || suggest::numbered_variant(n.as_bytes(), &show(name))
+    });
+    let near = suggest::did_you_mean(name, respelt);
+    if !near.is_empty() {
+        return near;
+    }
+    match machine
+        .other_side()
+        .filter(|o| o.syscall_number(name).is_some())
+    {
+        Some(other) => format!(
+            " (a syscall of {}: give -F arch={} before -S)",
+            other.name(),
+            if other.is_64bit() { "b64" } else { "b32" }
+        ),
+        None => String::new(),
     }
 }

@@ -129,3 +129,121 @@ fn one_value_per_family() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn unknown_names_get_the_nearest_known_one() {
+    assert_eq!(
+        refusal("-a always,exit -F arch=b64 -S opne"),
+        "-S: syscall name unknown: opne (did you mean open?)"
+    );
+    // The names offered are those of the rule's arch (socketcall is i386's).
+    assert_eq!(
+        refusal("-a always,exit -F arch=b32 -S socketcal"),
+        "-S: syscall name unknown: socketcal (did you mean socketcall?)"
+    );
+    // A real syscall of the other side of the machine: the arch to give.
+    assert_eq!(
+        refusal("-a always,exit -F arch=b64 -S socketcall"),
+        "-S: syscall name unknown: socketcall (a syscall of i386: give -F arch=b32 before -S)"
+    );
+    // A real syscall this machine spells with(out) a number.
+    assert_eq!(
+        refusal("-a always,exit -F arch=b64 -S pread64"),
+        "-S: syscall name unknown: pread64 (did you mean pread?)"
+    );
+    // A syscall newer than the tables is no typo of an older one.
+    assert_eq!(
+        refusal("-a always,exit -F arch=b64 -S fchmodat2"),
+        "-S: syscall name unknown: fchmodat2"
+    );
+    assert_eq!(
+        refusal("-a always,exit -F arch=b64 -S open -F uidd=0"),
+        "-F: unknown field: uidd (did you mean uid?)"
+    );
+    assert_eq!(
+        refusal("-a always,exit -F arch=b64 -S open -C auid!=euidd"),
+        "-C: unknown field: euidd (did you mean euid?)"
+    );
+    assert_eq!(
+        refusal("-a alwyas,exit -S open"),
+        "-a alwyas,exit: bad list or action keyword (did you mean always,exit?)"
+    );
+    assert_eq!(
+        refusal("-a exit,nevr -S open"),
+        "-a exit,nevr: bad list or action keyword (did you mean exit,never?)"
+    );
+    assert_eq!(
+        refusal("-d always"),
+        "-d always: bad list or action keyword (expected list,action, such as always,exit)"
+    );
+    assert_eq!(
+        refusal("-a always,io_uring -U opnat"),
+        "io_uring op unknown: opnat (did you mean openat?)"
+    );
+    // Nothing near: no guess.
+    assert_eq!(
+        refusal("-a always,exit -F arch=b64 -S zzzzzz"),
+        "-S: syscall name unknown: zzzzzz"
+    );
+}
+
+#[test]
+fn hints_are_left_out_when_asked() {
+    let words: Vec<Vec<u8>> = "-a always,exit -F arch=b64 -S opne"
+        .split(' ')
+        .map(|w| w.as_bytes().to_vec())
+        .collect();
+    assert_eq!(
+        parse_words_with(&words, &Stub, false),
+        Err(SyntaxError("-S: syscall name unknown: opne".into()))
+    );
+}
+
+#[test]
+fn malformed_operators_are_named() {
+    let base = "-a always,exit -F arch=b64 -S open -F";
+    assert_eq!(
+        refusal(&format!("{base} uid=>0")),
+        "-F uid=>0: malformed operator => (the operators are =, !=, <, >, <=, >=, &, &=); did you mean uid>=0?"
+    );
+    assert_eq!(
+        refusal(&format!("{base} auid=<1000")),
+        "-F auid=<1000: malformed operator =< (the operators are =, !=, <, >, <=, >=, &, &=); did you mean auid<=1000?"
+    );
+    assert_eq!(
+        refusal(&format!("{base} uid<>0")),
+        "-F uid<>0: malformed operator <> (the operators are =, !=, <, >, <=, >=, &, &=); did you mean uid!=0?"
+    );
+    assert_eq!(
+        refusal(&format!("{base} pid==1")),
+        "-F pid==1: malformed operator == (the operators are =, !=, <, >, <=, >=, &, &=); did you mean pid=1?"
+    );
+    assert_eq!(
+        refusal(&format!("{base} a0=&&4")),
+        "-F a0=&&4: malformed operator =&& (the operators are =, !=, <, >, <=, >=, &, &=)"
+    );
+    assert_eq!(
+        refusal(&format!("{base} uid0")),
+        "-F uid0: missing operator (one of =, !=, <, >, <=, >=, &, &=)"
+    );
+    // A valid operator keeps the value's own refusal.
+    assert_eq!(
+        refusal(&format!("{base} uid=nobody")),
+        "-F uid: unknown user: nobody"
+    );
+    // What auditctl accepts is still accepted: an operator byte inside a
+    // string value after a valid operator.
+    let p = parse(&format!("{base} exe=/usr/bin/a<b")).expect("accepted");
+    assert!(p.request.is_some());
+}
+
+#[test]
+fn the_operator_list_names_every_operator() {
+    let listed: std::collections::BTreeSet<&[u8]> = fields::OPERATOR_LIST
+        .split(", ")
+        .map(str::as_bytes)
+        .collect();
+    let known: std::collections::BTreeSet<&[u8]> =
+        fields::OPS.iter().map(|(sym, _)| *sym).collect();
+    assert_eq!(listed, known);
+}

@@ -18,7 +18,7 @@ use crate::tables;
 
 /// auditctl's operators, in the order it searches the pair for them: the
 /// first one found anywhere wins (so `key=a!=b` splits at `!=`).
-const OPS: &[(&[u8], u32)] = &[
+pub(super) const OPS: &[(&[u8], u32)] = &[
     (b"!=", op::NOT_EQUAL),
     (b">=", op::GREATER_THAN_OR_EQUAL),
     (b"<=", op::LESS_THAN_OR_EQUAL),
@@ -28,6 +28,54 @@ const OPS: &[(&[u8], u32)] = &[
     (b"<", op::LESS_THAN),
     (b"&", op::BIT_MASK),
 ];
+
+/// The operators as documented (auditctl(8)'s order), for messages.
+pub(super) const OPERATOR_LIST: &str = "=, !=, <, >, <=, >=, &, &=";
+
+/// Common misspellings of an operator and the operator meant.
+const OPERATOR_FIXES: &[(&[u8], &[u8])] = &[
+    (b"=>", b">="),
+    (b"=<", b"<="),
+    (b"=!", b"!="),
+    (b"=&", b"&="),
+    (b"==", b"="),
+    (b"<>", b"!="),
+    (b"!", b"!="),
+];
+
+/// Whether a byte can be part of an operator.
+fn operator_byte(b: u8) -> bool {
+    matches!(b, b'=' | b'!' | b'<' | b'>' | b'&')
+}
+
+/// Why a refused pair's operator is wrong, if it is: its first run of
+/// operator bytes (`=>` in `uid=>0`) is no operator. auditctl splits at
+/// the first operator it finds and blames the rest (`unknown user: >0`);
+/// saying the operator is wrong names the real mistake.
+fn operator_fault(pair: &[u8]) -> Option<SyntaxError> {
+    let start = pair.iter().position(|&b| operator_byte(b))?;
+    let len = pair[start..]
+        .iter()
+        .take_while(|&&b| operator_byte(b))
+        .count();
+    let run = &pair[start..start + len];
+    if OPS.iter().any(|(sym, _)| *sym == run) {
+        return None;
+    }
+    let fix = OPERATOR_FIXES
+        .iter()
+        .find(|(bad, _)| *bad == run)
+        .map(|(_, good)| {
+            let fixed = [&pair[..start], good, &pair[start + len..]].concat();
+            format!("; did you mean {}?", show(&fixed))
+        })
+        .unwrap_or_default();
+    Some(SyntaxError(format!(
+        "-F {}: malformed operator {} (the operators are {OPERATOR_LIST}){fix}",
+        show(pair),
+        show(run)
+    )))
+}
 
 /// One `-F` pair: the field as named and numbered, the operator, the value
 /// text, and the list of the rule it is for (none yet: `-F arch=... -t`).
@@ -74,13 +122,17 @@ enum Value {
     Text(Vec<u8>),
 }
 
-/// Split `name OP value`, checking each part is there and the name is known.
-fn split(pair: &[u8], list: Option<u32>) -> Result<Pair<'_>, SyntaxError> {
+/// Split `name OP value`, checking each part is there and the name is
+/// known (naming the nearest known one with `hints`).
+fn split(pair: &[u8], list: Option<u32>, hints: bool) -> Result<Pair<'_>, SyntaxError> {
     let Some((i, sym, o)) = OPS
         .iter()
         .find_map(|(sym, o)| find(pair, sym).map(|i| (i, *sym, *o)))
     else {
-        return err(format!("-F {}: missing operator", show(pair)));
+        return err(format!(
+            "-F {}: missing operator (one of {OPERATOR_LIST})",
+            show(pair)
+        ));
     };
     let (name, value) = (&pair[..i], &pair[i + sym.len()..]);
     if name.is_empty() {
@@ -90,7 +142,15 @@ fn split(pair: &[u8], list: Option<u32>) -> Result<Pair<'_>, SyntaxError> {
         return err(format!("-F {}: missing value", show(pair)));
     }
     let Some(fld) = tables::field_number(name) else {
-        return err(format!("-F: unknown field: {}", show(name)));
+        return err(format!(
+            "-F: unknown field: {}{}",
+            show(name),
+            if hints {
+                tables::field_hint(name)
+            } else {
+                String::new()
+            }
+        ));
     };
     Ok(Pair {
         name,
@@ -114,7 +174,7 @@ impl State<'_> {
     /// `-F name OP value` for a rule on `list`: add the field.
     pub(super) fn fieldpair(&mut self, pair: &[u8], list: Option<u32>) -> Result<(), SyntaxError> {
         self.room()?;
-        let p = split(pair, list)?;
+        let p = split(pair, list, self.hints)?;
         if list == Some(list::EXCLUDE) && !allowed_on_exclude(p.field) {
             return err(format!(
                 "-F {}: only msgtype, pid, uid, gid, auid, subj_* and exe are valid on the exclude list",
@@ -126,6 +186,20 @@ impl State<'_> {
             Value::Text(t) => self.push(p.field, p.op, t.len() as u32, t),
         }
         Ok(())
+    }
+
+    /// A `-F` pair as written: [`State::fieldpair`], but a refusal blames a
+    /// malformed operator first (auditctl refuses the same pairs, for a
+    /// reason that does not show the mistake).
+    pub(super) fn written_fieldpair(
+        &mut self,
+        pair: &[u8],
+        list: Option<u32>,
+    ) -> Result<(), SyntaxError> {
+        // First: too many fields is no operator's fault.
+        self.room()?;
+        self.fieldpair(pair, list)
+            .map_err(|e| operator_fault(pair).unwrap_or(e))
     }
 
     /// Read the value with its family's parser.
