@@ -153,20 +153,15 @@ static __noinline void emit_event(struct subject *s, const struct fa_msg *mp, __
 /* The auxiliary records, then the event: each in a frame of its own,
  * called from the caller's (kernels before 6.13 limit a call chain's
  * stack, bpf_loop callbacks included, to 512 bytes). */
-static __always_inline void emit_stamped(struct subject *s, __u32 key_rule, __u32 flags, __u64 stamp)
+static __always_inline void emit(struct subject *s, __u32 key_rule, __u32 flags)
 {
 	struct fa_msg m = {
 		.kind = FA_MSG_AUX,
 		.tid = (__u32)bpf_get_current_pid_tgid(),
-		.stamp = stamp,
+		.stamp = bpf_ktime_get_ns(),
 	};
 	__u32 aux_lost = emit_aux_apart(s, &m);
 	emit_event(s, &m, key_rule, flags | aux_lost);
-}
-
-static __always_inline void emit(struct subject *s, __u32 key_rule, __u32 flags)
-{
-	emit_stamped(s, key_rule, flags, bpf_ktime_get_ns());
 }
 
 /* The end of syscall `nr` of the current task: at its exit, or for
@@ -211,11 +206,13 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 	 * that closes them. */
 	if (have_uring && !compat && nr == FA_NR64_io_uring_enter) {
 		__u32 key_rule = FA_NO_RULE;
-		__u64 stamp = 0;
-		enum uring_end end = uring_enter_end_apart(&s, span, tid, &key_rule, &stamp);
+		/* The event goes under the stamp its ops' names and address were
+		 * sent with (taken at its entry), which uring_enter_end gives. */
+		struct fa_msg m = { .kind = FA_MSG_AUX, .tid = tid };
+		enum uring_end end = uring_enter_end_apart(&s, span, tid, &key_rule, &m.stamp);
 		if (end == URING_END_RECORD) {
-			/* Under the stamp its ops' names and address were sent with. */
-			emit_stamped(&s, key_rule, FA_EV_URING_END, stamp);
+			__u32 aux_lost = emit_aux_apart(&s, &m);
+			emit_event(&s, &m, key_rule, FA_EV_URING_END | aux_lost);
 			return 0;
 		}
 		if (end == URING_END_NONE) {
