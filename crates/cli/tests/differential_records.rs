@@ -21,7 +21,20 @@ fn kernel_wrote(events: &FullEvents, ty: &str) -> usize {
 /// Run a scenario comparing every record fastaudit writes; fails unless
 /// both agree and the kernel wrote each of `expected` at least once.
 fn check(name: &str, rules: &str, workload: &[&str], expected: &[&str]) -> FullEvents {
-    let (diffs, events) = run_full(NOT_WRITTEN, name, rules, workload, &[]);
+    check_except(&[], name, rules, workload, expected)
+}
+
+/// [`check`], also leaving the record types in `skip` out (with PATH,
+/// SYSCALL's `items=`).
+fn check_except(
+    skip: &[&str],
+    name: &str,
+    rules: &str,
+    workload: &[&str],
+    expected: &[&str],
+) -> FullEvents {
+    let skip: Vec<&str> = NOT_WRITTEN.iter().chain(skip).copied().collect();
+    let (diffs, events) = run_full(&skip, name, rules, workload, &[]);
     assert_agrees(&diffs);
     for ty in expected {
         assert!(
@@ -277,5 +290,74 @@ fn delete_module_by_root_and_by_an_unprivileged_user() {
         "-a always,exit -F arch=b64 -S delete_module -k modules\n",
         &refs,
         if modules { &["KERN_MODULE"] } else { &[] },
+    );
+}
+
+/// A Python program making raw syscalls through ctypes: `sc(nr, ...)`
+/// (arguments as `L(n)` longs, `P(addr)` pointers, bytes or buffers),
+/// `buf(bytes)` a writable copy, `q(fmt, ...)` a packed buffer.
+const PY_SYSCALLS: &str = "import ctypes,os,struct\n\
+    libc=ctypes.CDLL(None, use_errno=True)\n\
+    sc=libc.syscall\n\
+    sc.restype=ctypes.c_long\n\
+    L=ctypes.c_long\n\
+    P=ctypes.c_void_p\n\
+    buf=lambda b: ctypes.create_string_buffer(b, len(b))\n\
+    q=lambda f, *v: buf(struct.pack(f, *v))\n";
+
+#[test]
+fn posix_message_queues() {
+    if common::skip_without_kernel_oracle("differential_records::posix_message_queues") {
+        return;
+    }
+    // mq_open with and without attributes, invalid ones (noted, then
+    // EINVAL), unreadable ones (EFAULT before the note) and a name the
+    // kernel refuses after the note (a slash: EACCES); sends and
+    // receives with and without a timeout, a priority or timeout refused
+    // before the note, a bad descriptor after it; notifications set,
+    // removed and unreadable; attributes set, not given, invalid, and
+    // the old ones not copied out (EFAULT after the note) or copied over
+    // the new ones (one buffer for both: the new ones are noted).
+    let body = "N=b\"fa-mq-diff\"\n\
+        for n in (N, N+b\"2\", N+b\"3\"): sc(L(241), n)\n\
+        m=sc(L(240), N, L(os.O_CREAT|os.O_RDWR), L(0o600), q(\"8q\", 0, 4, 64, 0, 0, 0, 0, 0))\n\
+        sc(L(240), N+b\"2\", L(os.O_CREAT|os.O_RDWR|os.O_EXCL), L(0o640), None)\n\
+        sc(L(240), N, L(os.O_RDONLY), L(0), None)\n\
+        sc(L(240), N, L(os.O_CREAT|os.O_RDWR), L(0o600), P(8))\n\
+        sc(L(240), b\"/fa-slash\", L(os.O_CREAT|os.O_RDWR), L(0), None)\n\
+        sc(L(240), N+b\"3\", L(os.O_CREAT|os.O_RDWR), L(0o600), q(\"8q\", 0, -1, 64, 0, 0, 0, 0, 0))\n\
+        ts=q(\"qq\", 1, 5)\n\
+        sc(L(242), L(m), b\"hello\", L(5), L(5), None)\n\
+        sc(L(242), L(m), b\"again\", L(5), L(7), ts)\n\
+        sc(L(242), L(m), b\"x\", L(1), L(40000), None)\n\
+        sc(L(242), L(m), b\"x\", L(1), L(1), q(\"qq\", 1, 2000000000))\n\
+        sc(L(242), L(m), b\"x\", L(1), L(1), P(8))\n\
+        sc(L(242), L(999), b\"x\", L(1), L(1), None)\n\
+        out=ctypes.create_string_buffer(64)\n\
+        prio=ctypes.c_uint(0)\n\
+        sc(L(243), L(m), out, L(64), ctypes.byref(prio), ts)\n\
+        sc(L(243), L(m), out, L(8), None, None)\n\
+        sc(L(244), L(m), q(\"qii48x\", 0, 10, 0))\n\
+        sc(L(244), L(m), None)\n\
+        sc(L(244), L(m), P(8))\n\
+        old=ctypes.create_string_buffer(64)\n\
+        sc(L(245), L(m), q(\"8q\", os.O_NONBLOCK, 0, 0, 0, 0, 0, 0, 0), old)\n\
+        sc(L(245), L(m), None, old)\n\
+        sc(L(245), L(m), q(\"8q\", 1, 0, 0, 0, 0, 0, 0, 0), old)\n\
+        sc(L(245), L(m), q(\"8q\", 0, 0, 0, 0, 0, 0, 0, 0), P(8))\n\
+        both=q(\"8q\", 0, 99, 99, 99, 0, 0, 0, 0)\n\
+        sc(L(245), L(m), both, both)\n\
+        for n in (N, N+b\"2\", N+b\"3\"): sc(L(241), n)\n";
+    let cmd = format!("python3 -c '{PY_SYSCALLS}{body}'");
+    // The kernel's CWD and PATH records of mq_open (the queue's name in
+    // the mqueue file system) and of mq_timedsend/mq_timedreceive
+    // (`audit_file`: the queue's inode) are not written by fastaudit
+    // (docs/differences.md): left out.
+    check_except(
+        &["CWD", "PATH"],
+        "mqueue",
+        "-a always,exit -F arch=b64 -S mq_open,mq_timedsend,mq_timedreceive,mq_notify,mq_getsetattr -k mq\n",
+        &[&cmd],
+        &["MQ_OPEN", "MQ_SENDRECV", "MQ_NOTIFY", "MQ_GETSETATTR"],
     );
 }

@@ -1,15 +1,16 @@
 //! The payloads of the records after SYSCALL that the BPF side sends
 //! (EXECVE, SOCKADDR, FD_PAIR, MMAP, OPENAT2, CAPSET, BPRM_FCAPS, OBJ_PID,
-//! KERN_MODULE), decoded into the records crate's values, in the kernel's
-//! order.
+//! KERN_MODULE, MQ_*), decoded into the records crate's values, in the
+//! kernel's order.
 
 use crate::samples::{read, Aux};
 use fastaudit_bpf::types::{
     fa_bprm_fcaps, fa_bprm_flag, fa_caps, fa_capset, fa_execve, fa_execve_flag, fa_fd_pair,
-    fa_kern_module, fa_mmap, fa_obj_pid, fa_openat2, fa_sockaddr,
+    fa_kern_module, fa_mmap, fa_mq_attr, fa_mq_getsetattr, fa_mq_notify, fa_mq_open,
+    fa_mq_sendrecv, fa_obj_pid, fa_openat2, fa_sockaddr,
 };
 use fastaudit_records::exit::{rank, ExitRecord};
-use fastaudit_records::special::{Caps, FileCaps, ObjPid};
+use fastaudit_records::special::{Caps, FileCaps, MqAttr, MqSendRecv, ObjPid};
 use fastaudit_records::types;
 
 fn caps(c: &fa_caps) -> Caps {
@@ -18,6 +19,15 @@ fn caps(c: &fa_caps) -> Caps {
         inheritable: c.inheritable,
         effective: c.effective,
         ambient: c.ambient,
+    }
+}
+
+fn mq_attr(a: &fa_mq_attr) -> MqAttr {
+    MqAttr {
+        flags: a.flags,
+        maxmsg: a.maxmsg,
+        msgsize: a.msgsize,
+        curmsgs: a.curmsgs,
     }
 }
 
@@ -129,6 +139,32 @@ pub fn decode(aux: &[Aux], exe: Option<&[u8]>) -> Vec<ExitRecord> {
                     let len = (k.len as usize).min(k.name.len());
                     let name = k.name[..len].iter().map(|&c| c as u8).collect();
                     out.push(ExitRecord::KernModule(name));
+                }
+            }
+            types::MQ_OPEN => {
+                if let Some(o) = read::<fa_mq_open>(d) {
+                    out.push(ExitRecord::MqOpen(o.oflag, o.mode as u16, mq_attr(&o.attr)));
+                }
+            }
+            types::MQ_SENDRECV => {
+                if let Some(r) = read::<fa_mq_sendrecv>(d) {
+                    out.push(ExitRecord::MqSendRecv(MqSendRecv {
+                        mqdes: r.mqdes,
+                        msg_len: r.msg_len,
+                        msg_prio: r.msg_prio,
+                        sec: r.sec,
+                        nsec: r.nsec,
+                    }));
+                }
+            }
+            types::MQ_NOTIFY => {
+                if let Some(n) = read::<fa_mq_notify>(d) {
+                    out.push(ExitRecord::MqNotify(n.mqdes, n.signo));
+                }
+            }
+            types::MQ_GETSETATTR => {
+                if let Some(g) = read::<fa_mq_getsetattr>(d) {
+                    out.push(ExitRecord::MqGetSetAttr(g.mqdes, mq_attr(&g.attr)));
                 }
             }
             _ => {}

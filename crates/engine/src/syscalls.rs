@@ -37,6 +37,9 @@ pub struct Special {
     pub socketcall: Option<u32>,
     /// `chdir` (native only): its working directory is kept at entry.
     pub chdir: Option<u32>,
+    /// `mq_getsetattr` (native only): the new attributes are kept at entry
+    /// (the old ones may be copied out over them).
+    pub mq_getsetattr: Option<u32>,
 }
 
 impl Special {
@@ -50,12 +53,13 @@ impl Special {
         [self.exit, self.exit_group]
     }
 
-    /// Those needing an entry hook: execs, those that never return, and
-    /// the native chdir (its CWD record is the directory it started
-    /// from; an ia32 chdir's shows the new one).
+    /// Those needing an entry hook: execs, those that never return, the
+    /// native chdir (its CWD record is the directory it started from; an
+    /// ia32 chdir's shows the new one) and the native mq_getsetattr.
     pub fn entry_hooked(&self) -> Vec<u32> {
         let mut v = vec![self.execve, self.execveat, self.exit, self.exit_group];
         v.extend(self.chdir);
+        v.extend(self.mq_getsetattr);
         v
     }
 
@@ -71,6 +75,7 @@ impl Special {
             exit_group: nr("exit_group"),
             socketcall: m.syscall_number(b"socketcall"),
             chdir: (m == Machine::X86_64).then(|| nr("chdir")),
+            mq_getsetattr: (m == Machine::X86_64).then(|| nr("mq_getsetattr")),
         }
     }
 }

@@ -3,12 +3,16 @@
 //! (SOCKETCALL, IPC, MQ_*, CAPSET, MMAP, OPENAT2, EXECVE, KERN_MODULE,
 //! TIME_*), FD_PAIR, SOCKADDR, OBJ_PID, CWD, PATH; PROCTITLE last.
 
-use crate::special::{Caps, FileCaps, ObjPid};
+use crate::special::{Caps, FileCaps, MqAttr, MqSendRecv, ObjPid};
 use crate::types;
 
 /// Record types in the order `audit_log_exit` writes them.
 pub const ORDER: &[u32] = &[
     types::BPRM_FCAPS,
+    types::MQ_OPEN,
+    types::MQ_SENDRECV,
+    types::MQ_NOTIFY,
+    types::MQ_GETSETATTR,
     types::CAPSET,
     types::MMAP,
     types::OPENAT2,
@@ -52,6 +56,14 @@ pub enum ExitRecord {
     ObjPid(ObjPid),
     /// KERN_MODULE: the module's name.
     KernModule(Vec<u8>),
+    /// MQ_OPEN: oflag, mode and the attributes.
+    MqOpen(u32, u16, MqAttr),
+    /// MQ_SENDRECV.
+    MqSendRecv(MqSendRecv),
+    /// MQ_NOTIFY: the descriptor and the signal.
+    MqNotify(i32, i32),
+    /// MQ_GETSETATTR: the descriptor and the new attributes.
+    MqGetSetAttr(i32, MqAttr),
 }
 
 impl ExitRecord {
@@ -67,6 +79,10 @@ impl ExitRecord {
             ExitRecord::BprmFcaps(..) => types::BPRM_FCAPS,
             ExitRecord::ObjPid(_) => types::OBJ_PID,
             ExitRecord::KernModule(_) => types::KERN_MODULE,
+            ExitRecord::MqOpen(..) => types::MQ_OPEN,
+            ExitRecord::MqSendRecv(_) => types::MQ_SENDRECV,
+            ExitRecord::MqNotify(..) => types::MQ_NOTIFY,
+            ExitRecord::MqGetSetAttr(..) => types::MQ_GETSETATTR,
         }
     }
 
@@ -85,6 +101,10 @@ impl ExitRecord {
             }
             ExitRecord::ObjPid(t) => vec![special::obj_pid_body(t)],
             ExitRecord::KernModule(name) => vec![special::kern_module_body(name)],
+            ExitRecord::MqOpen(oflag, mode, a) => vec![special::mq_open_body(*oflag, *mode, a)],
+            ExitRecord::MqSendRecv(r) => vec![special::mq_sendrecv_body(r)],
+            ExitRecord::MqNotify(d, sig) => vec![special::mq_notify_body(*d, *sig)],
+            ExitRecord::MqGetSetAttr(d, a) => vec![special::mq_getsetattr_body(*d, a)],
         }
     }
 }
@@ -96,6 +116,8 @@ mod tests {
     #[test]
     fn order_follows_audit_log_exit() {
         assert!(rank(types::BPRM_FCAPS) < rank(types::EXECVE));
+        assert!(rank(types::BPRM_FCAPS) < rank(types::MQ_OPEN));
+        assert!(rank(types::MQ_GETSETATTR) < rank(types::CAPSET));
         assert!(rank(types::EXECVE) < rank(types::CWD));
         assert!(rank(types::KERN_MODULE) < rank(types::FD_PAIR));
         assert!(rank(types::FD_PAIR) < rank(types::SOCKADDR));

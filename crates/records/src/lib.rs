@@ -74,4 +74,12 @@ pub mod types {
     pub const OPENAT2: u32 = 1337;
     /// `KERN_MODULE`.
     pub const KERN_MODULE: u32 = 1330;
+    /// `MQ_OPEN`.
+    pub const MQ_OPEN: u32 = 1312;
+    /// `MQ_SENDRECV`.
+    pub const MQ_SENDRECV: u32 = 1313;
+    /// `MQ_NOTIFY`.
+    pub const MQ_NOTIFY: u32 = 1314;
+    /// `MQ_GETSETATTR`.
+    pub const MQ_GETSETATTR: u32 = 1315;
 }

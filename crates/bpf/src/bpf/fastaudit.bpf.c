@@ -336,6 +336,8 @@ static __always_inline int raw_enter_body(__u64 *ctx)
 		save_entry_args(regs, compat);
 	else if (!compat && id == FA_NR64_chdir)
 		save_chdir_cwd(task);
+	else if (!compat && id == FA_NR64_mq_getsetattr)
+		save_mq_getsetattr((struct pt_regs *)bpf_task_pt_regs(task));
 	return 0;
 }
 
@@ -530,6 +532,8 @@ int fa_syscall_enter(struct syscall_trace_enter *ctx)
 	struct task_struct *task = bpf_get_current_task_btf();
 	if (ctx->nr == FA_NR64_chdir)
 		save_chdir_cwd(task);
+	else if (ctx->nr == FA_NR64_mq_getsetattr)
+		save_mq_getsetattr((struct pt_regs *)bpf_task_pt_regs(task));
 	else
 		save_entry_args((struct pt_regs *)bpf_task_pt_regs(task), 0);
 	return 0;

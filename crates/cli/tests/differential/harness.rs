@@ -53,10 +53,6 @@ pub const NOT_WRITTEN: &[&str] = &[
     "SOCKETCALL",
     "IPC",
     "IPC_SET_PERM",
-    "MQ_OPEN",
-    "MQ_SENDRECV",
-    "MQ_NOTIFY",
-    "MQ_GETSETATTR",
     "TIME_ADJNTPVAL",
     "TIME_INJOFFSET",
 ];
