@@ -56,6 +56,7 @@ const AUX_RECORDS: &[&str] = &[
     "MQ_SENDRECV",
     "MQ_NOTIFY",
     "MQ_GETSETATTR",
+    "IPC",
 ];
 
 fn audit_abi_header() -> String {

@@ -361,3 +361,81 @@ fn posix_message_queues() {
         &["MQ_OPEN", "MQ_SENDRECV", "MQ_NOTIFY", "MQ_GETSETATTR"],
     );
 }
+
+#[test]
+fn system_v_ipc_objects() {
+    if common::skip_without_kernel_oracle("differential_records::system_v_ipc_objects") {
+        return;
+    }
+    // A queue created (no IPC: nothing checked), found again by its key
+    // (ipcperms: IPC) and not (IPC_EXCL: none); a message sent, received
+    // and not there; IPC_STAT, IPC_SET (IPC and IPC_SET_PERM), IPC_SET
+    // from an unreadable buffer (none) and of no such queue (none). A
+    // semaphore set operated on (also on a semaphore it lacks: EFBIG
+    // before the note), read (also a semaphore it lacks: EINVAL after the
+    // note), one set (not when out of range or to a negative value: both
+    // refused before the note), set and removed; a shared memory segment
+    // attached (not at an unaligned address: EINVAL before), locked,
+    // unlocked, read and removed while attached. Then an unprivileged user is refused a send (EACCES) and
+    // a removal (EPERM), both after the note.
+    let root = "K=0x66616970\n\
+        old=sc(L(68), L(K), L(0))\n\
+        if old >= 0: sc(L(71), L(old), L(0), None)\n\
+        m=sc(L(68), L(K), L(0o1000|0o640))\n\
+        sc(L(68), L(K), L(0))\n\
+        sc(L(68), L(K), L(0o1000|0o2000|0o600))\n\
+        sc(L(69), L(m), q(\"q4s\", 1, b\"ping\"), L(4), L(0))\n\
+        r=ctypes.create_string_buffer(72)\n\
+        sc(L(70), L(m), r, L(64), L(0), L(0o4000))\n\
+        sc(L(70), L(m), r, L(64), L(0), L(0o4000))\n\
+        ds=ctypes.create_string_buffer(120)\n\
+        sc(L(71), L(m), L(2), ds)\n\
+        struct.pack_into(\"I\", ds, 20, 0o660)\n\
+        struct.pack_into(\"Q\", ds, 88, 8192)\n\
+        sc(L(71), L(m), L(1), ds)\n\
+        sc(L(71), L(m), L(1), P(8))\n\
+        sc(L(71), L(0x7ffffff), L(2), ds)\n\
+        s=sc(L(64), L(0), L(2), L(0o1000|0o600))\n\
+        sc(L(65), L(s), q(\"HhH\", 0, 1, 0), L(1))\n\
+        sc(L(220), L(s), q(\"HhH\", 1, 1, 0o4000), L(1), None)\n\
+        sc(L(66), L(s), L(0), L(12))\n\
+        sc(L(66), L(s), L(5), L(12))\n\
+        sc(L(66), L(s), L(0), L(16), L(1))\n\
+        sc(L(66), L(s), L(5), L(16), L(1))\n\
+        sc(L(66), L(s), L(0), L(16), L(-1))\n\
+        sc(L(65), L(s), q(\"HhH\", 7, 1, 0), L(1))\n\
+        sd=ctypes.create_string_buffer(88)\n\
+        sc(L(66), L(s), L(0), L(2), sd)\n\
+        struct.pack_into(\"I\", sd, 20, 0o640)\n\
+        sc(L(66), L(s), L(0), L(1), sd)\n\
+        sc(L(66), L(s), L(0), L(0))\n\
+        h=sc(L(29), L(0), L(4096), L(0o1000|0o600))\n\
+        a=sc(L(30), L(h), None, L(0))\n\
+        sc(L(30), L(h), P(4097), L(0))\n\
+        sc(L(31), L(h), L(11), None)\n\
+        sc(L(31), L(h), L(12), None)\n\
+        hd=ctypes.create_string_buffer(112)\n\
+        sc(L(31), L(h), L(2), hd)\n\
+        sc(L(31), L(h), L(0), None)\n\
+        sc(L(67), P(a))\n";
+    let nobody = "m=sc(L(68), L(0x66616970), L(0))\n\
+        sc(L(69), L(m), q(\"q4s\", 1, b\"ping\"), L(4), L(0o4000))\n\
+        sc(L(71), L(m), L(0), None)\n";
+    let remove = "m=sc(L(68), L(0x66616970), L(0))\n\
+        sc(L(71), L(m), L(0), None)\n";
+    let cmds = [
+        format!("python3 -c '{PY_SYSCALLS}{root}'"),
+        format!(
+            "setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 -c '{PY_SYSCALLS}{nobody}'"
+        ),
+        format!("python3 -c '{PY_SYSCALLS}{remove}'"),
+    ];
+    let refs: Vec<&str> = cmds.iter().map(String::as_str).collect();
+    check(
+        "sysv-ipc",
+        "-a always,exit -F arch=b64 -S msgget,msgsnd,msgrcv,msgctl,semget,semop,semtimedop,semctl -k ipc\n\
+         -a always,exit -F arch=b64 -S shmget,shmat,shmctl,shmdt -k shm\n",
+        &refs,
+        &["IPC", "IPC_SET_PERM"],
+    );
+}

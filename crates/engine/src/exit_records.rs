@@ -1,11 +1,11 @@
 //! The payloads of the records after SYSCALL that the BPF side sends
 //! (EXECVE, SOCKADDR, FD_PAIR, MMAP, OPENAT2, CAPSET, BPRM_FCAPS, OBJ_PID,
-//! KERN_MODULE, MQ_*), decoded into the records crate's values, in the
+//! KERN_MODULE, MQ_*, IPC), decoded into the records crate's values, in the
 //! kernel's order.
 
 use crate::samples::{read, Aux};
 use fastaudit_bpf::types::{
-    fa_bprm_fcaps, fa_bprm_flag, fa_caps, fa_capset, fa_execve, fa_execve_flag, fa_fd_pair,
+    fa_bprm_fcaps, fa_bprm_flag, fa_caps, fa_capset, fa_execve, fa_execve_flag, fa_fd_pair, fa_ipc,
     fa_kern_module, fa_mmap, fa_mq_attr, fa_mq_getsetattr, fa_mq_notify, fa_mq_open,
     fa_mq_sendrecv, fa_obj_pid, fa_openat2, fa_sockaddr,
 };
@@ -139,6 +139,20 @@ pub fn decode(aux: &[Aux], exe: Option<&[u8]>) -> Vec<ExitRecord> {
                     let len = (k.len as usize).min(k.name.len());
                     let name = k.name[..len].iter().map(|&c| c as u8).collect();
                     out.push(ExitRecord::KernModule(name));
+                }
+            }
+            types::IPC => {
+                // One sample: IPC, and IPC_SET_PERM after it for IPC_SET.
+                if let Some(i) = read::<fa_ipc>(d) {
+                    out.push(ExitRecord::Ipc(i.uid, i.gid, i.mode as u16));
+                    if i.has_perm != 0 {
+                        out.push(ExitRecord::IpcSetPerm(
+                            i.qbytes,
+                            i.perm_uid,
+                            i.perm_gid,
+                            i.perm_mode as u16,
+                        ));
+                    }
                 }
             }
             types::MQ_OPEN => {

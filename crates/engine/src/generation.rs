@@ -132,6 +132,9 @@ impl Generation {
                 m.mq_entry
                     .reuse_fd(o.maps.mq_entry.as_fd())
                     .map_err(bpf(reuse))?;
+                m.ipc_entries
+                    .reuse_fd(o.maps.ipc_entries.as_fd())
+                    .map_err(bpf(reuse))?;
                 m.handover
                     .reuse_fd(o.maps.handover.as_fd())
                     .map_err(bpf(reuse))?;

@@ -9,6 +9,8 @@ use crate::types;
 /// Record types in the order `audit_log_exit` writes them.
 pub const ORDER: &[u32] = &[
     types::BPRM_FCAPS,
+    types::IPC,
+    types::IPC_SET_PERM,
     types::MQ_OPEN,
     types::MQ_SENDRECV,
     types::MQ_NOTIFY,
@@ -64,6 +66,10 @@ pub enum ExitRecord {
     MqNotify(i32, i32),
     /// MQ_GETSETATTR: the descriptor and the new attributes.
     MqGetSetAttr(i32, MqAttr),
+    /// IPC: the object's uid, gid and mode.
+    Ipc(u32, u32, u16),
+    /// IPC_SET_PERM: qbytes, the new uid, gid and mode.
+    IpcSetPerm(u64, u32, u32, u16),
 }
 
 impl ExitRecord {
@@ -83,6 +89,8 @@ impl ExitRecord {
             ExitRecord::MqSendRecv(_) => types::MQ_SENDRECV,
             ExitRecord::MqNotify(..) => types::MQ_NOTIFY,
             ExitRecord::MqGetSetAttr(..) => types::MQ_GETSETATTR,
+            ExitRecord::Ipc(..) => types::IPC,
+            ExitRecord::IpcSetPerm(..) => types::IPC_SET_PERM,
         }
     }
 
@@ -105,6 +113,10 @@ impl ExitRecord {
             ExitRecord::MqSendRecv(r) => vec![special::mq_sendrecv_body(r)],
             ExitRecord::MqNotify(d, sig) => vec![special::mq_notify_body(*d, *sig)],
             ExitRecord::MqGetSetAttr(d, a) => vec![special::mq_getsetattr_body(*d, a)],
+            ExitRecord::Ipc(uid, gid, mode) => vec![special::ipc_body(*uid, *gid, *mode)],
+            ExitRecord::IpcSetPerm(q, uid, gid, mode) => {
+                vec![special::ipc_set_perm_body(*q, *uid, *gid, *mode)]
+            }
         }
     }
 }
@@ -116,7 +128,9 @@ mod tests {
     #[test]
     fn order_follows_audit_log_exit() {
         assert!(rank(types::BPRM_FCAPS) < rank(types::EXECVE));
-        assert!(rank(types::BPRM_FCAPS) < rank(types::MQ_OPEN));
+        assert!(rank(types::BPRM_FCAPS) < rank(types::IPC));
+        assert!(rank(types::IPC) < rank(types::IPC_SET_PERM));
+        assert!(rank(types::IPC_SET_PERM) < rank(types::MQ_OPEN));
         assert!(rank(types::MQ_GETSETATTR) < rank(types::CAPSET));
         assert!(rank(types::EXECVE) < rank(types::CWD));
         assert!(rank(types::KERN_MODULE) < rank(types::FD_PAIR));

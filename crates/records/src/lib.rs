@@ -74,6 +74,10 @@ pub mod types {
     pub const OPENAT2: u32 = 1337;
     /// `KERN_MODULE`.
     pub const KERN_MODULE: u32 = 1330;
+    /// `IPC`.
+    pub const IPC: u32 = 1303;
+    /// `IPC_SET_PERM`.
+    pub const IPC_SET_PERM: u32 = 1311;
     /// `MQ_OPEN`.
     pub const MQ_OPEN: u32 = 1312;
     /// `MQ_SENDRECV`.

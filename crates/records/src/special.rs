@@ -1,6 +1,7 @@
 //! The small records `audit_log_exit` writes for particular syscalls:
 //! FD_PAIR, MMAP, OPENAT2, CAPSET, BPRM_FCAPS, OBJ_PID, KERN_MODULE,
-//! MQ_OPEN, MQ_SENDRECV, MQ_NOTIFY, MQ_GETSETATTR, each body byte for byte
+//! MQ_OPEN, MQ_SENDRECV, MQ_NOTIFY, MQ_GETSETATTR, IPC, IPC_SET_PERM, each
+//! body byte for byte
 //! as the kernel formats it (show_special in kernel/auditsc.c).
 
 use crate::encode::untrusted;
@@ -246,6 +247,22 @@ pub fn mq_getsetattr_body(mqdes: i32, a: &MqAttr) -> Vec<u8> {
     .into_bytes()
 }
 
+/// IPC: `ouid=%u ogid=%u mode=%#ho`, the System V object's owner and
+/// mode (no `obj=`: no LSM label is read).
+pub fn ipc_body(uid: u32, gid: u32, mode: u16) -> Vec<u8> {
+    format!("ouid={uid} ogid={gid} mode={}", alt_octal(mode)).into_bytes()
+}
+
+/// IPC_SET_PERM: `qbytes=%lx ouid=%u ogid=%u mode=%#ho`, what IPC_SET
+/// was given.
+pub fn ipc_set_perm_body(qbytes: u64, uid: u32, gid: u32, mode: u16) -> Vec<u8> {
+    format!(
+        "qbytes={qbytes:x} ouid={uid} ogid={gid} mode={}",
+        alt_octal(mode)
+    )
+    .into_bytes()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -368,6 +385,24 @@ mod tests {
         assert_eq!(
             mq_getsetattr_body(3, &attr),
             b"mqdes=3 mq_flags=0x800 mq_maxmsg=4 mq_msgsize=64 mq_curmsgs=0 "
+        );
+    }
+
+    #[test]
+    fn ipc_bodies() {
+        assert_eq!(ipc_body(0, 0, 0o600), b"ouid=0 ogid=0 mode=0600");
+        // A removed shared memory segment carries SHM_DEST.
+        assert_eq!(
+            ipc_body(65534, 65534, 0o1640),
+            b"ouid=65534 ogid=65534 mode=01640"
+        );
+        assert_eq!(
+            ipc_set_perm_body(0x4000, 1, 2, 0o640),
+            b"qbytes=4000 ouid=1 ogid=2 mode=0640"
+        );
+        assert_eq!(
+            ipc_set_perm_body(u64::MAX, 0, 0, 0),
+            b"qbytes=ffffffffffffffff ouid=0 ogid=0 mode=0"
         );
     }
 }

@@ -43,6 +43,7 @@ static __always_inline void aux_discard(void *payload)
 #include "special.bpf.h"     /* MMAP, OPENAT2, CAPSET, FD_PAIR, SOCKADDR, OBJ_PID */
 #include "kmodule.bpf.h"     /* KERN_MODULE */
 #include "mqueue.bpf.h"      /* MQ_OPEN, MQ_SENDRECV, MQ_NOTIFY, MQ_GETSETATTR */
+#include "ipc.bpf.h"         /* IPC, IPC_SET_PERM */
 /* Senders defined after this header (they reserve through it). */
 static __always_inline void emit_paths(struct subject *s, const struct fa_msg *m, __u32 *lost);
 
@@ -53,9 +54,10 @@ static __always_inline __u32 emit_aux(struct subject *s, const struct fa_msg *m)
 {
 	__u32 lost = 0;
 	/* BPRM_FCAPS (the aux list), then show_special's one record
-	 * (MQ_*, EXECVE, MMAP, OPENAT2, CAPSET, KERN_MODULE), FD_PAIR,
+	 * (IPC, MQ_*, EXECVE, MMAP, OPENAT2, CAPSET, KERN_MODULE), FD_PAIR,
 	 * SOCKADDR. */
 	send_exec_records(s, m, &lost);
+	send_ipc(s, m, &lost);
 	send_mq(s, m, &lost);
 	send_mmap(s, m, &lost);
 	send_openat2(s, m, &lost);

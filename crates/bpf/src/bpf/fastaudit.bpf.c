@@ -338,6 +338,8 @@ static __always_inline int raw_enter_body(__u64 *ctx)
 		save_chdir_cwd(task);
 	else if (!compat && id == FA_NR64_mq_getsetattr)
 		save_mq_getsetattr((struct pt_regs *)bpf_task_pt_regs(task));
+	else if (!compat && is_sysv_ipc((__u32)id))
+		ipc_entry(task, (struct pt_regs *)bpf_task_pt_regs(task), (__u32)id);
 	return 0;
 }
 
@@ -534,6 +536,8 @@ int fa_syscall_enter(struct syscall_trace_enter *ctx)
 		save_chdir_cwd(task);
 	else if (ctx->nr == FA_NR64_mq_getsetattr)
 		save_mq_getsetattr((struct pt_regs *)bpf_task_pt_regs(task));
+	else if (is_sysv_ipc((__u32)ctx->nr))
+		ipc_entry(task, (struct pt_regs *)bpf_task_pt_regs(task), (__u32)ctx->nr);
 	else
 		save_entry_args((struct pt_regs *)bpf_task_pt_regs(task), 0);
 	return 0;

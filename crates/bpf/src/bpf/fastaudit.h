@@ -269,6 +269,21 @@ struct fa_mq_getsetattr {
 	struct fa_mq_attr attr;
 };
 
+/* IPC: the System V object's owner and mode as the kernel noted them
+ * (audit_ipc_obj), and with has_perm IPC_SET_PERM's values
+ * (audit_ipc_set_perm: qbytes, the new owner and mode). */
+struct fa_ipc {
+	__u32 uid;
+	__u32 gid;
+	__u32 mode;      /* umode_t */
+	__u32 has_perm;
+	__u64 qbytes;
+	__u32 perm_uid;
+	__u32 perm_gid;
+	__u32 perm_mode; /* umode_t */
+	__u32 pad;
+};
+
 /* The capability sets and euid an exec started with (saved at entry). */
 struct fa_exec_entry {
 	struct fa_caps caps;
@@ -294,6 +309,7 @@ struct fa_aux_layouts {
 	struct fa_mq_sendrecv mq_sendrecv;
 	struct fa_mq_notify mq_notify;
 	struct fa_mq_getsetattr mq_getsetattr;
+	struct fa_ipc ipc;
 };
 
 /* Counters in the stats map (per CPU; user space sums them). */
