@@ -57,6 +57,7 @@ const AUX_RECORDS: &[&str] = &[
     "MQ_NOTIFY",
     "MQ_GETSETATTR",
     "IPC",
+    "TIME_ADJNTPVAL",
 ];
 
 fn audit_abi_header() -> String {

@@ -439,3 +439,64 @@ fn system_v_ipc_objects() {
         &["IPC", "IPC_SET_PERM"],
     );
 }
+
+/// Whether this kernel loads fexit programs (`fastaudit run --explain`):
+/// the NTP values are read by fentry/fexit programs on ntp_adjtimex.
+fn fexit_works() -> bool {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fastaudit"))
+        .args(["run", "--explain", "--rules", "/dev/null"])
+        .output()
+        .expect("fastaudit run --explain");
+    String::from_utf8_lossy(&out.stdout).contains("fexit: works")
+}
+
+#[test]
+fn clock_adjustments() {
+    if common::skip_without_kernel_oracle("differential_records::clock_adjustments") {
+        return;
+    }
+    if !fexit_works() {
+        // No function tracer (this project's development host): nothing
+        // can read the NTP values the kernel notes (docs/differences.md).
+        eprintln!(
+            "SKIPPED differential_records::clock_adjustments: this kernel refuses fexit programs"
+        );
+        return;
+    }
+    // What the kernel notes only when a value changes. The clock is left
+    // as it was: STA_NANO toggled and toggled back (the unit adjtimex
+    // reports in, op=status), an offset of 0 (none), +1 ns then -1 ns
+    // (TIME_INJOFFSET twice, net nothing), the frequency set to what it is
+    // (none), adjtime's read-only query (none), an invalid offset (EINVAL
+    // before the note: none); the same through clock_adjtime. ADJ_NANO
+    // with an offset sets STA_NANO too: the unit is put back at the end.
+    let body = "def tx(modes, freq=0, sec=0, usec=0):\n\
+        \x20   b=ctypes.create_string_buffer(208)\n\
+        \x20   struct.pack_into(\"I\", b, 0, modes)\n\
+        \x20   struct.pack_into(\"q\", b, 16, freq)\n\
+        \x20   struct.pack_into(\"qq\", b, 72, sec, usec)\n\
+        \x20   return b\n\
+        cur=tx(0)\n\
+        sc(L(159), cur)\n\
+        nano=struct.unpack_from(\"i\", cur, 40)[0] & 0x2000\n\
+        freq=struct.unpack_from(\"q\", cur, 16)[0]\n\
+        away, back = (0x1000, 0x2000) if nano else (0x2000, 0x1000)\n\
+        sc(L(159), tx(away))\n\
+        sc(L(159), tx(back))\n\
+        sc(L(305), L(0), tx(away))\n\
+        sc(L(305), L(0), tx(back))\n\
+        sc(L(159), tx(0x100|0x2000))\n\
+        sc(L(159), tx(0x100|0x2000, usec=1))\n\
+        sc(L(305), L(0), tx(0x100|0x2000, sec=-1, usec=999999999))\n\
+        sc(L(159), tx(0x2, freq=freq))\n\
+        sc(L(159), tx(0xa001))\n\
+        sc(L(159), tx(0x100|0x2000, usec=2000000000))\n\
+        sc(L(159), tx(0x2000 if nano else 0x1000))\n";
+    let cmd = format!("python3 -c '{PY_SYSCALLS}{body}'");
+    check(
+        "time",
+        "-a always,exit -F arch=b64 -S adjtimex,settimeofday,clock_settime,clock_adjtime -k time-change\n",
+        &[&cmd],
+        &["TIME_ADJNTPVAL", "TIME_INJOFFSET"],
+    );
+}

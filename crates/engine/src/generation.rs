@@ -187,7 +187,7 @@ impl Generation {
                     prog.attach()
                         .map_err(bpf(format!("attaching {}{hint}", a.point)))?
                 }
-                AttachPoint::Kprobe { .. } => prog
+                AttachPoint::Kprobe { .. } | AttachPoint::Function { .. } => prog
                     .attach()
                     .map_err(bpf(format!("attaching {}", a.point)))?,
                 AttachPoint::Syscall { tracepoint } => {

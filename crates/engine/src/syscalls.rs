@@ -43,6 +43,9 @@ pub struct Special {
     /// The System V IPC syscalls (native only; ia32 has them behind
     /// `ipc` too): the object one looks up is found at its entry.
     pub sysv_ipc: Vec<u32>,
+    /// adjtimex and clock_adjtime (native only): what was noted of an
+    /// earlier one is forgotten at their entry.
+    pub clock_adjust: Vec<u32>,
 }
 
 impl Special {
@@ -58,13 +61,15 @@ impl Special {
 
     /// Those needing an entry hook: execs, those that never return, the
     /// native chdir (its CWD record is the directory it started from; an
-    /// ia32 chdir's shows the new one), and the native mq_getsetattr and
-    /// System V IPC syscalls (what the kernel reads there is read then).
+    /// ia32 chdir's shows the new one), and the native mq_getsetattr,
+    /// System V IPC and clock adjusting syscalls (what the kernel reads
+    /// there is read then, or what an earlier one noted forgotten).
     pub fn entry_hooked(&self) -> Vec<u32> {
         let mut v = vec![self.execve, self.execveat, self.exit, self.exit_group];
         v.extend(self.chdir);
         v.extend(self.mq_getsetattr);
         v.extend(&self.sysv_ipc);
+        v.extend(&self.clock_adjust);
         v
     }
 
@@ -98,6 +103,10 @@ impl Special {
                 .into_iter()
                 .map(nr)
                 .collect(),
+                _ => Vec::new(),
+            },
+            clock_adjust: match m {
+                Machine::X86_64 => vec![nr("adjtimex"), nr("clock_adjtime")],
                 _ => Vec::new(),
             },
         }

@@ -20,6 +20,8 @@ pub const ORDER: &[u32] = &[
     types::OPENAT2,
     types::EXECVE,
     types::KERN_MODULE,
+    types::TIME_ADJNTPVAL,
+    types::TIME_INJOFFSET,
     types::FD_PAIR,
     types::SOCKADDR,
     types::OBJ_PID,
@@ -70,6 +72,10 @@ pub enum ExitRecord {
     Ipc(u32, u32, u16),
     /// IPC_SET_PERM: qbytes, the new uid, gid and mode.
     IpcSetPerm(u64, u32, u32, u16),
+    /// TIME_ADJNTPVAL: the value's name, old and new.
+    TimeAdjNtpVal(&'static str, i64, i64),
+    /// TIME_INJOFFSET: seconds and nanoseconds.
+    TimeInjOffset(i64, i64),
 }
 
 impl ExitRecord {
@@ -91,6 +97,8 @@ impl ExitRecord {
             ExitRecord::MqGetSetAttr(..) => types::MQ_GETSETATTR,
             ExitRecord::Ipc(..) => types::IPC,
             ExitRecord::IpcSetPerm(..) => types::IPC_SET_PERM,
+            ExitRecord::TimeAdjNtpVal(..) => types::TIME_ADJNTPVAL,
+            ExitRecord::TimeInjOffset(..) => types::TIME_INJOFFSET,
         }
     }
 
@@ -117,6 +125,10 @@ impl ExitRecord {
             ExitRecord::IpcSetPerm(q, uid, gid, mode) => {
                 vec![special::ipc_set_perm_body(*q, *uid, *gid, *mode)]
             }
+            ExitRecord::TimeAdjNtpVal(op, old, new) => {
+                vec![special::time_adjntpval_body(op, *old, *new)]
+            }
+            ExitRecord::TimeInjOffset(sec, nsec) => vec![special::time_injoffset_body(*sec, *nsec)],
         }
     }
 }
@@ -133,7 +145,9 @@ mod tests {
         assert!(rank(types::IPC_SET_PERM) < rank(types::MQ_OPEN));
         assert!(rank(types::MQ_GETSETATTR) < rank(types::CAPSET));
         assert!(rank(types::EXECVE) < rank(types::CWD));
-        assert!(rank(types::KERN_MODULE) < rank(types::FD_PAIR));
+        assert!(rank(types::KERN_MODULE) < rank(types::TIME_ADJNTPVAL));
+        assert!(rank(types::TIME_ADJNTPVAL) < rank(types::TIME_INJOFFSET));
+        assert!(rank(types::TIME_INJOFFSET) < rank(types::FD_PAIR));
         assert!(rank(types::FD_PAIR) < rank(types::SOCKADDR));
         assert!(rank(types::SOCKADDR) < rank(types::OBJ_PID));
         assert!(rank(types::OBJ_PID) < rank(types::PATH));

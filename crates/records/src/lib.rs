@@ -78,6 +78,10 @@ pub mod types {
     pub const IPC: u32 = 1303;
     /// `IPC_SET_PERM`.
     pub const IPC_SET_PERM: u32 = 1311;
+    /// `TIME_INJOFFSET`.
+    pub const TIME_INJOFFSET: u32 = 1332;
+    /// `TIME_ADJNTPVAL`.
+    pub const TIME_ADJNTPVAL: u32 = 1333;
     /// `MQ_OPEN`.
     pub const MQ_OPEN: u32 = 1312;
     /// `MQ_SENDRECV`.

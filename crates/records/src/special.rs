@@ -1,7 +1,7 @@
 //! The small records `audit_log_exit` writes for particular syscalls:
 //! FD_PAIR, MMAP, OPENAT2, CAPSET, BPRM_FCAPS, OBJ_PID, KERN_MODULE,
-//! MQ_OPEN, MQ_SENDRECV, MQ_NOTIFY, MQ_GETSETATTR, IPC, IPC_SET_PERM, each
-//! body byte for byte
+//! MQ_OPEN, MQ_SENDRECV, MQ_NOTIFY, MQ_GETSETATTR, IPC, IPC_SET_PERM,
+//! TIME_ADJNTPVAL, TIME_INJOFFSET, each body byte for byte
 //! as the kernel formats it (show_special in kernel/auditsc.c).
 
 use crate::encode::untrusted;
@@ -263,6 +263,20 @@ pub fn ipc_set_perm_body(qbytes: u64, uid: u32, gid: u32, mode: u16) -> Vec<u8> 
     .into_bytes()
 }
 
+/// The NTP values TIME_ADJNTPVAL names, in the kernel's order
+/// (`AUDIT_NTP_OFFSET` ... `AUDIT_NTP_ADJUST`).
+pub const NTP_VALUES: [&str; 6] = ["offset", "freq", "status", "tai", "tick", "adjust"];
+
+/// TIME_ADJNTPVAL: `op=%s old=%lli new=%lli`, one NTP value changed.
+pub fn time_adjntpval_body(op: &str, old: i64, new: i64) -> Vec<u8> {
+    format!("op={op} old={old} new={new}").into_bytes()
+}
+
+/// TIME_INJOFFSET: `sec=%lli nsec=%li`, the offset injected.
+pub fn time_injoffset_body(sec: i64, nsec: i64) -> Vec<u8> {
+    format!("sec={sec} nsec={nsec}").into_bytes()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -403,6 +417,18 @@ mod tests {
         assert_eq!(
             ipc_set_perm_body(u64::MAX, 0, 0, 0),
             b"qbytes=ffffffffffffffff ouid=0 ogid=0 mode=0"
+        );
+    }
+
+    #[test]
+    fn time_bodies() {
+        assert_eq!(
+            time_adjntpval_body(NTP_VALUES[1], 0, 65536),
+            b"op=freq old=0 new=65536"
+        );
+        assert_eq!(
+            time_injoffset_body(-1, 999_999_999),
+            b"sec=-1 nsec=999999999"
         );
     }
 }

@@ -284,6 +284,21 @@ struct fa_ipc {
 	__u32 pad;
 };
 
+/* TIME_ADJNTPVAL, TIME_INJOFFSET: the NTP values adjtimex changed
+ * (offset, freq, status, tai, tick, adjust: the kernel's audit_ntp_data)
+ * and the offset ADJ_SETOFFSET injected (0 0: none). */
+enum fa_ntp_limit {
+	FA_NTP_VALUES = 6,       /* AUDIT_NTP_NVALS */
+};
+struct fa_ntp {
+	__u32 has_values; /* the NTP values were noted */
+	__u32 pad;
+	__s64 sec;
+	__s64 nsec;
+	__s64 old[FA_NTP_VALUES];
+	__s64 new[FA_NTP_VALUES];
+};
+
 /* The capability sets and euid an exec started with (saved at entry). */
 struct fa_exec_entry {
 	struct fa_caps caps;
@@ -310,6 +325,8 @@ struct fa_aux_layouts {
 	struct fa_mq_notify mq_notify;
 	struct fa_mq_getsetattr mq_getsetattr;
 	struct fa_ipc ipc;
+	enum fa_ntp_limit ntp_limit;
+	struct fa_ntp ntp;
 };
 
 /* Counters in the stats map (per CPU; user space sums them). */
