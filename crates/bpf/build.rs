@@ -58,6 +58,7 @@ const AUX_RECORDS: &[&str] = &[
     "MQ_GETSETATTR",
     "IPC",
     "TIME_ADJNTPVAL",
+    "SOCKETCALL",
 ];
 
 fn audit_abi_header() -> String {

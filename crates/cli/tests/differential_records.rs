@@ -500,3 +500,41 @@ fn clock_adjustments() {
         &["TIME_ADJNTPVAL", "TIME_INJOFFSET"],
     );
 }
+
+#[test]
+fn ia32_socketcall() {
+    if common::skip_without_kernel_oracle("differential_records::ia32_socketcall") {
+        return;
+    }
+    // ia32 socketcall through `int 0x80` from a 64-bit process (the kernel
+    // runs it as an ia32 syscall), its argument array below 4 GiB: calls
+    // of two to five words, one on a bad descriptor (noted, then EBADF),
+    // a call number out of range (EINVAL before the note) and an
+    // unreadable array (EFAULT before it). Calls that take or return an
+    // address (SOCKADDR, not followed through socketcall) are not made.
+    let body = "libc.mmap.restype=P\n\
+        libc.mmap.argtypes=[P, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, L]\n\
+        mem=libc.mmap(None, 8192, 7, 0x22|0x40, -1, 0)\n\
+        code=bytes.fromhex(\"53b86600000089fb89f1cd805bc3\")\n\
+        ctypes.memmove(mem, code, len(code))\n\
+        f=ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_uint32)(mem)\n\
+        args=mem+4096\n\
+        def call(n, *a):\n\
+        \x20   ctypes.memmove(args, struct.pack(\"%dI\" % len(a), *a), 4*len(a))\n\
+        \x20   return f(n, args)\n\
+        s=call(1, 2, 1, 0)\n\
+        call(4, s, 5)\n\
+        call(14, s, 1, 2, args+64, 4)\n\
+        ctypes.memmove(args+128, struct.pack(\"I\", 4), 4)\n\
+        call(15, s, 1, 2, args+64, args+128)\n\
+        call(13, 999, 0)\n\
+        call(21, 0)\n\
+        f(1, 8)\n";
+    let cmd = format!("python3 -c '{PY_SYSCALLS}{body}'");
+    check(
+        "socketcall",
+        "-a always,exit -F arch=b32 -S socketcall -k sc\n",
+        &[&cmd],
+        &["SOCKETCALL"],
+    );
+}

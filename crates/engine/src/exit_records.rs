@@ -1,13 +1,13 @@
 //! The payloads of the records after SYSCALL that the BPF side sends
 //! (EXECVE, SOCKADDR, FD_PAIR, MMAP, OPENAT2, CAPSET, BPRM_FCAPS, OBJ_PID,
-//! KERN_MODULE, MQ_*, IPC, TIME_*), decoded into the records crate's values, in the
+//! KERN_MODULE, MQ_*, IPC, TIME_*, SOCKETCALL), decoded into the records crate's values, in the
 //! kernel's order.
 
 use crate::samples::{read, Aux};
 use fastaudit_bpf::types::{
     fa_bprm_fcaps, fa_bprm_flag, fa_caps, fa_capset, fa_execve, fa_execve_flag, fa_fd_pair, fa_ipc,
     fa_kern_module, fa_mmap, fa_mq_attr, fa_mq_getsetattr, fa_mq_notify, fa_mq_open,
-    fa_mq_sendrecv, fa_ntp, fa_obj_pid, fa_openat2, fa_sockaddr,
+    fa_mq_sendrecv, fa_ntp, fa_obj_pid, fa_openat2, fa_sockaddr, fa_socketcall,
 };
 use fastaudit_records::exit::{rank, ExitRecord};
 use fastaudit_records::special::{Caps, FileCaps, MqAttr, MqSendRecv, ObjPid, NTP_VALUES};
@@ -167,6 +167,12 @@ pub fn decode(aux: &[Aux], exe: Option<&[u8]>) -> Vec<ExitRecord> {
                     if n.sec != 0 || n.nsec != 0 {
                         out.push(ExitRecord::TimeInjOffset(n.sec, n.nsec));
                     }
+                }
+            }
+            types::SOCKETCALL => {
+                if let Some(c) = read::<fa_socketcall>(d) {
+                    let n = (c.nargs as usize).min(c.args.len());
+                    out.push(ExitRecord::Socketcall(c.args[..n].to_vec()));
                 }
             }
             types::MQ_OPEN => {

@@ -9,6 +9,7 @@ use crate::types;
 /// Record types in the order `audit_log_exit` writes them.
 pub const ORDER: &[u32] = &[
     types::BPRM_FCAPS,
+    types::SOCKETCALL,
     types::IPC,
     types::IPC_SET_PERM,
     types::MQ_OPEN,
@@ -76,6 +77,8 @@ pub enum ExitRecord {
     TimeAdjNtpVal(&'static str, i64, i64),
     /// TIME_INJOFFSET: seconds and nanoseconds.
     TimeInjOffset(i64, i64),
+    /// SOCKETCALL: the argument words.
+    Socketcall(Vec<u32>),
 }
 
 impl ExitRecord {
@@ -99,6 +102,7 @@ impl ExitRecord {
             ExitRecord::IpcSetPerm(..) => types::IPC_SET_PERM,
             ExitRecord::TimeAdjNtpVal(..) => types::TIME_ADJNTPVAL,
             ExitRecord::TimeInjOffset(..) => types::TIME_INJOFFSET,
+            ExitRecord::Socketcall(_) => types::SOCKETCALL,
         }
     }
 
@@ -129,6 +133,7 @@ impl ExitRecord {
                 vec![special::time_adjntpval_body(op, *old, *new)]
             }
             ExitRecord::TimeInjOffset(sec, nsec) => vec![special::time_injoffset_body(*sec, *nsec)],
+            ExitRecord::Socketcall(args) => vec![special::socketcall_body(args)],
         }
     }
 }
@@ -140,7 +145,8 @@ mod tests {
     #[test]
     fn order_follows_audit_log_exit() {
         assert!(rank(types::BPRM_FCAPS) < rank(types::EXECVE));
-        assert!(rank(types::BPRM_FCAPS) < rank(types::IPC));
+        assert!(rank(types::BPRM_FCAPS) < rank(types::SOCKETCALL));
+        assert!(rank(types::SOCKETCALL) < rank(types::IPC));
         assert!(rank(types::IPC) < rank(types::IPC_SET_PERM));
         assert!(rank(types::IPC_SET_PERM) < rank(types::MQ_OPEN));
         assert!(rank(types::MQ_GETSETATTR) < rank(types::CAPSET));

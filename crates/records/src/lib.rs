@@ -74,6 +74,8 @@ pub mod types {
     pub const OPENAT2: u32 = 1337;
     /// `KERN_MODULE`.
     pub const KERN_MODULE: u32 = 1330;
+    /// `SOCKETCALL`.
+    pub const SOCKETCALL: u32 = 1304;
     /// `IPC`.
     pub const IPC: u32 = 1303;
     /// `IPC_SET_PERM`.

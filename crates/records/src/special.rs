@@ -1,7 +1,7 @@
 //! The small records `audit_log_exit` writes for particular syscalls:
 //! FD_PAIR, MMAP, OPENAT2, CAPSET, BPRM_FCAPS, OBJ_PID, KERN_MODULE,
 //! MQ_OPEN, MQ_SENDRECV, MQ_NOTIFY, MQ_GETSETATTR, IPC, IPC_SET_PERM,
-//! TIME_ADJNTPVAL, TIME_INJOFFSET, each body byte for byte
+//! TIME_ADJNTPVAL, TIME_INJOFFSET, SOCKETCALL, each body byte for byte
 //! as the kernel formats it (show_special in kernel/auditsc.c).
 
 use crate::encode::untrusted;
@@ -277,6 +277,15 @@ pub fn time_injoffset_body(sec: i64, nsec: i64) -> Vec<u8> {
     format!("sec={sec} nsec={nsec}").into_bytes()
 }
 
+/// SOCKETCALL: `nargs=%d` then ` aN=%lx` for each argument word.
+pub fn socketcall_body(args: &[u32]) -> Vec<u8> {
+    let mut o = format!("nargs={}", args.len()).into_bytes();
+    for (i, a) in args.iter().enumerate() {
+        let _ = write!(o, " a{i}={a:x}");
+    }
+    o
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -429,6 +438,15 @@ mod tests {
         assert_eq!(
             time_injoffset_body(-1, 999_999_999),
             b"sec=-1 nsec=999999999"
+        );
+    }
+
+    #[test]
+    fn socketcall_body_lists_the_words() {
+        assert_eq!(socketcall_body(&[2, 1, 0]), b"nargs=3 a0=2 a1=1 a2=0");
+        assert_eq!(
+            socketcall_body(&[0xffff_ffff, 5]),
+            b"nargs=2 a0=ffffffff a1=5"
         );
     }
 }

@@ -40,7 +40,7 @@ static __always_inline void aux_discard(void *payload)
 
 /* The record families' senders (each uses aux_reserve above). */
 #include "execve.bpf.h"      /* BPRM_FCAPS, EXECVE */
-#include "special.bpf.h"     /* MMAP, OPENAT2, CAPSET, FD_PAIR, SOCKADDR, OBJ_PID */
+#include "special.bpf.h"     /* MMAP, OPENAT2, CAPSET, FD_PAIR, SOCKADDR, OBJ_PID, SOCKETCALL */
 #include "kmodule.bpf.h"     /* KERN_MODULE */
 #include "mqueue.bpf.h"      /* MQ_OPEN, MQ_SENDRECV, MQ_NOTIFY, MQ_GETSETATTR */
 #include "ipc.bpf.h"         /* IPC, IPC_SET_PERM */
@@ -55,9 +55,10 @@ static __always_inline __u32 emit_aux(struct subject *s, const struct fa_msg *m)
 {
 	__u32 lost = 0;
 	/* BPRM_FCAPS (the aux list), then show_special's one record
-	 * (IPC, MQ_*, EXECVE, MMAP, OPENAT2, CAPSET, KERN_MODULE, TIME_*),
-	 * FD_PAIR, SOCKADDR. */
+	 * (SOCKETCALL, IPC, MQ_*, EXECVE, MMAP, OPENAT2, CAPSET, KERN_MODULE,
+	 * TIME_*), FD_PAIR, SOCKADDR. */
 	send_exec_records(s, m, &lost);
+	send_socketcall(s, m, &lost);
 	send_ipc(s, m, &lost);
 	send_mq(s, m, &lost);
 	send_mmap(s, m, &lost);

@@ -299,6 +299,12 @@ struct fa_ntp {
 	__s64 new[FA_NTP_VALUES];
 };
 
+/* SOCKETCALL: the ia32 socketcall's argument words (nargs of them). */
+struct fa_socketcall {
+	__u32 nargs;
+	__u32 args[6];   /* AUDITSC_ARGS */
+};
+
 /* The capability sets and euid an exec started with (saved at entry). */
 struct fa_exec_entry {
 	struct fa_caps caps;
@@ -327,6 +333,7 @@ struct fa_aux_layouts {
 	struct fa_ipc ipc;
 	enum fa_ntp_limit ntp_limit;
 	struct fa_ntp ntp;
+	struct fa_socketcall socketcall;
 };
 
 /* Counters in the stats map (per CPU; user space sums them). */

@@ -213,12 +213,15 @@ static __noinline void ipc_entry(struct task_struct *task, struct pt_regs *regs,
 	bpf_map_update_elem(&ipc_entries, &tid, &e, BPF_ANY);
 }
 
-/* Whether the kernel noted the object e found, for syscall nr with
- * arguments a[] (a[4]: the fifth) and outcome ret: the checks the kernel
- * makes before its note, and the errors only they return. */
-static __always_inline int ipc_noted(struct task_struct *task, __u32 nr, const __u64 *a,
-				     long ret, const struct ipc_entry *e)
+/* Whether the kernel noted the object e found, for the syscall of s:
+ * the checks the kernel makes before its note, and the errors only they
+ * return. */
+static __always_inline int ipc_noted(struct subject *s, const struct ipc_entry *e)
 {
+	struct task_struct *task = s->task;
+	__u32 nr = s->nr;
+	long ret = s->ret;
+	__u64 a[4] = { arg(s, 0), arg(s, 1), arg(s, 2), arg(s, 3) };
 	int cmd;
 	if (nr == FA_NR64_msgget)
 		return !((a[1] & FA_IPC_CREAT) && (a[1] & FA_IPC_EXCL));
@@ -295,29 +298,30 @@ static __always_inline void send_ipc(struct subject *s, const struct fa_msg *m, 
 	struct ipc_entry *e = bpf_map_lookup_elem(&ipc_entries, &tid);
 	if (!e)
 		return;
-	__u64 a[5] = { arg(s, 0), arg(s, 1), arg(s, 2), arg(s, 3), arg6(s, 4) };
-	if (e->found && ipc_noted(s->task, nr, a, s->ret, e)) {
+	if (e->found && ipc_noted(s, e)) {
 		struct fa_ipc *r = aux_reserve(m, lost, AUDIT_IPC, sizeof(*r));
 		if (r) {
 			__builtin_memset(r, 0, sizeof(*r));
 			r->uid = e->uid;
 			r->gid = e->gid;
 			r->mode = (__u16)e->mode;
-			int set = (nr == FA_NR64_msgctl || nr == FA_NR64_shmctl) ?
-					  (int)a[1] == FA_IPC_SET :
-					  nr == FA_NR64_semctl && (int)a[2] == FA_IPC_SET;
+			int semctl = nr == FA_NR64_semctl;
+			int set = semctl ? (int)arg(s, 2) == FA_IPC_SET :
+					   (nr == FA_NR64_msgctl || nr == FA_NR64_shmctl) &&
+						   (int)arg(s, 1) == FA_IPC_SET;
 			/* semctl's buffer is its fourth argument, the others' third */
-			__u64 buf = nr == FA_NR64_semctl ? a[3] : a[2];
-			__u32 perm[6];
-			if (set && !bpf_probe_read_user(perm, sizeof(perm), (void *)buf)) {
+			__u64 buf = arg(s, semctl ? 3 : 2);
+			/* read straight into the record: uid and gid are adjacent */
+			if (set && !bpf_probe_read_user(&r->perm_uid, 8, (void *)(buf + 4)) &&
+			    !bpf_probe_read_user(&r->perm_mode, 4, (void *)(buf + 20))) {
 				r->has_perm = 1;
-				r->perm_uid = perm[1];
-				r->perm_gid = perm[2];
-				r->perm_mode = (__u16)perm[5];
-				__u64 qbytes = 0;
+				r->perm_mode &= 0xffff;   /* umode_t */
+				int qbytes = 0;
 				if (nr == FA_NR64_msgctl)
 					bpf_probe_read_user(&qbytes, sizeof(qbytes), (void *)(buf + 88));
-				r->qbytes = (__u64)(__s64)(int)qbytes;
+				r->qbytes = (__u64)(__s64)qbytes;
+			} else {
+				r->perm_uid = r->perm_gid = r->perm_mode = 0;
 			}
 			aux_submit(r);
 		}

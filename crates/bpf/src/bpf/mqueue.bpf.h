@@ -83,10 +83,13 @@ static __always_inline void send_mq_notify(struct subject *s, const struct fa_ms
 	__s32 signo = 0;
 	__u64 ev = arg(s, 1);
 	if (ev) {
-		__u8 buf[FA_SIGEVENT_SIZE];
-		if (bpf_probe_read_user(buf, sizeof(buf), (void *)ev))
+		/* The copy of all 64 bytes faults where the first or the last
+		 * does (they span two pages at most); signo follows union sigval. */
+		__u8 last;
+		if (bpf_probe_read_user(&signo, sizeof(signo), (void *)(ev + 8)) ||
+		    bpf_probe_read_user(&last, 1, (void *)ev) ||
+		    bpf_probe_read_user(&last, 1, (void *)(ev + FA_SIGEVENT_SIZE - 1)))
 			return;
-		signo = *(__s32 *)&buf[8];   /* after union sigval */
 	}
 	struct fa_mq_notify *r = aux_reserve(m, lost, AUDIT_MQ_NOTIFY, sizeof(*r));
 	if (!r)
