@@ -52,6 +52,13 @@ const AUX_RECORDS: &[&str] = &[
     "MMAP",
     "OPENAT2",
     "KERN_MODULE",
+    "MQ_OPEN",
+    "MQ_SENDRECV",
+    "MQ_NOTIFY",
+    "MQ_GETSETATTR",
+    "IPC",
+    "TIME_ADJNTPVAL",
+    "SOCKETCALL",
 ];
 
 fn audit_abi_header() -> String {

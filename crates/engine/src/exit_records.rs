@@ -1,15 +1,16 @@
 //! The payloads of the records after SYSCALL that the BPF side sends
 //! (EXECVE, SOCKADDR, FD_PAIR, MMAP, OPENAT2, CAPSET, BPRM_FCAPS, OBJ_PID,
-//! KERN_MODULE), decoded into the records crate's values, in the kernel's
-//! order.
+//! KERN_MODULE, MQ_*, IPC, TIME_*, SOCKETCALL), decoded into the records crate's values, in the
+//! kernel's order.
 
 use crate::samples::{read, Aux};
 use fastaudit_bpf::types::{
-    fa_bprm_fcaps, fa_bprm_flag, fa_caps, fa_capset, fa_execve, fa_execve_flag, fa_fd_pair,
-    fa_kern_module, fa_mmap, fa_obj_pid, fa_openat2, fa_sockaddr,
+    fa_bprm_fcaps, fa_bprm_flag, fa_caps, fa_capset, fa_execve, fa_execve_flag, fa_fd_pair, fa_ipc,
+    fa_kern_module, fa_mmap, fa_mq_attr, fa_mq_getsetattr, fa_mq_notify, fa_mq_open,
+    fa_mq_sendrecv, fa_ntp, fa_obj_pid, fa_openat2, fa_sockaddr, fa_socketcall,
 };
 use fastaudit_records::exit::{rank, ExitRecord};
-use fastaudit_records::special::{Caps, FileCaps, ObjPid};
+use fastaudit_records::special::{Caps, FileCaps, MqAttr, MqSendRecv, ObjPid, NTP_VALUES};
 use fastaudit_records::types;
 
 fn caps(c: &fa_caps) -> Caps {
@@ -18,6 +19,15 @@ fn caps(c: &fa_caps) -> Caps {
         inheritable: c.inheritable,
         effective: c.effective,
         ambient: c.ambient,
+    }
+}
+
+fn mq_attr(a: &fa_mq_attr) -> MqAttr {
+    MqAttr {
+        flags: a.flags,
+        maxmsg: a.maxmsg,
+        msgsize: a.msgsize,
+        curmsgs: a.curmsgs,
     }
 }
 
@@ -131,6 +141,66 @@ pub fn decode(aux: &[Aux], exe: Option<&[u8]>) -> Vec<ExitRecord> {
                     out.push(ExitRecord::KernModule(name));
                 }
             }
+            types::IPC => {
+                // One sample: IPC, and IPC_SET_PERM after it for IPC_SET.
+                if let Some(i) = read::<fa_ipc>(d) {
+                    out.push(ExitRecord::Ipc(i.uid, i.gid, i.mode as u16));
+                    if i.has_perm != 0 {
+                        out.push(ExitRecord::IpcSetPerm(
+                            i.qbytes,
+                            i.perm_uid,
+                            i.perm_gid,
+                            i.perm_mode as u16,
+                        ));
+                    }
+                }
+            }
+            types::TIME_ADJNTPVAL => {
+                // One sample: a TIME_ADJNTPVAL per value changed, then
+                // TIME_INJOFFSET for an offset injected (audit_log_time).
+                if let Some(n) = read::<fa_ntp>(d) {
+                    for (i, op) in NTP_VALUES.iter().enumerate() {
+                        if n.old[i] != n.new[i] {
+                            out.push(ExitRecord::TimeAdjNtpVal(op, n.old[i], n.new[i]));
+                        }
+                    }
+                    if n.sec != 0 || n.nsec != 0 {
+                        out.push(ExitRecord::TimeInjOffset(n.sec, n.nsec));
+                    }
+                }
+            }
+            types::SOCKETCALL => {
+                if let Some(c) = read::<fa_socketcall>(d) {
+                    let n = (c.nargs as usize).min(c.args.len());
+                    out.push(ExitRecord::Socketcall(c.args[..n].to_vec()));
+                }
+            }
+            types::MQ_OPEN => {
+                if let Some(o) = read::<fa_mq_open>(d) {
+                    out.push(ExitRecord::MqOpen(o.oflag, o.mode as u16, mq_attr(&o.attr)));
+                }
+            }
+            types::MQ_SENDRECV => {
+                if let Some(r) = read::<fa_mq_sendrecv>(d) {
+                    out.push(ExitRecord::MqSendRecv(MqSendRecv {
+                        mqdes: r.mqdes,
+                        msg_len: r.msg_len,
+                        msg_prio: r.msg_prio,
+                        sec: r.sec,
+                        nsec: r.nsec,
+                    }));
+                }
+            }
+            types::MQ_NOTIFY => {
+                if let Some(n) = read::<fa_mq_notify>(d) {
+                    out.push(ExitRecord::MqNotify(n.mqdes, n.signo));
+                }
+            }
+            types::MQ_GETSETATTR => {
+                if let Some(g) = read::<fa_mq_getsetattr>(d) {
+                    out.push(ExitRecord::MqGetSetAttr(g.mqdes, mq_attr(&g.attr)));
+                }
+            }
             _ => {}
         }
     }
@@ -171,6 +241,54 @@ mod tests {
         assert_eq!(
             decode(&aux, None),
             vec![ExitRecord::KernModule(b"fa mod".to_vec())]
+        );
+    }
+
+    #[test]
+    fn ipc_set_gives_ipc_then_ipc_set_perm() {
+        let i = fa_ipc {
+            mode: 0o600,
+            has_perm: 1,
+            qbytes: 8192,
+            perm_mode: 0o660,
+            ..Default::default()
+        };
+        let aux = [Aux {
+            ty: types::IPC,
+            data: bytes(&i),
+        }];
+        assert_eq!(
+            decode(&aux, None),
+            vec![
+                ExitRecord::Ipc(0, 0, 0o600),
+                ExitRecord::IpcSetPerm(8192, 0, 0, 0o660)
+            ]
+        );
+    }
+
+    #[test]
+    fn ntp_values_changed_then_the_offset() {
+        let mut n = fa_ntp {
+            has_values: 1,
+            sec: -1,
+            nsec: 999_999_999,
+            ..Default::default()
+        };
+        n.old[2] = 0x40;
+        n.new[2] = 0x2040;
+        n.old[1] = 5;
+        n.new[1] = 5;
+        let aux = [Aux {
+            ty: types::TIME_ADJNTPVAL,
+            data: bytes(&n),
+        }];
+        assert_eq!(
+            decode(&aux, None),
+            vec![
+                ExitRecord::TimeAdjNtpVal("status", 0x40, 0x2040),
+                ExitRecord::TimeInjOffset(-1, 999_999_999)
+            ],
+            "only the values that changed, then the offset"
         );
     }
 }

@@ -56,6 +56,12 @@ impl Plan {
                 "PATH attributes of changed objects: as the syscall left them (chmod's mode, chown's ouid/ogid after the change; the kernel's are from its lookup, before)"
             );
         }
+        if let Some(why) = crate::hooks::noted::ntp_unwritten(self) {
+            let _ = writeln!(
+                s,
+                "clock adjustment records (TIME_ADJNTPVAL, TIME_INJOFFSET): not written ({why})"
+            );
+        }
         let _ = writeln!(
             s,
             "exit rules: {} ({} always, {} never); task rules: {}",

@@ -1,7 +1,7 @@
 //! One loaded rule set ("generation"): its BPF object with exactly its
 //! plan's programs, its map images, its attachments and its watch
 //! follower. Generation 0 owns the maps every later one shares (the ring
-//! buffer, counters, task lists, exec arguments saved at entry and the
+//! buffer, counters, task lists, arguments saved at entry and the
 //! handover state: handover.bpf.h), so a later generation can be attached
 //! beside the running one and take over with one map update.
 
@@ -130,6 +130,12 @@ impl Generation {
                 m.entry_args
                     .reuse_fd(o.maps.entry_args.as_fd())
                     .map_err(bpf(reuse))?;
+                m.mq_entry
+                    .reuse_fd(o.maps.mq_entry.as_fd())
+                    .map_err(bpf(reuse))?;
+                m.ipc_entries
+                    .reuse_fd(o.maps.ipc_entries.as_fd())
+                    .map_err(bpf(reuse))?;
                 m.handover
                     .reuse_fd(o.maps.handover.as_fd())
                     .map_err(bpf(reuse))?;
@@ -182,7 +188,7 @@ impl Generation {
                     prog.attach()
                         .map_err(bpf(format!("attaching {}{hint}", a.point)))?
                 }
-                AttachPoint::Kprobe { .. } => prog
+                AttachPoint::Kprobe { .. } | AttachPoint::Function { .. } => prog
                     .attach()
                     .map_err(bpf(format!("attaching {}", a.point)))?,
                 AttachPoint::Syscall { tracepoint } => {

@@ -7,12 +7,15 @@ use crate::plan::{Environment, Plan};
 use crate::syscalls;
 use companion::companion_hooks;
 use entry::raw_entry_hooks;
+pub use noted::Noted;
+use noted::{noted_attachments, noted_hooks};
 use per_syscall::per_syscall;
 use std::fmt;
 use uring::{uring_enter_attachments, URING_OPS};
 
 mod companion;
 mod entry;
+pub mod noted;
 mod per_syscall;
 mod uring;
 
@@ -47,6 +50,9 @@ pub enum Hook {
     UringOps,
     /// io_uring_enter's entry (and exit) tracepoints: inline ops' context.
     UringEnter,
+    /// fentry/fexit programs on the kernel functions that note a record's
+    /// data inside a syscall (System V IPC objects, NTP values).
+    Noted(Noted),
 }
 
 impl Hook {
@@ -54,7 +60,10 @@ impl Hook {
     pub fn needs_raw_kind(&self) -> bool {
         !matches!(
             self,
-            Hook::SyscallExit { .. } | Hook::SyscallEnter { .. } | Hook::CompanionExit { .. }
+            Hook::SyscallExit { .. }
+                | Hook::SyscallEnter { .. }
+                | Hook::CompanionExit { .. }
+                | Hook::Noted(_)
         ) && *self != Hook::UringEnter
     }
 }
@@ -73,6 +82,11 @@ pub enum AttachPoint {
     Syscall { tracepoint: String },
     /// A kprobe on a kernel function (its section names it).
     Kprobe { function: &'static str },
+    /// An fentry or fexit program on a kernel function (its section names it).
+    Function {
+        kind: &'static str,
+        function: &'static str,
+    },
 }
 
 impl fmt::Display for AttachPoint {
@@ -85,6 +99,7 @@ impl fmt::Display for AttachPoint {
             } => write!(f, "{}/{category}:{tracepoint}", kind.name()),
             AttachPoint::Syscall { tracepoint } => write!(f, "tracepoint/syscalls:{tracepoint}"),
             AttachPoint::Kprobe { function } => write!(f, "kprobe/{function}"),
+            AttachPoint::Function { kind, function } => write!(f, "{kind}/{function}"),
         }
     }
 }
@@ -289,6 +304,10 @@ pub fn attachments(
                 });
                 continue;
             }
+            Hook::Noted(n) => {
+                raw.extend(noted_attachments(*n, &features.functions));
+                continue;
+            }
             Hook::SyscallEnter { nr, syscall } => {
                 let why = if syscalls::native().no_return().contains(nr) {
                     "never returns: judged at entry"
@@ -361,6 +380,9 @@ pub(crate) fn choose(plan: &Plan, env: &Environment) -> Vec<Hook> {
         hooks.push(Hook::InodeChanges);
     }
     hooks.extend(uring::uring_hooks(plan));
+    if !hooks.is_empty() {
+        hooks.extend(noted_hooks(plan));
+    }
     hooks
 }
 

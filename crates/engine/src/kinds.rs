@@ -413,6 +413,42 @@ pub enum UringSubmit {
     Missing(String),
 }
 
+/// Kernel functions the noted hooks attach to ([`crate::hooks::Noted`]):
+/// whether this kernel has each.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum KernelFunctions {
+    /// Not looked up: every one assumed present (no root; tests).
+    #[default]
+    Assumed,
+    /// Looked up in the kernel's BTF, once, when a plan asks.
+    Lookup,
+    /// Known: those missing.
+    Missing(Vec<String>),
+}
+
+impl KernelFunctions {
+    /// Whether the kernel has function `name` (one of
+    /// `crate::hooks::noted::FUNCTIONS`).
+    pub fn has(&self, name: &str) -> bool {
+        match self {
+            KernelFunctions::Assumed => true,
+            KernelFunctions::Missing(missing) => !missing.iter().any(|m| m == name),
+            KernelFunctions::Lookup => {
+                static PRESENT: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+                PRESENT
+                    .get_or_init(|| match KernelBtf::load() {
+                        Some(b) => crate::hooks::noted::FUNCTIONS
+                            .into_iter()
+                            .filter(|f| b.has_func(f))
+                            .collect(),
+                        None => Vec::new(),
+                    })
+                    .contains(&name)
+            }
+        }
+    }
+}
+
 /// Kernel facts beyond the hook kinds: what the BPF object needs of every
 /// kernel, and which of its optional tracepoints and functions exist.
 /// Default: everything assumed present (a 6.13+ kernel; no root).
@@ -430,6 +466,8 @@ pub struct Features {
     /// CQE pointer of later kernels); `None`: not known yet, read from the
     /// kernel's BTF at load ([`uring_complete_res_arg`]).
     pub uring_complete_res_arg: Option<bool>,
+    /// The kernel functions the noted hooks attach to.
+    pub functions: KernelFunctions,
 }
 
 /// The BPF features every plan with hooks needs, with the Linux version
@@ -604,6 +642,7 @@ impl Features {
             inode,
             uring_submit,
             uring_complete_res_arg,
+            functions: KernelFunctions::Lookup,
         }
     }
 

@@ -17,7 +17,7 @@ const NEWER_X86_64: &[(&str, u32)] = &[
 ];
 
 /// The syscalls one ABI handles specially.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Special {
     /// `open` (perm= judged by the access mode in a1).
     pub open: u32,
@@ -37,6 +37,15 @@ pub struct Special {
     pub socketcall: Option<u32>,
     /// `chdir` (native only): its working directory is kept at entry.
     pub chdir: Option<u32>,
+    /// `mq_getsetattr` (native only): the new attributes are kept at entry
+    /// (the old ones may be copied out over them).
+    pub mq_getsetattr: Option<u32>,
+    /// The System V IPC syscalls (native only; ia32 has them behind
+    /// `ipc` too): the object one looks up is found at its entry.
+    pub sysv_ipc: Vec<u32>,
+    /// adjtimex and clock_adjtime (native only): what was noted of an
+    /// earlier one is forgotten at their entry.
+    pub clock_adjust: Vec<u32>,
 }
 
 impl Special {
@@ -50,12 +59,17 @@ impl Special {
         [self.exit, self.exit_group]
     }
 
-    /// Those needing an entry hook: execs, those that never return, and
-    /// the native chdir (its CWD record is the directory it started
-    /// from; an ia32 chdir's shows the new one).
+    /// Those needing an entry hook: execs, those that never return, the
+    /// native chdir (its CWD record is the directory it started from; an
+    /// ia32 chdir's shows the new one), and the native mq_getsetattr,
+    /// System V IPC and clock adjusting syscalls (what the kernel reads
+    /// there is read then, or what an earlier one noted forgotten).
     pub fn entry_hooked(&self) -> Vec<u32> {
         let mut v = vec![self.execve, self.execveat, self.exit, self.exit_group];
         v.extend(self.chdir);
+        v.extend(self.mq_getsetattr);
+        v.extend(&self.sysv_ipc);
+        v.extend(&self.clock_adjust);
         v
     }
 
@@ -71,6 +85,30 @@ impl Special {
             exit_group: nr("exit_group"),
             socketcall: m.syscall_number(b"socketcall"),
             chdir: (m == Machine::X86_64).then(|| nr("chdir")),
+            mq_getsetattr: (m == Machine::X86_64).then(|| nr("mq_getsetattr")),
+            sysv_ipc: match m {
+                Machine::X86_64 => [
+                    "msgget",
+                    "msgsnd",
+                    "msgrcv",
+                    "msgctl",
+                    "semget",
+                    "semop",
+                    "semctl",
+                    "semtimedop",
+                    "shmget",
+                    "shmat",
+                    "shmctl",
+                ]
+                .into_iter()
+                .map(nr)
+                .collect(),
+                _ => Vec::new(),
+            },
+            clock_adjust: match m {
+                Machine::X86_64 => vec![nr("adjtimex"), nr("clock_adjtime")],
+                _ => Vec::new(),
+            },
         }
     }
 }

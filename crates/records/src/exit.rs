@@ -3,17 +3,26 @@
 //! (SOCKETCALL, IPC, MQ_*, CAPSET, MMAP, OPENAT2, EXECVE, KERN_MODULE,
 //! TIME_*), FD_PAIR, SOCKADDR, OBJ_PID, CWD, PATH; PROCTITLE last.
 
-use crate::special::{Caps, FileCaps, ObjPid};
+use crate::special::{Caps, FileCaps, MqAttr, MqSendRecv, ObjPid};
 use crate::types;
 
 /// Record types in the order `audit_log_exit` writes them.
 pub const ORDER: &[u32] = &[
     types::BPRM_FCAPS,
+    types::SOCKETCALL,
+    types::IPC,
+    types::IPC_SET_PERM,
+    types::MQ_OPEN,
+    types::MQ_SENDRECV,
+    types::MQ_NOTIFY,
+    types::MQ_GETSETATTR,
     types::CAPSET,
     types::MMAP,
     types::OPENAT2,
     types::EXECVE,
     types::KERN_MODULE,
+    types::TIME_ADJNTPVAL,
+    types::TIME_INJOFFSET,
     types::FD_PAIR,
     types::SOCKADDR,
     types::OBJ_PID,
@@ -52,6 +61,24 @@ pub enum ExitRecord {
     ObjPid(ObjPid),
     /// KERN_MODULE: the module's name.
     KernModule(Vec<u8>),
+    /// MQ_OPEN: oflag, mode and the attributes.
+    MqOpen(u32, u16, MqAttr),
+    /// MQ_SENDRECV.
+    MqSendRecv(MqSendRecv),
+    /// MQ_NOTIFY: the descriptor and the signal.
+    MqNotify(i32, i32),
+    /// MQ_GETSETATTR: the descriptor and the new attributes.
+    MqGetSetAttr(i32, MqAttr),
+    /// IPC: the object's uid, gid and mode.
+    Ipc(u32, u32, u16),
+    /// IPC_SET_PERM: qbytes, the new uid, gid and mode.
+    IpcSetPerm(u64, u32, u32, u16),
+    /// TIME_ADJNTPVAL: the value's name, old and new.
+    TimeAdjNtpVal(&'static str, i64, i64),
+    /// TIME_INJOFFSET: seconds and nanoseconds.
+    TimeInjOffset(i64, i64),
+    /// SOCKETCALL: the argument words.
+    Socketcall(Vec<u32>),
 }
 
 impl ExitRecord {
@@ -67,6 +94,15 @@ impl ExitRecord {
             ExitRecord::BprmFcaps(..) => types::BPRM_FCAPS,
             ExitRecord::ObjPid(_) => types::OBJ_PID,
             ExitRecord::KernModule(_) => types::KERN_MODULE,
+            ExitRecord::MqOpen(..) => types::MQ_OPEN,
+            ExitRecord::MqSendRecv(_) => types::MQ_SENDRECV,
+            ExitRecord::MqNotify(..) => types::MQ_NOTIFY,
+            ExitRecord::MqGetSetAttr(..) => types::MQ_GETSETATTR,
+            ExitRecord::Ipc(..) => types::IPC,
+            ExitRecord::IpcSetPerm(..) => types::IPC_SET_PERM,
+            ExitRecord::TimeAdjNtpVal(..) => types::TIME_ADJNTPVAL,
+            ExitRecord::TimeInjOffset(..) => types::TIME_INJOFFSET,
+            ExitRecord::Socketcall(_) => types::SOCKETCALL,
         }
     }
 
@@ -85,6 +121,19 @@ impl ExitRecord {
             }
             ExitRecord::ObjPid(t) => vec![special::obj_pid_body(t)],
             ExitRecord::KernModule(name) => vec![special::kern_module_body(name)],
+            ExitRecord::MqOpen(oflag, mode, a) => vec![special::mq_open_body(*oflag, *mode, a)],
+            ExitRecord::MqSendRecv(r) => vec![special::mq_sendrecv_body(r)],
+            ExitRecord::MqNotify(d, sig) => vec![special::mq_notify_body(*d, *sig)],
+            ExitRecord::MqGetSetAttr(d, a) => vec![special::mq_getsetattr_body(*d, a)],
+            ExitRecord::Ipc(uid, gid, mode) => vec![special::ipc_body(*uid, *gid, *mode)],
+            ExitRecord::IpcSetPerm(q, uid, gid, mode) => {
+                vec![special::ipc_set_perm_body(*q, *uid, *gid, *mode)]
+            }
+            ExitRecord::TimeAdjNtpVal(op, old, new) => {
+                vec![special::time_adjntpval_body(op, *old, *new)]
+            }
+            ExitRecord::TimeInjOffset(sec, nsec) => vec![special::time_injoffset_body(*sec, *nsec)],
+            ExitRecord::Socketcall(args) => vec![special::socketcall_body(args)],
         }
     }
 }
@@ -96,8 +145,15 @@ mod tests {
     #[test]
     fn order_follows_audit_log_exit() {
         assert!(rank(types::BPRM_FCAPS) < rank(types::EXECVE));
+        assert!(rank(types::BPRM_FCAPS) < rank(types::SOCKETCALL));
+        assert!(rank(types::SOCKETCALL) < rank(types::IPC));
+        assert!(rank(types::IPC) < rank(types::IPC_SET_PERM));
+        assert!(rank(types::IPC_SET_PERM) < rank(types::MQ_OPEN));
+        assert!(rank(types::MQ_GETSETATTR) < rank(types::CAPSET));
         assert!(rank(types::EXECVE) < rank(types::CWD));
-        assert!(rank(types::KERN_MODULE) < rank(types::FD_PAIR));
+        assert!(rank(types::KERN_MODULE) < rank(types::TIME_ADJNTPVAL));
+        assert!(rank(types::TIME_ADJNTPVAL) < rank(types::TIME_INJOFFSET));
+        assert!(rank(types::TIME_INJOFFSET) < rank(types::FD_PAIR));
         assert!(rank(types::FD_PAIR) < rank(types::SOCKADDR));
         assert!(rank(types::SOCKADDR) < rank(types::OBJ_PID));
         assert!(rank(types::OBJ_PID) < rank(types::PATH));

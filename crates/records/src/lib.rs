@@ -77,4 +77,22 @@ pub mod types {
     pub const OPENAT2: u32 = msgtype("OPENAT2");
     /// `KERN_MODULE`.
     pub const KERN_MODULE: u32 = msgtype("KERN_MODULE");
+    /// `SOCKETCALL`.
+    pub const SOCKETCALL: u32 = msgtype("SOCKETCALL");
+    /// `IPC`.
+    pub const IPC: u32 = msgtype("IPC");
+    /// `IPC_SET_PERM`.
+    pub const IPC_SET_PERM: u32 = msgtype("IPC_SET_PERM");
+    /// `TIME_INJOFFSET`.
+    pub const TIME_INJOFFSET: u32 = msgtype("TIME_INJOFFSET");
+    /// `TIME_ADJNTPVAL`.
+    pub const TIME_ADJNTPVAL: u32 = msgtype("TIME_ADJNTPVAL");
+    /// `MQ_OPEN`.
+    pub const MQ_OPEN: u32 = msgtype("MQ_OPEN");
+    /// `MQ_SENDRECV`.
+    pub const MQ_SENDRECV: u32 = msgtype("MQ_SENDRECV");
+    /// `MQ_NOTIFY`.
+    pub const MQ_NOTIFY: u32 = msgtype("MQ_NOTIFY");
+    /// `MQ_GETSETATTR`.
+    pub const MQ_GETSETATTR: u32 = msgtype("MQ_GETSETATTR");
 }

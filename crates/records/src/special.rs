@@ -1,6 +1,8 @@
 //! The small records `audit_log_exit` writes for particular syscalls:
-//! FD_PAIR, MMAP, OPENAT2, CAPSET, BPRM_FCAPS, OBJ_PID, KERN_MODULE, each
-//! body byte for byte as the kernel formats it.
+//! FD_PAIR, MMAP, OPENAT2, CAPSET, BPRM_FCAPS, OBJ_PID, KERN_MODULE,
+//! MQ_OPEN, MQ_SENDRECV, MQ_NOTIFY, MQ_GETSETATTR, IPC, IPC_SET_PERM,
+//! TIME_ADJNTPVAL, TIME_INJOFFSET, SOCKETCALL, each body byte for byte
+//! as the kernel formats it (show_special in kernel/auditsc.c).
 
 use crate::encode::untrusted;
 use std::io::Write as _;
@@ -169,6 +171,121 @@ pub fn kern_module_body(name: &[u8]) -> Vec<u8> {
     o
 }
 
+/// A mode as C's `%#ho` prints it: `0` alone for zero, else a leading 0.
+fn alt_octal(mode: u16) -> String {
+    if mode == 0 {
+        "0".to_string()
+    } else {
+        format!("0{mode:o}")
+    }
+}
+
+/// `struct mq_attr`'s four fields the records print.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MqAttr {
+    /// `mq_flags`.
+    pub flags: i64,
+    /// `mq_maxmsg`.
+    pub maxmsg: i64,
+    /// `mq_msgsize`.
+    pub msgsize: i64,
+    /// `mq_curmsgs`.
+    pub curmsgs: i64,
+}
+
+/// MQ_OPEN: `oflag=0x%x mode=%#ho mq_flags=0x%lx mq_maxmsg=%ld
+/// mq_msgsize=%ld mq_curmsgs=%ld`.
+pub fn mq_open_body(oflag: u32, mode: u16, a: &MqAttr) -> Vec<u8> {
+    format!(
+        "oflag=0x{oflag:x} mode={} mq_flags=0x{:x} mq_maxmsg={} mq_msgsize={} mq_curmsgs={}",
+        alt_octal(mode),
+        a.flags,
+        a.maxmsg,
+        a.msgsize,
+        a.curmsgs
+    )
+    .into_bytes()
+}
+
+/// What MQ_SENDRECV shows of mq_timedsend or mq_timedreceive.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MqSendRecv {
+    /// The queue's descriptor.
+    pub mqdes: i32,
+    /// The message length argument.
+    pub msg_len: u64,
+    /// The priority (0 for a receive).
+    pub msg_prio: u32,
+    /// The absolute timeout's seconds (0 without one).
+    pub sec: i64,
+    /// ... and nanoseconds.
+    pub nsec: i64,
+}
+
+/// MQ_SENDRECV: `mqdes=%d msg_len=%zd msg_prio=%u abs_timeout_sec=%lld
+/// abs_timeout_nsec=%ld`.
+pub fn mq_sendrecv_body(r: &MqSendRecv) -> Vec<u8> {
+    format!(
+        "mqdes={} msg_len={} msg_prio={} abs_timeout_sec={} abs_timeout_nsec={}",
+        r.mqdes, r.msg_len as i64, r.msg_prio, r.sec, r.nsec
+    )
+    .into_bytes()
+}
+
+/// MQ_NOTIFY: `mqdes=%d sigev_signo=%d`.
+pub fn mq_notify_body(mqdes: i32, signo: i32) -> Vec<u8> {
+    format!("mqdes={mqdes} sigev_signo={signo}").into_bytes()
+}
+
+/// MQ_GETSETATTR: `mqdes=%d mq_flags=0x%lx mq_maxmsg=%ld mq_msgsize=%ld
+/// mq_curmsgs=%ld ` (the kernel's format ends in a space).
+pub fn mq_getsetattr_body(mqdes: i32, a: &MqAttr) -> Vec<u8> {
+    format!(
+        "mqdes={mqdes} mq_flags=0x{:x} mq_maxmsg={} mq_msgsize={} mq_curmsgs={} ",
+        a.flags, a.maxmsg, a.msgsize, a.curmsgs
+    )
+    .into_bytes()
+}
+
+/// IPC: `ouid=%u ogid=%u mode=%#ho`, the System V object's owner and
+/// mode (no `obj=`: no LSM label is read).
+pub fn ipc_body(uid: u32, gid: u32, mode: u16) -> Vec<u8> {
+    format!("ouid={uid} ogid={gid} mode={}", alt_octal(mode)).into_bytes()
+}
+
+/// IPC_SET_PERM: `qbytes=%lx ouid=%u ogid=%u mode=%#ho`, what IPC_SET
+/// was given.
+pub fn ipc_set_perm_body(qbytes: u64, uid: u32, gid: u32, mode: u16) -> Vec<u8> {
+    format!(
+        "qbytes={qbytes:x} ouid={uid} ogid={gid} mode={}",
+        alt_octal(mode)
+    )
+    .into_bytes()
+}
+
+/// The NTP values TIME_ADJNTPVAL names, in the kernel's order
+/// (`AUDIT_NTP_OFFSET` ... `AUDIT_NTP_ADJUST`).
+pub const NTP_VALUES: [&str; 6] = ["offset", "freq", "status", "tai", "tick", "adjust"];
+
+/// TIME_ADJNTPVAL: `op=%s old=%lli new=%lli`, one NTP value changed.
+pub fn time_adjntpval_body(op: &str, old: i64, new: i64) -> Vec<u8> {
+    format!("op={op} old={old} new={new}").into_bytes()
+}
+
+/// TIME_INJOFFSET: `sec=%lli nsec=%li`, the offset injected.
+pub fn time_injoffset_body(sec: i64, nsec: i64) -> Vec<u8> {
+    format!("sec={sec} nsec={nsec}").into_bytes()
+}
+
+/// SOCKETCALL: `nargs=%d` then ` aN=%lx` for each argument word.
+pub fn socketcall_body(args: &[u32]) -> Vec<u8> {
+    let mut o = format!("nargs={}", args.len()).into_bytes();
+    for (i, a) in args.iter().enumerate() {
+        let _ = write!(o, " a{i}={a:x}");
+    }
+    o
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -252,5 +369,84 @@ mod tests {
         assert_eq!(kern_module_body(b"fa\xe9"), b"name=6661E9");
         // load_module's name for an image whose name was never found.
         assert_eq!(kern_module_body(b"?"), b"name=\"?\"");
+    }
+
+    #[test]
+    fn message_queue_bodies() {
+        let attr = MqAttr {
+            flags: 0x800,
+            maxmsg: 4,
+            msgsize: 64,
+            curmsgs: 0,
+        };
+        assert_eq!(
+            mq_open_body(0o302, 0o600, &attr),
+            b"oflag=0xc2 mode=0600 mq_flags=0x800 mq_maxmsg=4 mq_msgsize=64 mq_curmsgs=0"
+        );
+        // %#ho of 0 is "0"; %lx of a negative long is its two's complement.
+        let odd = MqAttr {
+            flags: -1,
+            maxmsg: -1,
+            ..MqAttr::default()
+        };
+        assert_eq!(
+            mq_open_body(0, 0, &odd),
+            b"oflag=0x0 mode=0 mq_flags=0xffffffffffffffff mq_maxmsg=-1 mq_msgsize=0 mq_curmsgs=0"
+        );
+        let r = MqSendRecv {
+            mqdes: 3,
+            msg_len: u64::MAX,
+            msg_prio: 5,
+            sec: 1,
+            nsec: 999_999_999,
+        };
+        assert_eq!(
+            mq_sendrecv_body(&r),
+            b"mqdes=3 msg_len=-1 msg_prio=5 abs_timeout_sec=1 abs_timeout_nsec=999999999"
+        );
+        assert_eq!(mq_notify_body(-1, 10), b"mqdes=-1 sigev_signo=10");
+        assert_eq!(
+            mq_getsetattr_body(3, &attr),
+            b"mqdes=3 mq_flags=0x800 mq_maxmsg=4 mq_msgsize=64 mq_curmsgs=0 "
+        );
+    }
+
+    #[test]
+    fn ipc_bodies() {
+        assert_eq!(ipc_body(0, 0, 0o600), b"ouid=0 ogid=0 mode=0600");
+        // A removed shared memory segment carries SHM_DEST.
+        assert_eq!(
+            ipc_body(65534, 65534, 0o1640),
+            b"ouid=65534 ogid=65534 mode=01640"
+        );
+        assert_eq!(
+            ipc_set_perm_body(0x4000, 1, 2, 0o640),
+            b"qbytes=4000 ouid=1 ogid=2 mode=0640"
+        );
+        assert_eq!(
+            ipc_set_perm_body(u64::MAX, 0, 0, 0),
+            b"qbytes=ffffffffffffffff ouid=0 ogid=0 mode=0"
+        );
+    }
+
+    #[test]
+    fn time_bodies() {
+        assert_eq!(
+            time_adjntpval_body(NTP_VALUES[1], 0, 65536),
+            b"op=freq old=0 new=65536"
+        );
+        assert_eq!(
+            time_injoffset_body(-1, 999_999_999),
+            b"sec=-1 nsec=999999999"
+        );
+    }
+
+    #[test]
+    fn socketcall_body_lists_the_words() {
+        assert_eq!(socketcall_body(&[2, 1, 0]), b"nargs=3 a0=2 a1=1 a2=0");
+        assert_eq!(
+            socketcall_body(&[0xffff_ffff, 5]),
+            b"nargs=2 a0=ffffffff a1=5"
+        );
     }
 }

@@ -341,6 +341,12 @@ static __always_inline int raw_enter_body(__u64 *ctx)
 		save_entry_args(regs, compat);
 	else if (!compat && id == FA_NR64_chdir)
 		save_chdir_cwd(task);
+	else if (!compat && id == FA_NR64_mq_getsetattr)
+		save_mq_getsetattr((struct pt_regs *)bpf_task_pt_regs(task));
+	else if (!compat && is_sysv_ipc((__u32)id))
+		ipc_entry(task, (struct pt_regs *)bpf_task_pt_regs(task), (__u32)id);
+	else if (!compat && is_clock_adjust((__u32)id))
+		ntp_forget();
 	return 0;
 }
 
@@ -509,6 +515,35 @@ int fa_uring_enter(struct syscall_trace_enter *ctx)
 	return 0;
 }
 
+/* The system clock's NTP adjustments as the kernel notes them
+ * (ntp.bpf.h): ntp_adjtimex (Linux 6.17+), with the timekeeper's id, or
+ * before it __do_adjtimex, without. */
+SEC("fentry/ntp_adjtimex")
+int BPF_PROG(fa_ntp_adjtimex_entry, unsigned int tkid, struct __kernel_timex *txc)
+{
+	return tkid == 0 ? ntp_entry_body(txc) : 0;
+}
+
+SEC("fexit/ntp_adjtimex")
+int BPF_PROG(fa_ntp_adjtimex_exit, unsigned int tkid, struct __kernel_timex *txc,
+	     const struct timespec64 *ts, s32 *time_tai, struct audit_ntp_data *ad)
+{
+	return tkid == 0 ? ntp_exit_body(ad) : 0;
+}
+
+SEC("fentry/__do_adjtimex")
+int BPF_PROG(fa_do_adjtimex_entry, struct __kernel_timex *txc)
+{
+	return ntp_entry_body(txc);
+}
+
+SEC("fexit/__do_adjtimex")
+int BPF_PROG(fa_do_adjtimex_exit, struct __kernel_timex *txc, const struct timespec64 *ts,
+	     s32 *time_tai, struct audit_ntp_data *ad)
+{
+	return ntp_exit_body(ad);
+}
+
 /* Probes: which hook kinds this kernel loads and attaches (fexit is the
  * zero-cost kind: a trampoline on the audited functions only). */
 SEC("fexit/__x64_sys_chmod")
@@ -537,6 +572,12 @@ int fa_syscall_enter(struct syscall_trace_enter *ctx)
 	struct task_struct *task = bpf_get_current_task_btf();
 	if (ctx->nr == FA_NR64_chdir)
 		save_chdir_cwd(task);
+	else if (ctx->nr == FA_NR64_mq_getsetattr)
+		save_mq_getsetattr((struct pt_regs *)bpf_task_pt_regs(task));
+	else if (is_sysv_ipc((__u32)ctx->nr))
+		ipc_entry(task, (struct pt_regs *)bpf_task_pt_regs(task), (__u32)ctx->nr);
+	else if (is_clock_adjust((__u32)ctx->nr))
+		ntp_forget();
 	else
 		save_entry_args((struct pt_regs *)bpf_task_pt_regs(task), 0);
 	return 0;

@@ -223,6 +223,88 @@ struct fa_kern_module {
 	char name[64];   /* room for FA_MODULE_NAME_LEN + 1 bytes read */
 };
 
+/* struct mq_attr, as the caller passed it (the kernel copies all of it). */
+struct fa_mq_attr {
+	__s64 flags;
+	__s64 maxmsg;
+	__s64 msgsize;
+	__s64 curmsgs;
+	__s64 reserved[4];
+};
+
+/* MQ_OPEN: mq_open's flags, mode and attributes (zeros when none). */
+struct fa_mq_open {
+	__u32 oflag;
+	__u32 mode;      /* umode_t */
+	struct fa_mq_attr attr;
+};
+
+/* MQ_SENDRECV: mq_timedsend/mq_timedreceive's descriptor, length,
+ * priority (0 for a receive) and absolute timeout (0 0 when none). */
+struct fa_mq_sendrecv {
+	__s32 mqdes;
+	__u32 msg_prio;
+	__u64 msg_len;
+	__s64 sec;
+	__s64 nsec;
+};
+
+/* MQ_NOTIFY: the descriptor and the notification's signal (0: none). */
+struct fa_mq_notify {
+	__s32 mqdes;
+	__s32 signo;
+};
+
+/* mq_getsetattr's new attributes, read at its entry. */
+struct fa_mq_entry {
+	__u32 read;      /* 0: the buffer could not be read */
+	__u32 pad;
+	struct fa_mq_attr attr;
+};
+
+/* MQ_GETSETATTR: the descriptor and the new attributes. */
+struct fa_mq_getsetattr {
+	__s32 mqdes;
+	__u32 pad;
+	struct fa_mq_attr attr;
+};
+
+/* IPC: the System V object's owner and mode as the kernel noted them
+ * (audit_ipc_obj), and with has_perm IPC_SET_PERM's values
+ * (audit_ipc_set_perm: qbytes, the new owner and mode). */
+struct fa_ipc {
+	__u32 uid;
+	__u32 gid;
+	__u32 mode;      /* umode_t */
+	__u32 has_perm;
+	__u64 qbytes;
+	__u32 perm_uid;
+	__u32 perm_gid;
+	__u32 perm_mode; /* umode_t */
+	__u32 pad;
+};
+
+/* TIME_ADJNTPVAL, TIME_INJOFFSET: the NTP values adjtimex changed
+ * (offset, freq, status, tai, tick, adjust: the kernel's audit_ntp_data)
+ * and the offset ADJ_SETOFFSET injected (0 0: none). */
+enum fa_ntp_limit {
+	FA_NTP_VALUES = 6,       /* AUDIT_NTP_NVALS */
+};
+struct fa_ntp {
+	__u32 has_values; /* the NTP values were noted */
+	__u32 pad;
+	__s64 sec;
+	__s64 nsec;
+	__s64 old[FA_NTP_VALUES];
+	__s64 new[FA_NTP_VALUES];
+};
+
+/* SOCKETCALL: the ia32 socketcall's argument words (nargs of them). */
+struct fa_socketcall {
+	__u32 nargs;
+	__u32 args[6];   /* AUDITSC_ARGS */
+};
+
 /* The capability sets and euid an exec started with (saved at entry). */
 struct fa_exec_entry {
 	struct fa_caps caps;
@@ -244,6 +326,14 @@ struct fa_aux_layouts {
 	struct fa_bprm_fcaps bprm_fcaps;
 	struct fa_obj_pid obj_pid;
 	struct fa_kern_module kern_module;
+	struct fa_mq_open mq_open;
+	struct fa_mq_sendrecv mq_sendrecv;
+	struct fa_mq_notify mq_notify;
+	struct fa_mq_getsetattr mq_getsetattr;
+	struct fa_ipc ipc;
+	enum fa_ntp_limit ntp_limit;
+	struct fa_ntp ntp;
+	struct fa_socketcall socketcall;
 };
 
 /* Counters in the stats map (per CPU; user space sums them). */

@@ -4,7 +4,8 @@
  * address), OBJ_PID, FD_PAIR (pipe, pipe2, socketpair: the
  * descriptors stored in the caller's array), MMAP (a file mapping's fd
  * and flags), OPENAT2 (the caller's struct open_how), CAPSET (the
- * caller's new capability sets). */
+ * caller's new capability sets), SOCKETCALL (ia32 socketcall's
+ * arguments). */
 #ifndef FA_SPECIAL_BPF_H
 #define FA_SPECIAL_BPF_H
 
@@ -126,6 +127,42 @@ static __always_inline void send_sockaddr(struct subject *s, const struct fa_msg
 	r->read = 0;
 	if (n <= FA_SOCKADDR_MAX && bpf_probe_read_user(r->addr, n, (void *)addr) == 0)
 		r->read = n;
+	aux_submit(r);
+}
+
+/* SOCKETCALL: the ia32 socketcall's arguments, which it copies from the
+ * caller's array (compat_sys_socketcall: as many 32-bit words as the
+ * call takes, net/compat.c's nas[]) and notes before calling the
+ * operation (audit_socketcall_compat): every outcome but EINVAL for a
+ * call number out of range and EFAULT from that copy, which come first. */
+static __always_inline void send_socketcall(struct subject *s, const struct fa_msg *m,
+					    __u32 *lost)
+{
+	if (!s->compat || s->nr != FA_NR32_socketcall || !s->returned || s->ret == -ENOSYS)
+		return;
+	/* Words each call takes, SYS_SOCKET (1) to SYS_SENDMMSG (20). */
+	static const __u8 nargs[21] = { 0, 3, 3, 3, 2, 3, 3, 3, 4, 4, 4,
+					6, 6, 2, 5, 5, 3, 3, 4, 5, 4 };
+	__u32 call = (__u32)arg(s, 0);
+	if (call < 1 || call > 20)
+		return;
+	__u64 size = nargs[call] * sizeof(__u32);
+	struct fa_socketcall *r = aux_reserve(m, lost, AUDIT_SOCKETCALL, sizeof(*r));
+	if (!r)
+		return;
+	__builtin_memset(r->args, 0, sizeof(r->args));
+	/* Checked and read in one register (the verifier follows that one). */
+	barrier_var(size);
+	if (size > sizeof(r->args)) {
+		aux_discard(r);
+		return;
+	}
+	barrier_var(size);
+	if (bpf_probe_read_user(r->args, size, (void *)arg(s, 1))) {
+		aux_discard(r);
+		return;
+	}
+	r->nargs = size / sizeof(__u32);
 	aux_submit(r);
 }
 
