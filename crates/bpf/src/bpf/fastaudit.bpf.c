@@ -98,11 +98,6 @@ static __noinline __s64 judge_apart(struct subject *s, struct fa_span *span)
 	return judge(s, span);
 }
 
-static __noinline enum uring_end uring_enter_end_apart(struct subject *s, struct fa_span *span,
-							__u32 tid, __u32 *key_rule, __u64 *stamp)
-{
-	return uring_enter_end(s, span, tid, key_rule, stamp);
-}
 
 /* The auxiliary records in a frame of their own (see judge_apart). */
 static __noinline __u32 emit_aux_apart(struct subject *s, const struct fa_msg *m)
@@ -164,6 +159,22 @@ static __always_inline void emit(struct subject *s, __u32 key_rule, __u32 flags)
 	emit_event(s, &m, key_rule, flags | aux_lost);
 }
 
+/* uring_enter_end, and for URING_END_RECORD the SYSCALL event under the
+ * stamp its ops' names and address were sent with (its entry's;
+ * io_uring_enter has no records of its own after SYSCALL), in a frame of
+ * its own: on_end's stays small enough for kernels before 6.13 (512
+ * bytes for a whole call chain). */
+static __noinline enum uring_end uring_enter_end_apart(struct subject *s, struct fa_span *span,
+							__u32 tid)
+{
+	__u32 key_rule = FA_NO_RULE;
+	struct fa_msg m = { .kind = FA_MSG_AUX, .tid = tid };
+	enum uring_end end = uring_enter_end(s, span, tid, &key_rule, &m.stamp);
+	if (end == URING_END_RECORD)
+		emit_event(s, &m, key_rule, FA_EV_URING_END);
+	return end;
+}
+
 /* The end of syscall `nr` of the current task: at its exit, or for
  * exit/exit_group (`returned` 0) at their entry, since they never return
  * and nothing they do before do_exit changes what a rule or record sees. */
@@ -205,16 +216,9 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 	 * URINGOP records (uring.bpf.h): its SYSCALL after them, or a marker
 	 * that closes them. */
 	if (have_uring && !compat && nr == FA_NR64_io_uring_enter) {
-		__u32 key_rule = FA_NO_RULE;
-		/* The event goes under the stamp its ops' names and address were
-		 * sent with (taken at its entry), which uring_enter_end gives. */
-		struct fa_msg m = { .kind = FA_MSG_AUX, .tid = tid };
-		enum uring_end end = uring_enter_end_apart(&s, span, tid, &key_rule, &m.stamp);
-		if (end == URING_END_RECORD) {
-			__u32 aux_lost = emit_aux_apart(&s, &m);
-			emit_event(&s, &m, key_rule, FA_EV_URING_END | aux_lost);
+		enum uring_end end = uring_enter_end_apart(&s, span, tid);
+		if (end == URING_END_RECORD)
 			return 0;
-		}
 		if (end == URING_END_NONE) {
 			uring_emit_end_marker(tgid, tid);
 			return 0;
