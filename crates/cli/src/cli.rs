@@ -287,6 +287,10 @@ pub struct RulesArgs {
     /// Refuse the rules on any warning (exit 1, nothing printed on stdout).
     #[arg(long)]
     pub strict: bool,
+    /// Print at most this many errors and warnings a file, then a count of
+    /// the rest; 0: all
+    #[arg(long, value_name = "N", default_value_t = fastaudit_rules::report::MESSAGES_PER_FILE)]
+    pub max_messages: usize,
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 use crate::cli::{RulesArgs, RulesCommand};
 use anyhow::{Context, Result};
-use fastaudit_rules::{report, RuleSet, SystemHost};
+use fastaudit_rules::{RuleSet, SystemHost};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -16,7 +16,8 @@ pub fn run(cmd: RulesCommand) -> Result<ExitCode> {
     let host = SystemHost;
     // No path: the rules `fastaudit run` would load (the unit's
     // ExecStartPre checks them so).
-    let set = match fastaudit_daemon::load_rules(&args.paths, &host, args.strict) {
+    let set = match fastaudit_daemon::load_rules(&args.paths, &host, args.strict, args.max_messages)
+    {
         Ok(set) => set,
         Err(errors) => {
             for e in &errors {
@@ -25,20 +26,11 @@ pub fn run(cmd: RulesCommand) -> Result<ExitCode> {
             return Ok(ExitCode::from(1));
         }
     };
-    print_warnings(&set);
+    fastaudit_daemon::print_warnings(&set, args.max_messages);
     if list {
         print(&set, &args, &host).context("writing the listing")?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The warnings of a load, `FILE:LINE: warning: ...`, on stderr (at most
-/// `report::MESSAGES_PER_FILE` a file, then how many more).
-pub fn print_warnings(set: &RuleSet) {
-    let none = Default::default();
-    for line in report::lines(&[], &set.warnings, &none, report::MESSAGES_PER_FILE) {
-        eprintln!("{line}");
-    }
 }
 
 fn print(set: &RuleSet, args: &RulesArgs, host: &SystemHost) -> std::io::Result<()> {

@@ -36,5 +36,7 @@ pub use error::Error;
 pub use options::{LogFlags, RunOptions};
 /// The rules a run loads (`--rules`, else /etc/audit/rules.d, else the
 /// built-in defaults): `fastaudit rules check` checks the same.
-pub use rules::load as load_rules;
+pub use rules::load_limited as load_rules;
+/// A load's warnings as `fastaudit rules` and `run` print them.
+pub use rules::print_warnings;
 pub use start::run;

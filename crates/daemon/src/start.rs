@@ -46,7 +46,7 @@ pub fn run(opts: &RunOptions) -> Result<(), Error> {
 /// the host's facts it was compiled in.
 fn plan(opts: &RunOptions) -> Result<(Plan, RuleSet, Environment), Error> {
     let set = rules::load(&opts.rules, &SystemHost, opts.strict).map_err(Error::Refused)?;
-    rules::print_warnings(&set);
+    rules::print_warnings(&set, fastaudit_rules::report::MESSAGES_PER_FILE);
     start_trace::mark("settings and rules read");
     // Probing loads BPF programs and reads tracefs: root only (`--explain`
     // works without, with the facts assumed).

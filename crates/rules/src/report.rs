@@ -43,7 +43,7 @@ fn count(n: usize, what: &str) -> String {
 
 /// The lines to print for a load's errors and warnings (and the number of
 /// errors `unlisted` for a file, found but not kept): by file, then line;
-/// `limit` per file, then `FILE: ... and K more not shown`; then `N errors,
+/// `limit` per file (0: all), then `FILE: ... and K more not shown`; then `N errors,
 /// M warnings in FILE` for a file with left-out messages, or with errors
 /// and more than one message (one message counts itself).
 pub fn lines(
@@ -58,6 +58,7 @@ pub fn lines(
         .chain(warnings.iter().map(|(o, w)| Message::Warning(o, w)))
         .collect();
     all.sort_by(|a, b| by_origin(a.origin(), b.origin()));
+    let limit = if limit == 0 { usize::MAX } else { limit };
     let mut out = Vec::new();
     for group in all.chunk_by(|a, b| a.origin().file == b.origin().file) {
         let Some(first) = group.first() else { continue };

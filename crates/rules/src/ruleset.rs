@@ -57,17 +57,14 @@ pub struct LoadErrors {
     /// Refusals left out of `errors`, counted by file (past the number
     /// printed for a file).
     pub unlisted: HashMap<PathBuf, usize>,
+    /// Messages printed per file (0: all).
+    pub limit: usize,
 }
 
 impl LoadErrors {
     /// The refusals and warnings as printed, `FILE:LINE: ...` (see [`report`]).
     pub fn report(&self) -> Vec<String> {
-        report::lines(
-            &self.errors,
-            &self.warnings,
-            &self.unlisted,
-            report::MESSAGES_PER_FILE,
-        )
+        report::lines(&self.errors, &self.warnings, &self.unlisted, self.limit)
     }
 }
 
@@ -242,6 +239,17 @@ impl RuleSet {
         host: &dyn Host,
         strict: bool,
     ) -> Result<RuleSet, LoadErrors> {
+        RuleSet::load_limited(paths, host, strict, report::MESSAGES_PER_FILE)
+    }
+
+    /// [`RuleSet::load_with`], keeping (and printing) at most `limit`
+    /// messages a file, 0 for all (`rules check --max-messages`).
+    pub fn load_limited(
+        paths: &[PathBuf],
+        host: &dyn Host,
+        strict: bool,
+        limit: usize,
+    ) -> Result<RuleSet, LoadErrors> {
         let mut set = RuleSet::default();
         let mut errors = Vec::new();
         // Refusals per file: kept up to the number printed, then counted
@@ -257,7 +265,7 @@ impl RuleSet {
                     set.warnings.extend(src.warnings);
                     for (origin, words) in src.lines {
                         let shown = kept.get(&origin.file).copied().unwrap_or(0);
-                        let listed = shown < report::MESSAGES_PER_FILE;
+                        let listed = limit == 0 || shown < limit;
                         if let Err(e) = set.apply_words_with(&words, &origin, host, listed) {
                             let count = if listed { &mut kept } else { &mut unlisted };
                             *count.entry(origin.file.clone()).or_default() += 1;
@@ -285,6 +293,7 @@ impl RuleSet {
                 errors,
                 warnings: set.warnings,
                 unlisted,
+                limit,
             })
         }
     }

@@ -394,7 +394,14 @@ pub fn differential(ka: &KernelAudit, name: &str, lines: &[Vec<u8>]) -> Vec<Stri
     let dir = tempdir();
     let file = dir.join(format!("{}.rules", name.replace('/', "_")));
     std::fs::write(&file, lines.join(&b"\n"[..])).expect("write rules");
-    let check = fastaudit(&["rules", "check", file.to_str().expect("utf8 path")]);
+    // Every refusal listed: the verdicts are read per line.
+    let check = fastaudit(&[
+        "rules",
+        "check",
+        "--max-messages",
+        "0",
+        file.to_str().expect("utf8 path"),
+    ]);
     let stderr = String::from_utf8_lossy(&check.stderr).into_owned();
     let prefix = format!("{}:", file.display());
     let refused: std::collections::BTreeSet<usize> = stderr

@@ -13,13 +13,29 @@ const RULES_D: &str = "/etc/audit/rules.d";
 /// defaults: a rules.d that exists but cannot be read (as non-root, say)
 /// is an error, never a silent fallback. The errors: one line each.
 pub fn load(paths: &[PathBuf], host: &SystemHost, strict: bool) -> Result<RuleSet, Vec<String>> {
+    load_limited(
+        paths,
+        host,
+        strict,
+        fastaudit_rules::report::MESSAGES_PER_FILE,
+    )
+}
+
+/// [`load`], printing at most `limit` messages a file (0: all).
+pub fn load_limited(
+    paths: &[PathBuf],
+    host: &SystemHost,
+    strict: bool,
+    limit: usize,
+) -> Result<RuleSet, Vec<String>> {
     let strings = |e: LoadErrors| e.report();
     if !paths.is_empty() {
-        return RuleSet::load_with(paths, host, strict).map_err(strings);
+        return RuleSet::load_limited(paths, host, strict, limit).map_err(strings);
     }
     match std::fs::metadata(RULES_D) {
         Ok(_) => {
-            return RuleSet::load_with(&[PathBuf::from(RULES_D)], host, strict).map_err(strings)
+            return RuleSet::load_limited(&[PathBuf::from(RULES_D)], host, strict, limit)
+                .map_err(strings)
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             eprintln!("fastaudit: {RULES_D} does not exist: using the built-in default rules");
@@ -49,10 +65,12 @@ pub fn load(paths: &[PathBuf], host: &SystemHost, strict: bool) -> Result<RuleSe
     }
 }
 
-/// Every warning of a load, `FILE:LINE: warning: ...`, on stderr (as
-/// `fastaudit rules` prints them).
-pub fn print_warnings(set: &RuleSet) {
-    for (origin, w) in &set.warnings {
-        eprintln!("{origin}: warning: {w}");
+/// The warnings of a load, `FILE:LINE: warning: ...`, on stderr, at most
+/// `limit` a file (0: all), then how many more (as `fastaudit rules`
+/// prints them).
+pub fn print_warnings(set: &RuleSet, limit: usize) {
+    let none = Default::default();
+    for line in fastaudit_rules::report::lines(&[], &set.warnings, &none, limit) {
+        eprintln!("{line}");
     }
 }

@@ -10,7 +10,7 @@ pub mod change;
 mod load;
 
 pub use change::{changes, RuleChange};
-pub use load::{load, print_warnings};
+pub use load::{load, load_limited, print_warnings};
 
 use crate::kernel::KernelSettings;
 use fastaudit_engine::{compile, Environment, Plan};
