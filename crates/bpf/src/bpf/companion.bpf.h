@@ -9,6 +9,10 @@
 #ifndef FA_COMPANION_BPF_H
 #define FA_COMPANION_BPF_H
 
+#include "arch.bpf.h"
+#include "maps.bpf.h"
+#include "dentry.bpf.h"
+
 #define PROC_SUPER_MAGIC 0x9fa0
 
 /* Whether the write that just returned `ret` reached audit_set_loginuid,

@@ -11,6 +11,11 @@
 #ifndef FA_OBJECTS_BPF_H
 #define FA_OBJECTS_BPF_H
 
+#include "arch.bpf.h"
+#include "maps.bpf.h"
+#include "dentry.bpf.h"
+#include "subject.bpf.h"
+
 /* Whether objects are collected: some rule can record a native syscall
  * that names paths (engine: Plan::names_paths). */
 const volatile __u32 have_objs = 0;

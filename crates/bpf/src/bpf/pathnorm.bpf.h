@@ -5,6 +5,10 @@
 #ifndef FA_PATHNORM_BPF_H
 #define FA_PATHNORM_BPF_H
 
+#include "maps.bpf.h"
+#include "dentry.bpf.h"
+#include "hits.bpf.h"
+
 /* Scratch for spelling a failed syscall's path argument the one way the
  * watch tables hold paths: absolute, without "//", "." or "..". The loop
  * state lives here too, not on the stack: the verifier then sees unknown

@@ -7,6 +7,13 @@
 #ifndef FA_PATHS_BPF_H
 #define FA_PATHS_BPF_H
 
+#include "arch.bpf.h"
+#include "maps.bpf.h"
+#include "dentry.bpf.h"
+#include "subject.bpf.h"
+#include "objects.bpf.h"
+#include "auxsample.bpf.h"
+
 /* The working directory spelled leaf first from the end of buf (as
  * d_path builds it); state off the stack, as the normalizer's. */
 struct cwd_build {

@@ -5,6 +5,14 @@
 #ifndef FA_RULES_BPF_H
 #define FA_RULES_BPF_H
 
+#include "arch.bpf.h"
+#include "maps.bpf.h"
+#include "dentry.bpf.h"
+#include "subject.bpf.h"
+#include "hits.bpf.h"
+#include "objects.bpf.h"
+#include "sockaddr.bpf.h"
+
 /* The result of evaluating a list of candidate rules. */
 enum verdict {
 	VERDICT_NONE = -1,    /* no rule matched */

@@ -4,6 +4,8 @@
 #ifndef FA_SUBJECT_BPF_H
 #define FA_SUBJECT_BPF_H
 
+#include "arch.bpf.h"
+
 struct subject {
 	struct task_struct *task;
 	struct pt_regs *regs;
@@ -33,6 +35,17 @@ static __always_inline __u64 arg(struct subject *s, int n)
 	if (s->saved)
 		return s->saved->a[n & 3];
 	return regs_arg(s->regs, s->compat, n);
+}
+
+/* Syscall argument n (0-5), either ABI. */
+static __always_inline __u64 arg6(struct subject *s, int n)
+{
+	if (n < 4)
+		return arg(s, n);
+	struct pt_regs *r = s->regs;
+	if (s->compat)
+		return (__u32)(n == 4 ? BPF_CORE_READ(r, di) : BPF_CORE_READ(r, bp));
+	return n == 4 ? BPF_CORE_READ(r, r8) : BPF_CORE_READ(r, r9);
 }
 
 #define MAX_ERRNO 4095   /* include/linux/err.h */

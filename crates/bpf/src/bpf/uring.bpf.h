@@ -16,6 +16,17 @@
 #ifndef FA_URING_BPF_H
 #define FA_URING_BPF_H
 
+#include "arch.bpf.h"
+#include "maps.bpf.h"
+#include "dentry.bpf.h"
+#include "subject.bpf.h"
+#include "objects.bpf.h"
+#include "rules.bpf.h"
+#include "event.bpf.h"
+#include "auxsample.bpf.h"
+#include "paths.bpf.h"
+#include "handover.bpf.h"
+
 /* Whether io_uring ops are audited, and whether exit rules can select
  * io_uring_enter (they judge inline ops first, as audit_filter_syscall). */
 const volatile __u32 have_uring = 0;
