@@ -40,18 +40,10 @@ static long cwd_step(__u32 i, struct cwd_ref *r)
 	struct cwd_build *c = r->c;
 	if (!c)
 		return 1;
-	struct dentry *child = c->pos.d;
-	switch (dentry_up(&c->pos)) {
-	case WALK_ROOT:
-		c->ok = 1;
-		return 1;
-	case WALK_MOUNT:
-		return 0;
-	case WALK_PARENT:
-		break;
-	default:
-		return 1;
-	}
+	struct dentry *child;
+	long next = spell_step(&c->pos, &child, &c->ok);
+	if (next != SPELL_COMPONENT)
+		return next;
 	__u32 len = BPF_CORE_READ(child, d_name.len);
 	__u32 at = c->at;
 	if (len == 0 || len + 1 > at)
