@@ -23,7 +23,6 @@ const volatile __u32 have_objs = 0;
  * audited, and an op a worker ran has PATH records of its own. */
 const volatile __u32 have_uring_objs = 0;
 
-#define FA_S_IFMT 00170000
 #define FA_FMODE_CREATED 0x100000   /* file->f_mode: the open created it */
 #define FA_MINORBITS 20             /* kernel dev_t: major << 20 | minor */
 

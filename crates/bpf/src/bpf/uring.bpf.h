@@ -393,8 +393,6 @@ __noinline int fa_uring_prep_names(__u64 req, __u32 op, __u32 index, __u64 stamp
 	return 0;
 }
 
-#define FA_AF_MAX 46   /* address families are below */
-
 /* Where bind's prep copied the address in its request's async data
  * `data`: a struct io_async_msghdr's `addr`, or (a 2026 fix, backported
  * to stable kernels) the data itself. Nothing the BPF side can read
