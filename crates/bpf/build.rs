@@ -8,14 +8,11 @@
 //! syscall numbers) are generated into `audit_abi.h` from the rules
 //! crate's tables, so C and Rust read them from one definition.
 
-use fastaudit_rules::abi::{arch, field, op, perm};
+use fastaudit_rules::abi::{self, arch, field, op, perm};
 use fastaudit_rules::tables::{errnos, Machine, COMPARISONS};
 use libbpf_cargo::SkeletonBuilder;
 use std::fmt::Write;
 use std::path::PathBuf;
-
-/// Syscall numbers below this are looked up (FA_NR_SYSCALLS in fastaudit.h).
-const SYSCALL_SCAN: u32 = 2048;
 
 fn main() {
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
@@ -93,6 +90,14 @@ fn audit_abi_header() -> String {
         true,
     );
 
+    // Sizes and masks, as the rules crate declares them (FA_NR_SYSCALLS of
+    // fastaudit.h is FA_ABI_NR_SYSCALLS).
+    h.push_str("/* Limits and masks. */\n");
+    let _ = writeln!(h, "#define FA_ABI_NR_SYSCALLS {}", abi::NR_SYSCALLS);
+    let _ = writeln!(h, "#define FA_AF_MAX {}", abi::AF_MAX);
+    let _ = writeln!(h, "#define FA_S_IFMT 0{:o}", abi::S_IFMT);
+    h.push('\n');
+
     // -C comparisons of two subject fields, as an X-macro: X(id, a, b).
     // The object-field ones (obj_uid, obj_gid) are not evaluated in BPF.
     h.push_str("/* -C comparisons between subject fields: X(AUDIT_COMPARE_*, a, b). */\n");
@@ -136,7 +141,7 @@ fn audit_abi_header() -> String {
     h.push('\n');
     for (machine, prefix) in [(Machine::X86_64, "FA_NR64_"), (Machine::X86, "FA_NR32_")] {
         let _ = writeln!(h, "/* {} syscall numbers. */", machine.name());
-        for nr in 0..SYSCALL_SCAN {
+        for nr in 0..abi::NR_SYSCALLS {
             if let Some(name) = machine.syscall_name(nr) {
                 let _ = writeln!(h, "#define {prefix}{name} {nr}");
             }

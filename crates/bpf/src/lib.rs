@@ -19,3 +19,79 @@ mod skel {
 }
 
 pub use skel::*;
+
+#[cfg(test)]
+mod tests {
+    use libbpf_rs::libbpf_sys::API_HEADERS;
+    use std::io::Write;
+    use std::path::{Path, PathBuf};
+    use std::process::{Command, Stdio};
+
+    /// What every header may assume is included before it.
+    const PRELUDE: &str = "#include \"vmlinux.h\"\n\
+        #include <bpf/bpf_helpers.h>\n\
+        #include <bpf/bpf_tracing.h>\n\
+        #include <bpf/bpf_core_read.h>\n\
+        #include \"audit_abi.h\"\n\
+        #include \"fastaudit.h\"\n";
+
+    /// Each `*.bpf.h` compiles alone after the prelude, twice over (its
+    /// include guard), with no warning: it includes what it uses, so the
+    /// headers work in any order.
+    #[test]
+    fn each_header_compiles_alone() {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/bpf");
+        let libbpf =
+            std::env::temp_dir().join(format!("fastaudit-bpf-headers-{}", std::process::id()));
+        let bpf = libbpf.join("bpf");
+        std::fs::create_dir_all(&bpf).expect("create the libbpf header directory");
+        for (name, text) in API_HEADERS {
+            std::fs::write(bpf.join(name), text).expect("write a libbpf header");
+        }
+        let mut headers: Vec<PathBuf> = std::fs::read_dir(&src)
+            .expect("read src/bpf")
+            .map(|e| e.expect("read src/bpf").path())
+            .filter(|p| p.to_string_lossy().ends_with(".bpf.h"))
+            .collect();
+        headers.sort();
+        assert!(headers.len() > 10, "headers in {}", src.display());
+        let mut failed = Vec::new();
+        for header in &headers {
+            let name = header.file_name().expect("file name").to_string_lossy();
+            let unit = format!("{PRELUDE}#include \"{name}\"\n#include \"{name}\"\n");
+            let mut clang = Command::new("clang")
+                .args([
+                    "-target",
+                    "bpf",
+                    "-O2",
+                    "-D__TARGET_ARCH_x86",
+                    "-fsyntax-only",
+                ])
+                .args(["-Wall", "-Werror", "-Wno-unused-function", "-x", "c", "-"])
+                .arg(format!("-I{}", libbpf.display()))
+                .arg(format!("-I{}", src.display()))
+                .arg(format!("-I{}", src.join("vmlinux").display()))
+                .arg(format!("-I{}", env!("OUT_DIR")))
+                .stdin(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("run clang");
+            clang
+                .stdin
+                .take()
+                .expect("clang's stdin")
+                .write_all(unit.as_bytes())
+                .expect("write to clang");
+            let out = clang.wait_with_output().expect("wait for clang");
+            if !out.status.success() {
+                failed.push(format!("{name}:\n{}", String::from_utf8_lossy(&out.stderr)));
+            }
+        }
+        let _ = std::fs::remove_dir_all(&libbpf);
+        assert!(
+            failed.is_empty(),
+            "headers that do not compile alone:\n{}",
+            failed.join("\n")
+        );
+    }
+}

@@ -14,12 +14,10 @@ use fastaudit_bpf::types::{
 };
 use fastaudit_records::path::{parent_len, Inode, NameType, PathItem};
 use fastaudit_records::Syscall;
+use fastaudit_rules::abi::{arch, S_IFMT};
 use fastaudit_rules::tables::Machine;
 
-/// `AUDIT_ARCH_X86_64`: the path table covers native syscalls.
-const ARCH_X86_64: u32 = 0xc000_003e;
-/// `S_IFMT`, `S_IFDIR`.
-const S_IFMT: u32 = 0o170000;
+/// `S_IFDIR`: a mode's file type bits (`S_IFMT`) for a directory.
 const S_IFDIR: u32 = 0o040000;
 
 /// An inode as the BPF side saw it.
@@ -297,7 +295,7 @@ fn lookup_failed(name: &str, exit: i64) -> bool {
 /// path, or on another ABI than the native one).
 pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
     let mut sent = decode(aux)?;
-    if sc.arch != ARCH_X86_64 {
+    if sc.arch != arch::X86_64 {
         return None;
     }
     let name = x86_64_name(sc.syscall)?;
@@ -563,7 +561,7 @@ mod tests {
 
     fn records(syscall: &str, exit: i64, aux: &[Aux]) -> PathRecords {
         let sc = Syscall {
-            arch: ARCH_X86_64,
+            arch: arch::X86_64,
             syscall: fastaudit_rules::tables::Machine::X86_64
                 .syscall_number(syscall.as_bytes())
                 .unwrap(),

@@ -159,6 +159,8 @@ pub mod arch {
 
 /// Words in a rule's syscall bitmap (`AUDIT_BITMASK_SIZE`).
 pub const BITMASK_WORDS: usize = 64;
+/// Syscall numbers per ABI that a rule's bitmap can name: every one below this.
+pub const NR_SYSCALLS: u32 = BITMASK_WORDS as u32 * 32;
 /// Most fields one rule may carry (`AUDIT_MAX_FIELDS`).
 pub const MAX_FIELDS: usize = 64;
 /// Longest filter key, all keys of a rule joined (`AUDIT_MAX_KEY_LEN`).

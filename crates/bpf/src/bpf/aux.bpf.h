@@ -7,46 +7,15 @@
 #ifndef FA_AUX_BPF_H
 #define FA_AUX_BPF_H
 
-/* Reserve an auxiliary sample of `size` payload bytes (a constant at each
- * call site) of record `type`, under the event head m (its tid and
- * stamp); 0 when the ring buffer is full, counted, and *lost then
- * becomes FA_EV_AUX_LOST for the event. */
-static __always_inline void *aux_reserve(const struct fa_msg *m, __u32 *lost, __u32 type, __u32 size)
-{
-	struct fa_aux_head *h = bpf_ringbuf_reserve(&events, sizeof(*h) + size, 0);
-	if (!h) {
-		count(FA_STAT_AUX_LOST);
-		*lost = FA_EV_AUX_LOST;
-		return 0;
-	}
-	h->msg = *m;
-	h->msg.kind = FA_MSG_AUX;
-	h->rec_type = type;
-	h->len = size;
-	return h + 1;
-}
-
-/* Queue a payload aux_reserve returned. */
-static __always_inline void aux_submit(void *payload)
-{
-	bpf_ringbuf_submit((struct fa_aux_head *)payload - 1, BPF_RB_NO_WAKEUP);
-}
-
-/* Give back a payload aux_reserve returned, unsent. */
-static __always_inline void aux_discard(void *payload)
-{
-	bpf_ringbuf_discard((struct fa_aux_head *)payload - 1, BPF_RB_NO_WAKEUP);
-}
-
-/* The record families' senders (each uses aux_reserve above). */
+#include "subject.bpf.h"
+/* The record families' senders (each reserves through auxsample.bpf.h). */
 #include "execve.bpf.h"      /* BPRM_FCAPS, EXECVE */
 #include "special.bpf.h"     /* MMAP, OPENAT2, CAPSET, FD_PAIR, SOCKADDR, OBJ_PID, SOCKETCALL */
 #include "kmodule.bpf.h"     /* KERN_MODULE */
 #include "mqueue.bpf.h"      /* MQ_OPEN, MQ_SENDRECV, MQ_NOTIFY, MQ_GETSETATTR */
 #include "ipc.bpf.h"         /* IPC, IPC_SET_PERM */
 #include "ntp.bpf.h"         /* TIME_ADJNTPVAL, TIME_INJOFFSET */
-/* Senders defined after this header (they reserve through it). */
-static __always_inline void emit_paths(struct subject *s, const struct fa_msg *m, __u32 *lost);
+#include "paths.bpf.h"       /* CWD, PATH */
 
 /* Send the auxiliary records of the syscall of s before its event, whose
  * head m will be; returns FA_EV_AUX_LOST if one found no room. Each

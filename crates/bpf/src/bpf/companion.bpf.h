@@ -9,6 +9,10 @@
 #ifndef FA_COMPANION_BPF_H
 #define FA_COMPANION_BPF_H
 
+#include "arch.bpf.h"
+#include "maps.bpf.h"
+#include "dentry.bpf.h"
+
 #define PROC_SUPER_MAGIC 0x9fa0
 
 /* Whether the write that just returned `ret` reached audit_set_loginuid,
@@ -56,7 +60,6 @@ static __always_inline int loginuid_written(struct task_struct *task, __u32 comp
 
 #define AF_NETLINK 16
 #define NETLINK_AUDIT 9
-#define S_IFMT 00170000
 #define S_IFSOCK 0140000
 
 /* Whether a native sendto/sendmsg that returned ret handed kernel audit a
@@ -77,7 +80,7 @@ static __always_inline int audit_config_sent(struct task_struct *task, __u32 nr,
 	if (bpf_ksym_exists(bpf_rdonly_cast)) {
 		struct file *f = bpf_core_cast(fp, struct file);
 		struct inode *inode = f->f_inode;
-		if (!inode || (inode->i_mode & S_IFMT) != S_IFSOCK)
+		if (!inode || (inode->i_mode & FA_S_IFMT) != S_IFSOCK)
 			return 0;
 		struct socket *sock = bpf_core_cast(f->private_data, struct socket);
 		struct sock *sk = sock->sk;
@@ -87,7 +90,7 @@ static __always_inline int audit_config_sent(struct task_struct *task, __u32 nr,
 	} else {
 		/* No BTF casts (before Linux 6.2): probe reads. */
 		struct inode *inode = BPF_CORE_READ(fp, f_inode);
-		if (!inode || (BPF_CORE_READ(inode, i_mode) & S_IFMT) != S_IFSOCK)
+		if (!inode || (BPF_CORE_READ(inode, i_mode) & FA_S_IFMT) != S_IFSOCK)
 			return 0;
 		struct socket *sock = BPF_CORE_READ(fp, private_data);
 		struct sock *sk = BPF_CORE_READ(sock, sk);

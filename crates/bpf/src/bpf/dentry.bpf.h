@@ -55,6 +55,28 @@ static __always_inline enum walk_step dentry_up(struct walk_pos *p)
 	return WALK_PARENT;
 }
 
+/* A step of a bpf_loop walk that spells a path leaf first (the working
+ * directory, a relative path's base): SPELL_COMPONENT when it moved up
+ * past a component, *child; else what the loop callback returns: 0 when
+ * it crossed a mount (no component), 1 when the walk is over, with
+ * *whole set when it reached the root (the path is complete). */
+#define SPELL_COMPONENT -1
+static __always_inline long spell_step(struct walk_pos *p, struct dentry **child, __u32 *whole)
+{
+	*child = p->d;
+	switch (dentry_up(p)) {
+	case WALK_PARENT:
+		return SPELL_COMPONENT;
+	case WALK_MOUNT:
+		return 0;
+	case WALK_ROOT:
+		*whole = 1;
+		return 1;
+	default:
+		return 1;   /* a root without its mount: give up */
+	}
+}
+
 /* Whether d_path would add " (deleted)": the dentry is unhashed and not
  * a root. */
 static __always_inline int dentry_deleted(struct dentry *d)

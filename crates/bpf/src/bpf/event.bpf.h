@@ -4,6 +4,12 @@
 #ifndef FA_EVENT_BPF_H
 #define FA_EVENT_BPF_H
 
+#include "arch.bpf.h"
+#include "maps.bpf.h"
+#include "dentry.bpf.h"
+#include "subject.bpf.h"
+#include "proctitle.bpf.h"
+
 /* The command line as the kernel's get_cmdline reads it for
  * audit_log_proctitle: the first FA_PROCTITLE_LEN bytes of the argument
  * area. */

@@ -7,6 +7,10 @@
 #ifndef FA_EXECVE_BPF_H
 #define FA_EXECVE_BPF_H
 
+#include "arch.bpf.h"
+#include "subject.bpf.h"
+#include "auxsample.bpf.h"
+
 #define SECURE_NOROOT 0              /* securebits bit: root has no privilege */
 #define FA_CAP_FULL 0x1ffffffffffULL /* CAP_FULL_SET: capabilities 0..40 */
 

@@ -3,7 +3,9 @@
  * candidate rules in O(1), evaluate them in order with the kernel audit's
  * exit-list semantics (first match decides; never = do not record), and
  * send a matching syscall to user space through a ring buffer. Helpers
- * live in headers by concern, each including what it needs before it. */
+ * live in headers by concern; each includes the headers it uses (after
+ * vmlinux.h, libbpf's, audit_abi.h and fastaudit.h), so the order here
+ * is free (lib.rs's test compiles each alone). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -22,6 +24,7 @@
 #include "rules.bpf.h"       /* rule evaluation */
 #include "proctitle.bpf.h"   /* PROCTITLE's command line, cached per task */
 #include "event.bpf.h"       /* the event sent to user space */
+#include "auxsample.bpf.h"   /* an auxiliary record's ring-buffer sample */
 #include "aux.bpf.h"         /* its auxiliary records, sent before it */
 #include "paths.bpf.h"       /* ... its CWD and PATH data */
 #include "companion.bpf.h"   /* syscalls that make a kernel record (LOGIN) */

@@ -5,11 +5,13 @@
 #ifndef FASTAUDIT_H
 #define FASTAUDIT_H
 
+#include "audit_abi.h"   /* FA_ABI_NR_SYSCALLS */
+
 /* Sizes and limits. Enums, not macros, so that they reach the Rust side
  * through the object's BTF (see struct fa_enums). */
 enum fa_limit {
 	FA_MAX_TESTS = 64,          /* AUDIT_MAX_FIELDS */
-	FA_NR_SYSCALLS = 2048,      /* syscall numbers per ABI */
+	FA_NR_SYSCALLS = FA_ABI_NR_SYSCALLS, /* syscall numbers per ABI (a rule's bitmap) */
 	FA_MAX_RULES = 8192,
 	FA_NO_RULE = FA_MAX_RULES,  /* fa_event.rule of an event no rule selected */
 	FA_MAX_CANDIDATES = 262144, /* all per-syscall candidate lists together */

@@ -6,9 +6,19 @@
 #ifndef FA_HITS_BPF_H
 #define FA_HITS_BPF_H
 
+#include "maps.bpf.h"
+#include "dentry.bpf.h"
+
 /* Unused slots are zero and ids are not: a straight-line scan keeps the
  * rule callback small for the verifier. */
-static __always_inline int has_hit(struct fa_hits *h, __u32 id);
+static __always_inline int has_hit(struct fa_hits *h, __u32 id)
+{
+	int found = 0;
+#pragma unroll
+	for (int j = 0; j < FA_MAX_HITS; j++)
+		found |= h->id[j] == id;
+	return found;
+}
 
 /* has_hit on the current thread's hits, as a global function: checked
  * once by the verifier, not in every state of the rule callback (the
@@ -26,15 +36,6 @@ static __always_inline __u32 hits_any(__u32 tid)
 {
 	struct fa_hits *h = bpf_map_lookup_elem(&hits, &tid);
 	return h && h->count;
-}
-
-static __always_inline int has_hit(struct fa_hits *h, __u32 id)
-{
-	int found = 0;
-#pragma unroll
-	for (int j = 0; j < FA_MAX_HITS; j++)
-		found |= h->id[j] == id;
-	return found;
 }
 
 static __always_inline void hit_add(struct fa_hits *h, __u32 id)

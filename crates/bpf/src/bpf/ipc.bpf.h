@@ -22,8 +22,10 @@
 #ifndef FA_IPC_BPF_H
 #define FA_IPC_BPF_H
 
-/* Defined after this header (handover.bpf.h). */
-static __always_inline int entry_args_consumable(void);
+#include "arch.bpf.h"
+#include "subject.bpf.h"
+#include "handover.bpf.h"
+#include "auxsample.bpf.h"
 
 #define FA_IPC_PRIVATE 0
 #define FA_IPC_CREAT 01000

@@ -9,6 +9,9 @@
 #ifndef FA_KMODULE_BPF_H
 #define FA_KMODULE_BPF_H
 
+#include "subject.bpf.h"
+#include "auxsample.bpf.h"
+
 /* Whether delete_module's outcome `ret` comes after the kernel noted the
  * name: not EPERM (no CAP_SYS_MODULE, or modules disabled: refused
  * before the copy; nothing later returns EPERM), not EFAULT (the copy

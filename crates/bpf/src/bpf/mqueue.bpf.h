@@ -11,6 +11,11 @@
 #ifndef FA_MQUEUE_BPF_H
 #define FA_MQUEUE_BPF_H
 
+#include "arch.bpf.h"
+#include "subject.bpf.h"
+#include "handover.bpf.h"
+#include "auxsample.bpf.h"
+
 #define FA_O_CREAT 0100
 #define FA_O_NONBLOCK 04000
 #define FA_MQ_PRIO_MAX 32768
@@ -98,9 +103,6 @@ static __always_inline void send_mq_notify(struct subject *s, const struct fa_ms
 	r->signo = signo;
 	aux_submit(r);
 }
-
-/* Defined after this header (handover.bpf.h). */
-static __always_inline int entry_args_consumable(void);
 
 /* mq_getsetattr's new attributes as the kernel copied them in, at entry:
  * the old attributes are copied out at the end, over them when the

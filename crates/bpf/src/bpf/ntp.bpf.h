@@ -18,6 +18,10 @@
 #ifndef FA_NTP_BPF_H
 #define FA_NTP_BPF_H
 
+#include "subject.bpf.h"
+#include "handover.bpf.h"
+#include "auxsample.bpf.h"
+
 #define FA_ADJ_SETOFFSET 0x0100
 #define FA_ADJ_NANO 0x2000
 

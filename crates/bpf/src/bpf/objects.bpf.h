@@ -11,6 +11,11 @@
 #ifndef FA_OBJECTS_BPF_H
 #define FA_OBJECTS_BPF_H
 
+#include "arch.bpf.h"
+#include "maps.bpf.h"
+#include "dentry.bpf.h"
+#include "subject.bpf.h"
+
 /* Whether objects are collected: some rule can record a native syscall
  * that names paths (engine: Plan::names_paths). */
 const volatile __u32 have_objs = 0;
@@ -18,7 +23,6 @@ const volatile __u32 have_objs = 0;
  * audited, and an op a worker ran has PATH records of its own. */
 const volatile __u32 have_uring_objs = 0;
 
-#define FA_S_IFMT 00170000
 #define FA_FMODE_CREATED 0x100000   /* file->f_mode: the open created it */
 #define FA_MINORBITS 20             /* kernel dev_t: major << 20 | minor */
 
@@ -423,19 +427,7 @@ static long obj_test_step(__u32 j, struct obj_test_ref *r)
 static __always_inline __u32 task_field(__u32 field)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
-	const struct cred *c = BPF_CORE_READ(t, cred);
-	switch (field) {
-	case AUDIT_UID: return BPF_CORE_READ(c, uid.val);
-	case AUDIT_EUID: return BPF_CORE_READ(c, euid.val);
-	case AUDIT_SUID: return BPF_CORE_READ(c, suid.val);
-	case AUDIT_FSUID: return BPF_CORE_READ(c, fsuid.val);
-	case AUDIT_GID: return BPF_CORE_READ(c, gid.val);
-	case AUDIT_EGID: return BPF_CORE_READ(c, egid.val);
-	case AUDIT_SGID: return BPF_CORE_READ(c, sgid.val);
-	case AUDIT_FSGID: return BPF_CORE_READ(c, fsgid.val);
-	case AUDIT_LOGINUID: return BPF_CORE_READ(t, loginuid.val);
-	}
-	return 0;
+	return cred_field(t, BPF_CORE_READ(t, cred), field);
 }
 
 /* An object test (`code`: FA_FIELD_OBJ | field, or FA_FIELD_OBJ_COMPARE

@@ -5,6 +5,10 @@
 #ifndef FA_PATHNORM_BPF_H
 #define FA_PATHNORM_BPF_H
 
+#include "maps.bpf.h"
+#include "dentry.bpf.h"
+#include "hits.bpf.h"
+
 /* Scratch for spelling a failed syscall's path argument the one way the
  * watch tables hold paths: absolute, without "//", "." or "..". The loop
  * state lives here too, not on the stack: the verifier then sees unknown
@@ -46,18 +50,10 @@ static long base_step(__u32 i, struct norm_ref *r)
 	struct norm *n = r->n;
 	if (!n)
 		return 1;
-	struct dentry *child = n->base.d;
-	switch (dentry_up(&n->base)) {
-	case WALK_ROOT:
-		n->ok = 1;
-		return 1;
-	case WALK_MOUNT:
-		return 0;
-	case WALK_PARENT:
-		break;
-	default:
-		return 1;   /* a root without its mount: give up */
-	}
+	struct dentry *child;
+	long next = spell_step(&n->base, &child, &n->ok);
+	if (next != SPELL_COMPONENT)
+		return next;
 	__u32 depth = n->depth;
 	if (depth >= FA_PATH_DEPTH)
 		return 1;   /* too deep: give up */

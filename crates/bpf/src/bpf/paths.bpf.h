@@ -7,6 +7,13 @@
 #ifndef FA_PATHS_BPF_H
 #define FA_PATHS_BPF_H
 
+#include "arch.bpf.h"
+#include "maps.bpf.h"
+#include "dentry.bpf.h"
+#include "subject.bpf.h"
+#include "objects.bpf.h"
+#include "auxsample.bpf.h"
+
 /* The working directory spelled leaf first from the end of buf (as
  * d_path builds it); state off the stack, as the normalizer's. */
 struct cwd_build {
@@ -33,18 +40,10 @@ static long cwd_step(__u32 i, struct cwd_ref *r)
 	struct cwd_build *c = r->c;
 	if (!c)
 		return 1;
-	struct dentry *child = c->pos.d;
-	switch (dentry_up(&c->pos)) {
-	case WALK_ROOT:
-		c->ok = 1;
-		return 1;
-	case WALK_MOUNT:
-		return 0;
-	case WALK_PARENT:
-		break;
-	default:
-		return 1;
-	}
+	struct dentry *child;
+	long next = spell_step(&c->pos, &child, &c->ok);
+	if (next != SPELL_COMPONENT)
+		return next;
 	__u32 len = BPF_CORE_READ(child, d_name.len);
 	__u32 at = c->at;
 	if (len == 0 || len + 1 > at)

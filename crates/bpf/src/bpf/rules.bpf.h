@@ -5,6 +5,14 @@
 #ifndef FA_RULES_BPF_H
 #define FA_RULES_BPF_H
 
+#include "arch.bpf.h"
+#include "maps.bpf.h"
+#include "dentry.bpf.h"
+#include "subject.bpf.h"
+#include "hits.bpf.h"
+#include "objects.bpf.h"
+#include "sockaddr.bpf.h"
+
 /* The result of evaluating a list of candidate rules. */
 enum verdict {
 	VERDICT_NONE = -1,    /* no rule matched */
@@ -32,22 +40,13 @@ struct {
 	__type(value, __u32);
 } rule_prio SEC(".maps");
 
-/* The value of a field for the current syscall. */
+/* The value of a field for the current syscall (its ids: cred_field). */
 static __always_inline __u32 value_of(struct subject *s, __u32 field)
 {
 	struct task_struct *t = s->task;
 	const struct cred *c = s->cred ? s->cred : BPF_CORE_READ(t, cred);
 	switch (field) {
 	case AUDIT_PID: return s->tgid;
-	case AUDIT_UID: return BPF_CORE_READ(c, uid.val);
-	case AUDIT_EUID: return BPF_CORE_READ(c, euid.val);
-	case AUDIT_SUID: return BPF_CORE_READ(c, suid.val);
-	case AUDIT_FSUID: return BPF_CORE_READ(c, fsuid.val);
-	case AUDIT_GID: return BPF_CORE_READ(c, gid.val);
-	case AUDIT_EGID: return BPF_CORE_READ(c, egid.val);
-	case AUDIT_SGID: return BPF_CORE_READ(c, sgid.val);
-	case AUDIT_FSGID: return BPF_CORE_READ(c, fsgid.val);
-	case AUDIT_LOGINUID: return BPF_CORE_READ(t, loginuid.val);
 	case AUDIT_PERS: return BPF_CORE_READ(t, personality);
 	case AUDIT_ARCH: return s->no_arch ? 0 : abi_arch(s->compat);
 	case AUDIT_PPID: return BPF_CORE_READ(t, real_parent, tgid);
@@ -60,27 +59,14 @@ static __always_inline __u32 value_of(struct subject *s, __u32 field)
 	case AUDIT_ARG2: return (__u32)arg(s, 2);
 	case AUDIT_ARG3: return (__u32)arg(s, 3);
 	}
-	return 0;
+	return cred_field(t, c, field);
 }
 
 /* An id field -C compares, of the task at `task` with credentials at
  * `cred` (addresses as numbers). */
 static __always_inline __u32 id_of(__u64 task, __u64 cred, __u32 field)
 {
-	struct task_struct *t = (struct task_struct *)task;
-	const struct cred *c = (const struct cred *)cred;
-	switch (field) {
-	case AUDIT_UID: return BPF_CORE_READ(c, uid.val);
-	case AUDIT_EUID: return BPF_CORE_READ(c, euid.val);
-	case AUDIT_SUID: return BPF_CORE_READ(c, suid.val);
-	case AUDIT_FSUID: return BPF_CORE_READ(c, fsuid.val);
-	case AUDIT_GID: return BPF_CORE_READ(c, gid.val);
-	case AUDIT_EGID: return BPF_CORE_READ(c, egid.val);
-	case AUDIT_SGID: return BPF_CORE_READ(c, sgid.val);
-	case AUDIT_FSGID: return BPF_CORE_READ(c, fsgid.val);
-	case AUDIT_LOGINUID: return BPF_CORE_READ(t, loginuid.val);
-	}
-	return 0;
+	return cred_field((struct task_struct *)task, (const struct cred *)cred, field);
 }
 
 /* A -C test between two of the task's ids: the AUDIT_COMPARE_* id names

@@ -9,6 +9,8 @@
 #ifndef FA_SOCKADDR_BPF_H
 #define FA_SOCKADDR_BPF_H
 
+#include "subject.bpf.h"
+
 /* How a socket syscall carries its address. */
 enum sa_way {
 	SA_NONE,
@@ -17,17 +19,6 @@ enum sa_way {
 	SA_MSG_PASSED,    /* struct msghdr argument: msg_name, msg_namelen */
 	SA_MSG_RETURNED,
 };
-
-/* Syscall argument n (0-5), either ABI. */
-static __always_inline __u64 arg6(struct subject *s, int n)
-{
-	if (n < 4)
-		return arg(s, n);
-	struct pt_regs *r = s->regs;
-	if (s->compat)
-		return (__u32)(n == 4 ? BPF_CORE_READ(r, di) : BPF_CORE_READ(r, bp));
-	return n == 4 ? BPF_CORE_READ(r, r8) : BPF_CORE_READ(r, r9);
-}
 
 /* Where the syscall's address is: its way, the address argument and the
  * length argument. ia32 sendmsg/recvmsg (compat msghdr) and socketcall

@@ -9,6 +9,12 @@
 #ifndef FA_SPECIAL_BPF_H
 #define FA_SPECIAL_BPF_H
 
+#include "maps.bpf.h"
+#include "subject.bpf.h"
+#include "sockaddr.bpf.h"
+#include "execve.bpf.h"
+#include "auxsample.bpf.h"
+
 #define FA_MAP_ANONYMOUS 0x20
 
 /* FD_PAIR: the two descriptors, from the array the kernel filled (set

@@ -4,6 +4,8 @@
 #ifndef FA_SUBJECT_BPF_H
 #define FA_SUBJECT_BPF_H
 
+#include "arch.bpf.h"
+
 struct subject {
 	struct task_struct *task;
 	struct pt_regs *regs;
@@ -33,6 +35,36 @@ static __always_inline __u64 arg(struct subject *s, int n)
 	if (s->saved)
 		return s->saved->a[n & 3];
 	return regs_arg(s->regs, s->compat, n);
+}
+
+/* Syscall argument n (0-5), either ABI. */
+static __always_inline __u64 arg6(struct subject *s, int n)
+{
+	if (n < 4)
+		return arg(s, n);
+	struct pt_regs *r = s->regs;
+	if (s->compat)
+		return (__u32)(n == 4 ? BPF_CORE_READ(r, di) : BPF_CORE_READ(r, bp));
+	return n == 4 ? BPF_CORE_READ(r, r8) : BPF_CORE_READ(r, r9);
+}
+
+/* An id of task t with credentials c, by its field code: the uid..fsgid
+ * and loginuid rule fields, which -C and object comparisons name too (0
+ * for another field). */
+static __always_inline __u32 cred_field(struct task_struct *t, const struct cred *c, __u32 field)
+{
+	switch (field) {
+	case AUDIT_UID: return BPF_CORE_READ(c, uid.val);
+	case AUDIT_EUID: return BPF_CORE_READ(c, euid.val);
+	case AUDIT_SUID: return BPF_CORE_READ(c, suid.val);
+	case AUDIT_FSUID: return BPF_CORE_READ(c, fsuid.val);
+	case AUDIT_GID: return BPF_CORE_READ(c, gid.val);
+	case AUDIT_EGID: return BPF_CORE_READ(c, egid.val);
+	case AUDIT_SGID: return BPF_CORE_READ(c, sgid.val);
+	case AUDIT_FSGID: return BPF_CORE_READ(c, fsgid.val);
+	case AUDIT_LOGINUID: return BPF_CORE_READ(t, loginuid.val);
+	}
+	return 0;
 }
 
 #define MAX_ERRNO 4095   /* include/linux/err.h */

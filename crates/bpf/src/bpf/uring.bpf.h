@@ -16,6 +16,17 @@
 #ifndef FA_URING_BPF_H
 #define FA_URING_BPF_H
 
+#include "arch.bpf.h"
+#include "maps.bpf.h"
+#include "dentry.bpf.h"
+#include "subject.bpf.h"
+#include "objects.bpf.h"
+#include "rules.bpf.h"
+#include "event.bpf.h"
+#include "auxsample.bpf.h"
+#include "paths.bpf.h"
+#include "handover.bpf.h"
+
 /* Whether io_uring ops are audited, and whether exit rules can select
  * io_uring_enter (they judge inline ops first, as audit_filter_syscall). */
 const volatile __u32 have_uring = 0;
@@ -381,8 +392,6 @@ __noinline int fa_uring_prep_names(__u64 req, __u32 op, __u32 index, __u64 stamp
 	}
 	return 0;
 }
-
-#define FA_AF_MAX 46   /* address families are below */
 
 /* Where bind's prep copied the address in its request's async data
  * `data`: a struct io_async_msghdr's `addr`, or (a 2026 fix, backported

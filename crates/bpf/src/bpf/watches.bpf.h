@@ -6,6 +6,14 @@
 #ifndef FA_WATCHES_BPF_H
 #define FA_WATCHES_BPF_H
 
+#include "arch.bpf.h"
+#include "maps.bpf.h"
+#include "dentry.bpf.h"
+#include "subject.bpf.h"
+#include "hits.bpf.h"
+#include "objects.bpf.h"
+#include "pathnorm.bpf.h"
+
 struct failed_args {
 	struct fa_hits *h;
 	struct task_struct *task;
