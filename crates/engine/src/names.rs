@@ -239,7 +239,7 @@ impl Build<'_> {
 fn x86_64_name(nr: u32) -> Option<&'static str> {
     static NAMES: std::sync::OnceLock<Vec<Option<&'static str>>> = std::sync::OnceLock::new();
     let names = NAMES.get_or_init(|| {
-        (0..crate::runtime::NR_SYSCALLS)
+        (0..crate::limits::NR_SYSCALLS)
             .map(|nr| Machine::X86_64.syscall_name(nr))
             .collect()
     });

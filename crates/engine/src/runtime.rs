@@ -4,78 +4,18 @@
 //! is decided here; every hook is detached when [`run`] returns, on every
 //! path.
 
-use crate::generation::{self, Generation};
-use crate::image::{ImageError, MapImages};
+use crate::error::{bpf, EngineError};
+use crate::event::AuditEvent;
+use crate::generation::{self, read_stats, Attached, Generation};
+use crate::options::Options;
 use crate::plan::Plan;
 use crate::samples::{Aux, Samples};
-use fastaudit_bpf::types::{fa_event, fa_event_flag, fa_limit, fa_stat};
-use fastaudit_records::{Syscall, UringOp};
-use libbpf_rs::{MapCore, MapFlags};
+use fastaudit_bpf::types::{fa_event, fa_event_flag};
+use fastaudit_records::Syscall;
 use std::cell::RefCell;
 use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
-use thiserror::Error;
-
-// The header's limits (fastaudit.h, reaching Rust as BTF enums).
-/// Syscall numbers per ABI: native span indexes first, compat ones after.
-pub(crate) const NR_SYSCALLS: u32 = fa_limit::FA_NR_SYSCALLS.0;
-/// Most tests one rule carries in the rules map.
-pub(crate) const MAX_TESTS: usize = fa_limit::FA_MAX_TESTS.0 as usize;
-/// Spans index of the task-list rules.
-pub(crate) const TASK_SPAN: u32 = fa_limit::FA_TASK_SPAN.0;
-/// The ring buffer's size unless a run asks for another (`--ring-buffer-kib`).
-pub const RING_BUFFER_BYTES: u32 = fa_limit::FA_RINGBUF_BYTES.0;
-
-/// Why the engine could not start or keep running.
-#[derive(Debug, Error)]
-pub enum EngineError {
-    /// Loading or attaching BPF failed (not root, BPF unavailable, ...).
-    #[error("{what}: {source}")]
-    Bpf {
-        what: String,
-        source: libbpf_rs::Error,
-    },
-    /// The plan cannot run here (no hook kind, bad ring buffer size).
-    #[error("{0}")]
-    Plan(String),
-    /// The plan does not fit the kernel tables.
-    #[error(transparent)]
-    Image(#[from] ImageError),
-}
-
-pub(crate) fn bpf(what: impl Into<String>) -> impl FnOnce(libbpf_rs::Error) -> EngineError {
-    let what = what.into();
-    move |source| EngineError::Bpf { what, source }
-}
-
-/// One audited syscall, ready to be formatted.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AuditEvent {
-    /// Wall-clock time of the syscall exit: seconds and milliseconds.
-    pub sec: u64,
-    /// Milliseconds part.
-    pub msec: u32,
-    /// The SYSCALL record's content.
-    pub syscall: Syscall,
-    /// The command line (argv joined by NULs), as PROCTITLE wants it.
-    pub cmdline: Vec<u8>,
-    /// The syscall made a kernel record that stock audit writes with these
-    /// SYSCALL and PROCTITLE records, under its stamp (a loginuid write:
-    /// LOGIN, whose `pid=` is this event's pid). Its key is `None` unless
-    /// a rule selected the syscall too.
-    pub companion: bool,
-    /// The data of the records the kernel writes after SYSCALL (PATH,
-    /// CWD, EXECVE, ...), in the order the BPF side sent them.
-    pub aux: Vec<Aux>,
-    /// Some of those records found no room in the ring buffer.
-    pub aux_lost: bool,
-    /// URINGOP records that come first under the event's stamp (io_uring
-    /// ops issued inside this io_uring_enter, or one op of its own).
-    pub uringops: Vec<UringOp>,
-    /// Only `uringops`: no SYSCALL and PROCTITLE records.
-    pub no_syscall: bool,
-}
 
 /// Counters of a run: generated = delivered + lost.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -89,35 +29,6 @@ pub struct Stats {
     /// Auxiliary records the kernel side could not queue (their events
     /// are marked `aux_lost`).
     pub aux_lost: u64,
-}
-
-/// What was attached, for the caller and tests.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Attached {
-    /// One per attached link, the plan's attachments as `--explain` shows
-    /// them ("tp_btf/raw_syscalls:sys_exit by fa_raw_exit").
-    pub hooks: Vec<String>,
-}
-
-/// Tunables of a run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Options {
-    /// Ring buffer size in bytes (a power of two, at least one page).
-    pub ring_buffer_bytes: u32,
-    /// Send companion events (a loginuid write's SYSCALL for LOGIN) for
-    /// tasks that have a kernel audit context as well: true beside another
-    /// audit daemon (`--bpf-only`), false when fastaudit is the daemon,
-    /// since the kernel then writes those tasks' SYSCALL records itself.
-    pub companion_with_context: bool,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            ring_buffer_bytes: RING_BUFFER_BYTES,
-            companion_with_context: false,
-        }
-    }
 }
 
 /// Run `plan` until `stop` is set. `ready` is called once every hook is
@@ -246,7 +157,7 @@ pub fn run_live<H: Handler>(
     handler.ready(&owner.attached);
 
     let mut stats = Stats::default();
-    let mut uring_groups = crate::uring::Groups::default();
+    let mut uring_groups = crate::uring_groups::Groups::default();
     let mut spare = Vec::new();
     // Returns whether there was anything to deliver.
     let mut deliver = |stats: &mut Stats, plans: &[Plan], handler: &mut H| {
@@ -399,91 +310,6 @@ fn handover(
     Ok(())
 }
 
-fn as_bytes<T>(v: &T) -> &[u8] {
-    // SAFETY: only used on the skeleton's plain repr(C) types and u32.
-    unsafe { std::slice::from_raw_parts((v as *const T).cast::<u8>(), std::mem::size_of::<T>()) }
-}
-
-/// Write one map entry.
-pub(crate) fn put<K, V>(map: &impl MapCore, k: &K, v: &V, what: &str) -> Result<(), EngineError> {
-    map.update(as_bytes(k), as_bytes(v), MapFlags::ANY)
-        .map_err(bpf(what))
-}
-
-/// Write the plan's map images, verbatim.
-pub(crate) fn write_maps(
-    skel: &fastaudit_bpf::FastauditSkel,
-    images: &MapImages,
-) -> Result<(), EngineError> {
-    let m = &skel.maps;
-    for (i, rule) in images.rules.iter().enumerate() {
-        put(&m.rules, &(i as u32), rule, "filling the rule table")?;
-    }
-    for (i, id) in images.candidates.iter().enumerate() {
-        put(
-            &m.candidates,
-            &(i as u32),
-            id,
-            "filling the candidate table",
-        )?;
-    }
-    for (k, span) in &images.spans {
-        put(&m.spans, k, span, "filling the syscall index")?;
-    }
-    for (k, span) in &images.uring_spans {
-        put(&m.uring_spans, k, span, "filling the io_uring op index")?;
-    }
-    for (id, prio) in &images.rule_prio {
-        put(&m.rule_prio, id, prio, "filling the rule priorities")?;
-    }
-    for (k, v) in &images.watched {
-        put(&m.watched, k, v, "filling the watch table")?;
-    }
-    for (k, id) in &images.watch_by_parent_name {
-        put(&m.watch_by_parent_name, k, id, "filling the watched names")?;
-    }
-    for (k, id) in &images.watch_paths {
-        put(&m.watch_paths, k, id, "filling the watched paths")?;
-    }
-    for (k, id) in &images.tree_paths {
-        put(&m.tree_paths, k, id, "filling the watched trees")?;
-    }
-    for (nr, a) in &images.path_args {
-        put(&m.path_args, nr, a, "filling the path argument table")?;
-    }
-    for (k, v) in &images.sysclass {
-        put(&m.sysclass, k, v, "filling the syscall classes")?;
-    }
-    for (i, exe) in images.exes.iter().enumerate() {
-        put(&m.exes, &(i as u32), exe, "filling the exe table")?;
-    }
-    Ok(())
-}
-
-fn read_stats(skel: &fastaudit_bpf::FastauditSkel) -> Result<(u64, u64, u64), EngineError> {
-    let sum = |idx: u32| -> Result<u64, EngineError> {
-        let per_cpu = skel
-            .maps
-            .stats
-            .lookup_percpu(as_bytes(&idx), MapFlags::ANY)
-            .map_err(bpf("reading counters"))?;
-        Ok(per_cpu
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|v| {
-                v.get(..8)
-                    .and_then(|b| b.try_into().ok())
-                    .map(u64::from_ne_bytes)
-            })
-            .sum())
-    };
-    Ok((
-        sum(fa_stat::FA_STAT_EMITTED.0)?,
-        sum(fa_stat::FA_STAT_LOST.0)?,
-        sum(fa_stat::FA_STAT_AUX_LOST.0)?,
-    ))
-}
-
 /// Converts the kernel's monotonic clock to wall-clock time.
 pub(crate) struct Clock {
     offset_ns: i128,
@@ -513,7 +339,7 @@ impl Clock {
 
 /// exe= for a path the kernel's d_path cannot give (too long), as the
 /// kernel writes it: never a shorter path that could pass for another.
-pub const EXE_TOO_LONG: &[u8] = b"<too_long>";
+const EXE_TOO_LONG: &[u8] = b"<too_long>";
 
 pub(crate) fn assemble(
     plan: &Plan,

@@ -9,7 +9,7 @@
 //! filled ([`crate::resolve`]) and kept current by the runtime's follower
 //! thread for as long as it runs; the plan only names the paths.
 
-use crate::plan::Watch;
+use crate::rule::Watch;
 use fastaudit_bpf::types::{fa_inode_key, fa_name_key, fa_path_key, fa_watch};
 use libbpf_rs::{MapCore, MapFlags};
 use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify, WatchDescriptor};

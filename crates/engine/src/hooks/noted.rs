@@ -5,18 +5,10 @@
 //! trampolines) and the functions in the kernel's BTF; without them the
 //! records are not written.
 
-use super::{AttachPoint, Attachment, Hook};
+use crate::hook::{AttachPoint, Attachment, Hook, Noted};
 use crate::kinds::KernelFunctions;
 use crate::plan::Plan;
 use crate::syscalls;
-
-/// What a [`Hook::Noted`] hook notes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Noted {
-    /// The NTP values adjtimex/clock_adjtime changed and the offset they
-    /// injected (TIME_ADJNTPVAL, TIME_INJOFFSET).
-    Ntp,
-}
 
 /// One program on one kernel function.
 struct OnFunction {
