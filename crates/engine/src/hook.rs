@@ -61,6 +61,10 @@ pub enum Noted {
     Ntp,
 }
 
+/// The kernel functions the [`Noted`] hooks may attach to (looked up in
+/// the kernel's BTF).
+pub(crate) const NOTED_FUNCTIONS: [&str; 2] = ["ntp_adjtimex", "__do_adjtimex"];
+
 /// Where a program is attached.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AttachPoint {

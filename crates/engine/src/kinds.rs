@@ -175,24 +175,41 @@ pub enum KernelFunctions {
     /// Not looked up: every one assumed present (no root; tests).
     #[default]
     Assumed,
-    /// Looked up in the kernel's BTF, once, when a plan asks.
-    Lookup,
+    /// Looked up in the kernel's BTF, once, when a plan asks, by the
+    /// probe's lookup (kept here as a function, so these facts stay data).
+    Lookup(FunctionLookup),
     /// Known: those missing.
     Missing(Vec<String>),
 }
 
 impl KernelFunctions {
     /// Whether the kernel has function `name` (one of
-    /// `crate::hooks::noted::FUNCTIONS`).
+    /// `crate::hook::NOTED_FUNCTIONS`).
     pub fn has(&self, name: &str) -> bool {
         match self {
             KernelFunctions::Assumed => true,
             KernelFunctions::Missing(missing) => !missing.iter().any(|m| m == name),
-            // The one call from these plain facts into the probing: a
-            // lookup deferred until a plan asks (probe.rs names the kinds
-            // it fills in, so the two modules import each other).
-            KernelFunctions::Lookup => crate::probe::kernel_has_function(name),
+            KernelFunctions::Lookup(lookup) => (lookup.0)(name),
         }
+    }
+}
+
+/// A lookup of kernel functions by name, deferred until a plan asks.
+#[derive(Clone, Copy)]
+pub struct FunctionLookup(pub fn(&str) -> bool);
+
+/// There is one lookup, of this host's kernel: any two are the same.
+impl PartialEq for FunctionLookup {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for FunctionLookup {}
+
+impl std::fmt::Debug for FunctionLookup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FunctionLookup")
     }
 }
 

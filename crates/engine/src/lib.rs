@@ -41,6 +41,7 @@ mod ring;
 mod rule;
 mod runtime;
 mod samples;
+mod sent;
 pub mod start_trace;
 pub mod syscalls;
 mod uring;
@@ -57,7 +58,9 @@ pub use event::AuditEvent;
 pub use generation::Attached;
 pub use hook::{AttachPoint, Attachment, Hook, Noted};
 pub use image::{ImageError, MapImages, Rodata};
-pub use kinds::{Features, HookKinds, InodeSource, KernelFunctions, Kind, Probe, UringSubmit};
+pub use kinds::{
+    Features, FunctionLookup, HookKinds, InodeSource, KernelFunctions, Kind, Probe, UringSubmit,
+};
 pub use limits::RING_BUFFER_BYTES;
 pub use options::Options;
 pub use plan::{Environment, Plan};

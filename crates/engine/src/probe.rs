@@ -4,7 +4,10 @@
 //! ([`crate::kinds`], [`Environment`]); only this module and the runtime
 //! load BPF.
 
-use crate::kinds::{Features, HookKinds, InodeSource, KernelFunctions, Kind, Probe, UringSubmit};
+use crate::hook::NOTED_FUNCTIONS;
+use crate::kinds::{
+    Features, FunctionLookup, HookKinds, InodeSource, KernelFunctions, Kind, Probe, UringSubmit,
+};
 use crate::plan::Environment;
 use fastaudit_bpf::FastauditSkelBuilder;
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
@@ -427,7 +430,7 @@ impl Features {
             inode,
             uring_submit,
             uring_complete_res_arg,
-            functions: KernelFunctions::Lookup,
+            functions: KernelFunctions::Lookup(FunctionLookup(kernel_has_function)),
         }
     }
 }
@@ -475,12 +478,12 @@ fn kernel_function_range(name: &str) -> Option<(u64, u64)> {
 }
 
 /// Whether the kernel has function `name` (one of
-/// `crate::hooks::noted::FUNCTIONS`), looked up in its BTF once.
-pub(crate) fn kernel_has_function(name: &str) -> bool {
+/// [`NOTED_FUNCTIONS`]), looked up in its BTF once.
+fn kernel_has_function(name: &str) -> bool {
     static PRESENT: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
     PRESENT
         .get_or_init(|| match KernelBtf::load() {
-            Some(b) => crate::hooks::noted::FUNCTIONS
+            Some(b) => NOTED_FUNCTIONS
                 .into_iter()
                 .filter(|f| b.has_func(f))
                 .collect(),

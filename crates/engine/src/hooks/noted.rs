@@ -51,9 +51,6 @@ const NTP: [[OnFunction; 2]; 2] = [
     ],
 ];
 
-/// The functions the noted hooks may attach to (looked up in the kernel's BTF).
-pub const FUNCTIONS: [&str; 2] = ["ntp_adjtimex", "__do_adjtimex"];
-
 /// The native syscalls whose records each kind of note feeds.
 fn syscalls_of(noted: Noted) -> Vec<u32> {
     match noted {
