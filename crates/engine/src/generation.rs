@@ -11,7 +11,8 @@ use crate::image::MapImages;
 use crate::options::Options;
 use crate::plan::Plan;
 use crate::resolve::Resolved;
-use crate::watches::{self, WatchTable};
+use crate::watch_follow;
+use crate::watches::WatchTable;
 use fastaudit_bpf::types::fa_stat;
 use fastaudit_bpf::types::{fa_handover, fa_limit};
 use fastaudit_bpf::{FastauditSkel, FastauditSkelBuilder};
@@ -258,7 +259,7 @@ pub(crate) fn follow(
     map: &MapHandle,
     quit: &AtomicBool,
 ) -> Result<(), libbpf_rs::Error> {
-    watches::follow(table, map, quit)
+    watch_follow::follow(table, map, quit)
 }
 
 pub(crate) fn as_bytes<T>(v: &T) -> &[u8] {

@@ -47,6 +47,7 @@ pub mod syscalls;
 mod uring;
 mod uring_groups;
 pub mod uring_paths;
+mod watch_follow;
 mod watches;
 
 #[cfg(test)]

@@ -12,9 +12,8 @@
 //! The SQPOLL thread's context (which takes the names itself) is not
 //! followed: its URINGOP records carry no CWD or PATH.
 
-use crate::names::PathRecords;
 use crate::samples::Aux;
-use crate::sent::{decode, Obj, Sent};
+use crate::sent::{decode, Obj, PathRecords, Sent};
 use fastaudit_bpf::types::fa_obj_flag;
 use fastaudit_records::path::{NameType, PathItem};
 use fastaudit_rules::tables;
