@@ -12,6 +12,7 @@ use crate::samples::Aux;
 pub use crate::sent::PathRecords;
 use crate::sent::{decode, u32_at, Obj, Sent};
 use fastaudit_bpf::types::fa_obj_flag;
+use fastaudit_bpf::types::fa_obj_flag as F;
 use fastaudit_records::path::{parent_len, NameType, PathItem};
 use fastaudit_records::Syscall;
 use fastaudit_rules::tables::Machine;
@@ -154,7 +155,6 @@ pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
     if sent.names[..2].iter().all(Option::is_none) && empty_path_is_the_fd(name) {
         return None;
     }
-    let exe_path = sc.exe.as_deref();
     let exit = sc.exit;
     let call = lookup::Call {
         name,
@@ -164,10 +164,6 @@ pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
         names: &sent.names,
         bases: &sent.bases,
     };
-    let mut b = Build {
-        sent: &sent,
-        items: Vec::new(),
-    };
     let failed = exit.is_some_and(|e| (-4095..0).contains(&e));
     let nargs = sent.names[..2].iter().filter(|n| n.is_some()).count();
     let socket_path = match name {
@@ -175,176 +171,220 @@ pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
         _ => None,
     };
     if let Some(path) = socket_path {
-        // The socket's path, looked up from user space as a failed
-        // syscall's are (BPF sees no object for it).
-        let names = [Some(path), None, None];
-        let call = lookup::Call {
-            names: &names,
-            ..call
-        };
-        let items = match (name, failed) {
-            (_, true) if lookup_failed("stat", exit.unwrap_or(0)) => lookup::bare_items(&call, 1),
-            ("bind", _) => lookup::created(&call),
-            _ => lookup::items(&call, 1),
-        };
         return Some(PathRecords {
             cwd: sent.cwd.clone(),
-            items,
+            items: socket_items(&call, path, failed, exit),
         });
     }
-    if failed {
-        // No lookup result is visible to BPF for a failed syscall. One
-        // whose error can only come from the lookup itself never reached
-        // an object: its names are bare (fastaudit, looking again with
-        // its own rights, might find what the task could not).
-        let items = if lookup_failed(name, exit.unwrap_or(0)) {
-            lookup::bare_items(&call, nargs)
-        } else {
-            lookup::items(&call, nargs)
+    let mut items = if failed {
+        failed_items(&call, nargs, exit)
+    } else {
+        let mut b = Build {
+            sent: &sent,
+            items: Vec::new(),
         };
-        let mut items = items;
-        exec_files::add_file_caps(sent.cwd.as_deref(), &mut items);
-        return Some(PathRecords {
-            cwd: sent.cwd.clone(),
-            items,
-        });
-    }
-    use fa_obj_flag as F;
-    match name {
-        "open" | "openat" | "openat2" | "creat" => {
-            let opened = b.obj(|o| o.has(F::FA_OBJ_OPENED)).cloned();
-            match opened {
-                Some(o) if o.has(F::FA_OBJ_CREATED) => {
-                    let dir = b.obj(|p| p.has(F::FA_OBJ_PARENT)).cloned();
-                    b.push(b.parent_name(0), dir.as_ref(), NameType::Parent);
-                    b.push(b.name(0), Some(&o), NameType::Create);
-                }
-                o => b.push(b.name(0), o.as_ref(), NameType::Normal),
-            }
-        }
-        "execve" | "execveat" => {
-            let exe = b.obj(|o| o.has(F::FA_OBJ_EXEC)).cloned();
-            let script = b.name(0).and_then(|n| {
-                exec_files::script(sent.cwd.as_deref(), &n, exe.as_ref().map(|e| &e.inode))
-            });
-            match script {
-                Some((inode, interp)) => {
-                    b.items.push(PathItem {
-                        name: b.name(0),
-                        inode: Some(inode),
-                        nametype: NameType::Normal,
-                    });
-                    b.push(Some(interp), exe.as_ref(), NameType::Normal);
-                }
-                None => b.push(b.name(0), exe.as_ref(), NameType::Normal),
-            }
-            if let Some(loader) = b.obj(|o| o.has(F::FA_OBJ_LOADER)).cloned() {
-                let name = exe_path.and_then(exec_files::elf_interp);
-                b.push(name, Some(&loader), NameType::Normal);
-            }
-        }
-        "mkdir" | "mkdirat" | "mknod" | "mknodat" | "symlink" | "symlinkat" => {
-            // The new inode had no dentry yet when its times were set.
-            let new = b.obj(|o| !o.has(F::FA_OBJ_ALIAS)).cloned();
-            let dir = b.obj(|o| o.is_dir() && o.has(F::FA_OBJ_ALIAS)).cloned();
-            b.push(b.parent_name(0), dir.as_ref(), NameType::Parent);
-            if name.starts_with("symlink") {
-                // The target is a name the kernel never looks up.
-                b.push(b.name(2), None, NameType::Unknown);
-            }
-            b.push(b.name(0), new.as_ref(), NameType::Create);
-        }
-        "unlink" | "unlinkat" | "rmdir" => {
-            let named = b.entry(0).cloned();
-            // A file with other hard links may show another of its names
-            // (the inode's first alias): then the one changed non-directory.
-            let victim = named
-                .clone()
-                .or_else(|| b.obj(|o| !o.is_dir() && o.has(F::FA_OBJ_CHANGED)).cloned());
-            let dir = match &named {
-                Some(v) => b.obj_ino(v.parent_ino).cloned(),
-                None => b.obj(|o| o.is_dir() && o.has(F::FA_OBJ_CHANGED)).cloned(),
-            };
-            b.push(b.parent_name(0), dir.as_ref(), NameType::Parent);
-            b.push(b.name(0), victim.as_ref(), NameType::Delete);
-        }
-        "link" | "linkat" => {
-            let linked = b.obj(|o| !o.is_dir()).cloned();
-            let dir = b.obj(|o| o.is_dir()).cloned();
-            b.push(b.parent_name(1), dir.as_ref(), NameType::Parent);
-            b.push(b.name(0), linked.as_ref(), NameType::Normal);
-            b.push(b.name(1), linked.as_ref(), NameType::Create);
-        }
-        "rename" | "renameat" | "renameat2" => {
-            let moved_named = b.entry(0).cloned();
-            let victim_named = b.entry(1).cloned();
-            let ino = |o: &Option<Obj>| o.as_ref().map(|o| o.inode.ino);
-            // A moved file with other hard links may show another of its
-            // names (the inode's first alias): then the changed
-            // non-directory that is not the victim.
-            let moved = moved_named.clone().or_else(|| {
-                b.obj(|o| {
-                    !o.is_dir()
-                        && o.has(F::FA_OBJ_CHANGED)
-                        && Some(o.inode.ino) != ino(&victim_named)
-                })
-                .cloned()
-            });
-            let victim = victim_named.filter(|v| Some(v.inode.ino) != ino(&moved));
-            let same_dir = b.parent_name(0) == b.parent_name(1);
-            let old_dir = match &moved_named {
-                Some(m) => b.obj_ino(m.parent_ino).cloned(),
-                // The alias's directory is not the one renamed from.
-                None => victim
-                    .as_ref()
-                    .filter(|_| same_dir)
-                    .and_then(|v| b.obj_ino(v.parent_ino))
-                    .cloned(),
-            };
-            let new_dir = match &victim {
-                Some(v) => b.obj_ino(v.parent_ino).cloned(),
-                None => b
-                    .obj(|o| {
-                        o.is_dir()
-                            && Some(o.inode.ino) != old_dir.as_ref().map(|d| d.inode.ino)
-                            && Some(o.inode.ino) != moved.as_ref().map(|m| m.inode.ino)
-                    })
-                    .cloned()
-                    .or_else(|| old_dir.clone()),
-            };
-            // getname(new) ran before getname(old): the new name's
-            // directory is item 0.
-            b.push(b.parent_name(1), new_dir.as_ref(), NameType::Parent);
-            b.push(b.parent_name(0), old_dir.as_ref(), NameType::Parent);
-            b.push(b.name(0), moved.as_ref(), NameType::Delete);
-            if victim.is_some() {
-                b.push(b.name(1), victim.as_ref(), NameType::Delete);
-            }
-            b.push(b.name(1), moved.as_ref(), NameType::Create);
-        }
-        _ => {
-            // One object looked up and (for the attribute and write
-            // classes) changed: chmod, chown, truncate, setxattr, ...
-            // Syscalls that change nothing (readlink, getxattr, ...): the
-            // object as it is now.
-            match b.obj(|o| o.has(F::FA_OBJ_CHANGED)).cloned() {
-                Some(o) => b.push(b.name(0), Some(&o), NameType::Normal),
-                // A stat's own buffer: its lookup's view, not a later one.
-                None if sent.stat.is_some() && nargs == 1 => b.items.push(PathItem {
-                    name: b.name(0),
-                    inode: sent.stat,
-                    nametype: NameType::Normal,
-                }),
-                None => b.items = lookup::items(&call, nargs),
-            }
-        }
-    }
-    let mut items = b.items;
+        b.family_items(&call, nargs, sc.exe.as_deref());
+        b.items
+    };
     exec_files::add_file_caps(sent.cwd.as_deref(), &mut items);
     Some(PathRecords {
         cwd: sent.cwd.clone(),
         items,
     })
+}
+
+/// A named AF_UNIX socket's path (connect, bind), looked up from user
+/// space as a failed syscall's are (BPF sees no object for it).
+fn socket_items(
+    call: &lookup::Call,
+    path: Vec<u8>,
+    failed: bool,
+    exit: Option<i64>,
+) -> Vec<PathItem> {
+    let names = [Some(path), None, None];
+    let call = lookup::Call {
+        names: &names,
+        ..*call
+    };
+    match (call.name, failed) {
+        (_, true) if lookup_failed("stat", exit.unwrap_or(0)) => lookup::bare_items(&call, 1),
+        ("bind", _) => lookup::created(&call),
+        _ => lookup::items(&call, 1),
+    }
+}
+
+/// A failed syscall's items. No lookup result is visible to BPF for it.
+/// One whose error can only come from the lookup itself never reached an
+/// object: its names are bare (fastaudit, looking again with its own
+/// rights, might find what the task could not).
+fn failed_items(call: &lookup::Call, nargs: usize, exit: Option<i64>) -> Vec<PathItem> {
+    if lookup_failed(call.name, exit.unwrap_or(0)) {
+        lookup::bare_items(call, nargs)
+    } else {
+        lookup::items(call, nargs)
+    }
+}
+
+/// A successful syscall's items, per syscall family, in the order and
+/// name types fs/namei.c gives them.
+impl Build<'_> {
+    fn family_items(&mut self, call: &lookup::Call, nargs: usize, exe_path: Option<&[u8]>) {
+        match call.name {
+            "open" | "openat" | "openat2" | "creat" => self.opened(),
+            "execve" | "execveat" => self.executed(exe_path),
+            "mkdir" | "mkdirat" | "mknod" | "mknodat" | "symlink" | "symlinkat" => {
+                self.made(call.name.starts_with("symlink"))
+            }
+            "unlink" | "unlinkat" | "rmdir" => self.unlinked(),
+            "link" | "linkat" => self.linked(),
+            "rename" | "renameat" | "renameat2" => self.renamed(),
+            _ => self.one_object(call, nargs),
+        }
+    }
+
+    /// open and creat: the file opened, or a new file and its directory.
+    fn opened(&mut self) {
+        let opened = self.obj(|o| o.has(F::FA_OBJ_OPENED)).cloned();
+        match opened {
+            Some(o) if o.has(F::FA_OBJ_CREATED) => {
+                let dir = self.obj(|p| p.has(F::FA_OBJ_PARENT)).cloned();
+                self.push(self.parent_name(0), dir.as_ref(), NameType::Parent);
+                self.push(self.name(0), Some(&o), NameType::Create);
+            }
+            o => self.push(self.name(0), o.as_ref(), NameType::Normal),
+        }
+    }
+
+    /// An exec: the program (a script and its interpreter), then its ELF
+    /// interpreter.
+    fn executed(&mut self, exe_path: Option<&[u8]>) {
+        let exe = self.obj(|o| o.has(F::FA_OBJ_EXEC)).cloned();
+        let script = self.name(0).and_then(|n| {
+            exec_files::script(self.sent.cwd.as_deref(), &n, exe.as_ref().map(|e| &e.inode))
+        });
+        match script {
+            Some((inode, interp)) => {
+                self.items.push(PathItem {
+                    name: self.name(0),
+                    inode: Some(inode),
+                    nametype: NameType::Normal,
+                });
+                self.push(Some(interp), exe.as_ref(), NameType::Normal);
+            }
+            None => self.push(self.name(0), exe.as_ref(), NameType::Normal),
+        }
+        if let Some(loader) = self.obj(|o| o.has(F::FA_OBJ_LOADER)).cloned() {
+            let name = exe_path.and_then(exec_files::elf_interp);
+            self.push(name, Some(&loader), NameType::Normal);
+        }
+    }
+
+    /// mkdir, mknod, symlink: the directory and the new inode (a
+    /// symlink's target between them).
+    fn made(&mut self, symlink: bool) {
+        // The new inode had no dentry yet when its times were set.
+        let new = self.obj(|o| !o.has(F::FA_OBJ_ALIAS)).cloned();
+        let dir = self.obj(|o| o.is_dir() && o.has(F::FA_OBJ_ALIAS)).cloned();
+        self.push(self.parent_name(0), dir.as_ref(), NameType::Parent);
+        if symlink {
+            // The target is a name the kernel never looks up.
+            self.push(self.name(2), None, NameType::Unknown);
+        }
+        self.push(self.name(0), new.as_ref(), NameType::Create);
+    }
+
+    /// unlink and rmdir: the directory and the entry removed.
+    fn unlinked(&mut self) {
+        let named = self.entry(0).cloned();
+        // A file with other hard links may show another of its names
+        // (the inode's first alias): then the one changed non-directory.
+        let victim = named.clone().or_else(|| {
+            self.obj(|o| !o.is_dir() && o.has(F::FA_OBJ_CHANGED))
+                .cloned()
+        });
+        let dir = match &named {
+            Some(v) => self.obj_ino(v.parent_ino).cloned(),
+            None => self
+                .obj(|o| o.is_dir() && o.has(F::FA_OBJ_CHANGED))
+                .cloned(),
+        };
+        self.push(self.parent_name(0), dir.as_ref(), NameType::Parent);
+        self.push(self.name(0), victim.as_ref(), NameType::Delete);
+    }
+
+    /// link: the new name's directory, the file under its old name and
+    /// under its new one.
+    fn linked(&mut self) {
+        let linked = self.obj(|o| !o.is_dir()).cloned();
+        let dir = self.obj(|o| o.is_dir()).cloned();
+        self.push(self.parent_name(1), dir.as_ref(), NameType::Parent);
+        self.push(self.name(0), linked.as_ref(), NameType::Normal);
+        self.push(self.name(1), linked.as_ref(), NameType::Create);
+    }
+
+    /// rename: both directories, the file moved (and the one it
+    /// replaced), then the file under its new name.
+    fn renamed(&mut self) {
+        let moved_named = self.entry(0).cloned();
+        let victim_named = self.entry(1).cloned();
+        let ino = |o: &Option<Obj>| o.as_ref().map(|o| o.inode.ino);
+        // A moved file with other hard links may show another of its
+        // names (the inode's first alias): then the changed
+        // non-directory that is not the victim.
+        let moved = moved_named.clone().or_else(|| {
+            self.obj(|o| {
+                !o.is_dir() && o.has(F::FA_OBJ_CHANGED) && Some(o.inode.ino) != ino(&victim_named)
+            })
+            .cloned()
+        });
+        let victim = victim_named.filter(|v| Some(v.inode.ino) != ino(&moved));
+        let same_dir = self.parent_name(0) == self.parent_name(1);
+        let old_dir = match &moved_named {
+            Some(m) => self.obj_ino(m.parent_ino).cloned(),
+            // The alias's directory is not the one renamed from.
+            None => victim
+                .as_ref()
+                .filter(|_| same_dir)
+                .and_then(|v| self.obj_ino(v.parent_ino))
+                .cloned(),
+        };
+        let new_dir = match &victim {
+            Some(v) => self.obj_ino(v.parent_ino).cloned(),
+            None => self
+                .obj(|o| {
+                    o.is_dir()
+                        && Some(o.inode.ino) != old_dir.as_ref().map(|d| d.inode.ino)
+                        && Some(o.inode.ino) != moved.as_ref().map(|m| m.inode.ino)
+                })
+                .cloned()
+                .or_else(|| old_dir.clone()),
+        };
+        // getname(new) ran before getname(old): the new name's
+        // directory is item 0.
+        self.push(self.parent_name(1), new_dir.as_ref(), NameType::Parent);
+        self.push(self.parent_name(0), old_dir.as_ref(), NameType::Parent);
+        self.push(self.name(0), moved.as_ref(), NameType::Delete);
+        if victim.is_some() {
+            self.push(self.name(1), victim.as_ref(), NameType::Delete);
+        }
+        self.push(self.name(1), moved.as_ref(), NameType::Create);
+    }
+
+    /// One object looked up and (for the attribute and write classes)
+    /// changed: chmod, chown, truncate, setxattr, ... Syscalls that change
+    /// nothing (readlink, getxattr, ...): the object as it is now.
+    fn one_object(&mut self, call: &lookup::Call, nargs: usize) {
+        match self.obj(|o| o.has(F::FA_OBJ_CHANGED)).cloned() {
+            Some(o) => self.push(self.name(0), Some(&o), NameType::Normal),
+            // A stat's own buffer: its lookup's view, not a later one.
+            None if self.sent.stat.is_some() && nargs == 1 => self.items.push(PathItem {
+                name: self.name(0),
+                inode: self.sent.stat,
+                nametype: NameType::Normal,
+            }),
+            None => self.items = lookup::items(call, nargs),
+        }
+    }
 }
 
 #[cfg(test)]
