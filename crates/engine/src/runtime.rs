@@ -9,13 +9,17 @@ use crate::event::AuditEvent;
 use crate::generation::{self, read_stats, Attached, Generation};
 use crate::options::Options;
 use crate::plan::Plan;
-use crate::samples::{Aux, Samples};
+use crate::ring::Ring;
+use crate::samples::{Aux, Ready, Samples};
+use crate::uring_groups::Groups;
+use crate::watches::WatchTable;
 use fastaudit_bpf::types::{fa_event, fa_event_flag};
 use fastaudit_records::Syscall;
-use std::cell::RefCell;
+use libbpf_rs::MapHandle;
 use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Counters of a run: generated = delivered + lost.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -125,12 +129,7 @@ pub fn run_live<H: Handler>(
         if let Some(why) = plan.hook_kind_problem() {
             return Err(EngineError::Plan(why));
         }
-        handler.ready(&Attached::default());
-        while !stop.load(Ordering::Relaxed) {
-            handler.batch();
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        return Ok(Stats::default());
+        return Ok(run_without_hooks(stop, handler));
     }
     let size = options.ring_buffer_bytes;
     if !size.is_power_of_two() || size < 4096 {
@@ -144,54 +143,32 @@ pub fn run_live<H: Handler>(
     let mut plans: Vec<Plan> = vec![owner.plan.clone()];
     let first_follower = owner.follower()?;
     let clock = Clock::now();
-    let pending: RefCell<Samples> = RefCell::new(Samples::default());
-    let mut ring =
-        crate::ring::Ring::new(owner.skel.maps.events.as_fd(), size as usize).map_err(|e| {
-            EngineError::Bpf {
-                what: "setting up the ring buffer".into(),
-                source: libbpf_rs::Error::from(e),
-            }
+    let ring =
+        Ring::new(owner.skel.maps.events.as_fd(), size as usize).map_err(|e| EngineError::Bpf {
+            what: "setting up the ring buffer".into(),
+            source: libbpf_rs::Error::from(e),
         })?;
-    let mut consume = |max: usize| ring.consume(max, |data| pending.borrow_mut().push(data));
+    let mut reader = Reader {
+        ring,
+        pending: Samples::default(),
+        uring_groups: Groups::default(),
+        spare: Vec::new(),
+        clock,
+        stats: Stats::default(),
+    };
     crate::start_trace::mark("ring buffer mapped");
     handler.ready(&owner.attached);
 
-    let mut stats = Stats::default();
-    let mut uring_groups = crate::uring_groups::Groups::default();
-    let mut spare = Vec::new();
-    // Returns whether there was anything to deliver.
-    let mut deliver = |stats: &mut Stats, plans: &[Plan], handler: &mut H| {
-        let before = stats.delivered;
-        let mut ready = pending.borrow_mut().take(std::mem::take(&mut spare));
-        for (ev, exe, aux) in ready.drain(..) {
-            stats.delivered += 1;
-            let plan = plans
-                .get(ev.generation as usize)
-                .or_else(|| plans.last())
-                .expect("at least one plan");
-            if let Some(out) = uring_groups.take(plan, &ev, |e| assemble(plan, e, exe, aux, &clock))
-            {
-                Handler::event(handler, out);
-            }
-        }
-        // Its room is reused for the next chunk.
-        spare = ready;
-        // Idle too: the caller may have queued output of its own.
-        Handler::batch(handler);
-        stats.delivered > before
-    };
     // The generation running now, when it is not the owner.
     let mut current: Option<Generation> = None;
     let followed = std::thread::scope(|scope| {
         let mut followers = Vec::new();
-        let mut spawn = |f: Option<(crate::watches::WatchTable, libbpf_rs::MapHandle)>,
-                         quit: std::sync::Arc<AtomicBool>| {
+        let mut spawn = |f: Option<(WatchTable, MapHandle)>, quit: Arc<AtomicBool>| {
             if let Some((table, map)) = f {
                 followers.push(scope.spawn(move || generation::follow(table, &map, &quit)));
             }
         };
-        spawn(first_follower, std::sync::Arc::clone(&owner.quit));
-        let mut result = Ok(());
+        spawn(first_follower, Arc::clone(&owner.quit));
         let mut nap = IDLE_WAIT;
         while !stop.load(Ordering::Relaxed) {
             if let Some(next) = handler.reload() {
@@ -200,52 +177,12 @@ pub fn run_live<H: Handler>(
                     Err(e) => handler.swapped(Err(&e)),
                     Ok(mut g) => {
                         plans.push(g.plan.clone());
-                        spawn(g.follower().unwrap_or(None), std::sync::Arc::clone(&g.quit));
-                        // Keep reading while a switch waits for syscalls in flight.
-                        let r = handover(&owner, current.as_ref(), number, |d| {
-                            let until = std::time::Instant::now() + d;
-                            loop {
-                                consume(usize::MAX);
-                                deliver(&mut stats, &plans, &mut *handler);
-                                if std::time::Instant::now() >= until {
-                                    return Ok(());
-                                }
-                                std::thread::sleep(Duration::from_millis(5));
-                            }
-                        });
-                        match r {
-                            Ok(()) => {
-                                handler.swapped(Ok(&g.attached));
-                                // The old one's maps go with it; the owner's stay.
-                                current = Some(g);
-                            }
-                            Err(e) => {
-                                g.detach();
-                                // Back to the running one (the switch may
-                                // have stopped half way).
-                                let _ = owner.set_handover(
-                                    current.as_ref().map_or(owner.number, |c| c.number),
-                                    false,
-                                );
-                                handler.swapped(Err(&e));
-                            }
-                        }
+                        spawn(g.follower().unwrap_or(None), Arc::clone(&g.quit));
+                        switch(&owner, &mut current, g, &plans, &mut reader, handler);
                     }
                 }
             }
-            // Events are queued without waking us (BPF_RB_NO_WAKEUP), so poll
-            // on a short period rather than waiting for a wakeup. Under load,
-            // a chunk at a time, each delivered (and written) before the next
-            // is read: what is read stays in the cache, and no batch grows
-            // with the ring's size.
-            let mut idle = true;
-            loop {
-                let n = consume(CHUNK);
-                idle &= !deliver(&mut stats, &plans, &mut *handler);
-                if n < CHUNK || stop.load(Ordering::Relaxed) {
-                    break;
-                }
-            }
+            let idle = reader.read_chunks(&plans, handler, stop);
             // Idle, wait: briefly right after a busy spell (at full rate
             // a 20 ms wait let ~10k events pile up and the ring overflow
             // while the reader slept), longer and longer while it stays
@@ -262,6 +199,7 @@ pub fn run_live<H: Handler>(
         if let Some(c) = current.as_ref() {
             c.quit.store(true, Ordering::Relaxed);
         }
+        let mut result = Ok(());
         for f in followers {
             let r = f.join().unwrap_or(Ok(()));
             if result.is_ok() {
@@ -275,13 +213,129 @@ pub fn run_live<H: Handler>(
     if let Some(c) = current.as_ref() {
         c.detach();
     }
-    consume(usize::MAX);
-    deliver(&mut stats, &plans, handler);
+    reader.consume(usize::MAX);
+    reader.deliver(&plans, handler);
     let (emitted, lost, aux_lost) = read_stats(&owner.skel)?;
+    let mut stats = reader.stats;
     stats.emitted = emitted;
     stats.lost = lost;
     stats.aux_lost = aux_lost;
     Ok(stats)
+}
+
+/// A plan with nothing to attach: ready at once, then only the caller's
+/// batches until `stop`.
+fn run_without_hooks(stop: &AtomicBool, handler: &mut impl Handler) -> Stats {
+    handler.ready(&Attached::default());
+    while !stop.load(Ordering::Relaxed) {
+        handler.batch();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Stats::default()
+}
+
+/// The ring buffer's reader: samples read, assembled into audit events
+/// with the plan of the generation that judged them, and delivered.
+struct Reader {
+    ring: Ring,
+    pending: Samples,
+    uring_groups: Groups,
+    /// The last chunk's room, reused for the next.
+    spare: Vec<Ready>,
+    clock: Clock,
+    stats: Stats,
+}
+
+impl Reader {
+    /// Read up to `max` samples; returns how many.
+    fn consume(&mut self, max: usize) -> usize {
+        let pending = &mut self.pending;
+        self.ring.consume(max, |data| pending.push(data))
+    }
+
+    /// Deliver the events read so far, then let the caller write them
+    /// out (idle too: it may have queued output of its own). Returns
+    /// whether there was anything to deliver.
+    fn deliver(&mut self, plans: &[Plan], handler: &mut impl Handler) -> bool {
+        let before = self.stats.delivered;
+        let mut ready = self.pending.take(std::mem::take(&mut self.spare));
+        for (ev, exe, aux) in ready.drain(..) {
+            self.stats.delivered += 1;
+            let plan = plans
+                .get(ev.generation as usize)
+                .or_else(|| plans.last())
+                .expect("at least one plan");
+            let clock = &self.clock;
+            if let Some(out) = self
+                .uring_groups
+                .take(plan, &ev, |e| assemble(plan, e, exe, aux, clock))
+            {
+                handler.event(out);
+            }
+        }
+        self.spare = ready;
+        handler.batch();
+        self.stats.delivered > before
+    }
+
+    /// Events are queued without waking us (BPF_RB_NO_WAKEUP), so the
+    /// ring is polled on a short period rather than waiting for a wakeup.
+    /// Under load, a chunk at a time, each delivered (and written) before
+    /// the next is read: what is read stays in the cache, and no batch
+    /// grows with the ring's size. Returns whether it was idle.
+    fn read_chunks(
+        &mut self,
+        plans: &[Plan],
+        handler: &mut impl Handler,
+        stop: &AtomicBool,
+    ) -> bool {
+        let mut idle = true;
+        loop {
+            let n = self.consume(CHUNK);
+            idle &= !self.deliver(plans, handler);
+            if n < CHUNK || stop.load(Ordering::Relaxed) {
+                return idle;
+            }
+        }
+    }
+}
+
+/// Hand over from the running generation to `next`, loaded and attached
+/// (its plan last in `plans`), reading on while syscalls in flight
+/// finish; on failure the running one goes on. The handler is told
+/// either way.
+fn switch(
+    owner: &Generation,
+    current: &mut Option<Generation>,
+    next: Generation,
+    plans: &[Plan],
+    reader: &mut Reader,
+    handler: &mut impl Handler,
+) {
+    let r = handover(owner, current.as_ref(), next.number, |d| {
+        let until = Instant::now() + d;
+        loop {
+            reader.consume(usize::MAX);
+            reader.deliver(plans, handler);
+            if Instant::now() >= until {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    });
+    match r {
+        Ok(()) => {
+            handler.swapped(Ok(&next.attached));
+            // The old one's maps go with it; the owner's stay.
+            *current = Some(next);
+        }
+        Err(e) => {
+            next.detach();
+            // Back to the running one (the switch may have stopped half way).
+            let _ = owner.set_handover(current.as_ref().map_or(owner.number, |c| c.number), false);
+            handler.swapped(Err(&e));
+        }
+    }
 }
 
 /// Switch from the running generation (`current`, else the owner) to
