@@ -228,7 +228,7 @@ pub struct Features {
     pub uring_submit: UringSubmit,
     /// `io_uring_complete` passes the result as an argument (before the
     /// CQE pointer of later kernels); `None`: not known yet, read from the
-    /// kernel's BTF at load ([`uring_complete_res_arg`]).
+    /// kernel's BTF at load (`probe::uring_complete_res_arg`).
     pub uring_complete_res_arg: Option<bool>,
     /// The kernel functions the noted hooks attach to.
     pub functions: KernelFunctions,

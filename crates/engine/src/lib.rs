@@ -1,21 +1,22 @@
 //! The engine, in two layers.
 //!
-//! Planning, which loads no BPF: a rule set ([`rule`] per rule) is
-//! `compile`d into a [`Plan`] ([`plan`]): the per-syscall rule tables, the
-//! io_uring list ([`uring`]), the hooks ([`hook`], chosen by [`hooks`])
-//! for the kernel facts it was made for ([`kinds`]); its map images
-//! ([`image`], with the live paths `resolve`d and [`watches`] followed)
-//! and `--explain` ([`explain`]) come from the plan alone.
+//! Planning, which loads no BPF: a rule set (`rule`: one rule's tests) is
+//! [`compile`]d into a [`Plan`] (`plan`): the per-syscall rule tables,
+//! the io_uring list (`uring`), the hooks ([`Hook`], chosen by `hooks`)
+//! for the kernel facts it was made for ([`Environment`], `kinds`); its
+//! map images (`image`, with the live paths `resolve`d and `watches`
+//! followed) and `--explain` (`explain`) come from the plan alone.
 //!
-//! Running, over libbpf: [`probe`] finds the kernel facts; the runtime
-//! ([`runtime`], one [`generation`] per rule set loaded) loads, fills and
-//! attaches, reads the ring buffer ([`ring`], [`samples`]) and assembles
-//! audit events ([`event`]); [`names`], [`exit_records`] and
+//! Running, over libbpf: `probe` finds the kernel facts; the runtime
+//! ([`run_live`], one `generation` per rule set loaded) loads, fills and
+//! attaches, reads the ring buffer (`ring`, `samples`) and assembles
+//! audit events ([`AuditEvent`]); [`names`], [`exit_records`] and
 //! [`uring_paths`] decode their records for the caller.
 //!
-//! The header's limits ([`limits`]) and the errors ([`error`]) are shared.
-//! Items are public at the crate root; the modules whose functions the
-//! daemon calls by module are public themselves.
+//! The header's limits (`limits`) and the errors ([`EngineError`],
+//! [`CompileError`]) are shared. Items are public at the crate root; the
+//! modules the daemon and the kernel test call by module are public
+//! themselves, their items only there.
 
 mod compile;
 mod error;
