@@ -72,3 +72,4 @@ pub use rule::{CompileError, CompiledRule, Test, Watch};
 pub use runtime::{run, run_live, Handler, Stats};
 pub use samples::Aux;
 pub use uring::UringPlan;
+pub use watches::WatchTable;
