@@ -36,7 +36,7 @@ impl Plan {
                 let _ = writeln!(s, "inode changes on this kernel: not seen ({why}); PATH records name changed objects from user space");
             }
         }
-        if self.hooks.contains(&crate::hooks::Hook::InodeChanges)
+        if self.hooks.contains(&crate::hook::Hook::InodeChanges)
             && matches!(
                 self.features.inode,
                 crate::kinds::InodeSource::Kprobes { .. }

@@ -5,19 +5,31 @@
 //! handover state: handover.bpf.h), so a later generation can be attached
 //! beside the running one and take over with one map update.
 
-use crate::hooks::AttachPoint;
+use crate::error::{bpf, EngineError};
+use crate::hook::AttachPoint;
+use crate::image::MapImages;
+use crate::options::Options;
 use crate::plan::Plan;
 use crate::resolve::Resolved;
-use crate::runtime::{bpf, put, Attached, EngineError, Options};
-use crate::watches::{self, WatchTable};
+use crate::watch_follow;
+use crate::watches::WatchTable;
+use fastaudit_bpf::types::fa_stat;
 use fastaudit_bpf::types::{fa_handover, fa_limit};
 use fastaudit_bpf::{FastauditSkel, FastauditSkelBuilder};
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
-use libbpf_rs::{Link, MapCore, MapHandle, TracepointCategory};
+use libbpf_rs::{Link, MapCore, MapFlags, MapHandle, TracepointCategory};
 use std::mem::MaybeUninit;
 use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+
+/// What was attached, for the caller and tests.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Attached {
+    /// One per attached link, the plan's attachments as `--explain` shows
+    /// them ("tp_btf/raw_syscalls:sys_exit by fa_raw_exit").
+    pub hooks: Vec<String>,
+}
 
 /// A loaded and attached rule set.
 pub(crate) struct Generation {
@@ -75,7 +87,7 @@ impl Generation {
                     && plan
                         .features
                         .uring_complete_res_arg
-                        .unwrap_or_else(crate::kinds::uring_complete_res_arg),
+                        .unwrap_or_else(crate::probe::uring_complete_res_arg),
             );
             ro.have_signal_rules = u32::from(r.have_signal_rules);
             // raw_tp programs may not call the task lookup kfunc.
@@ -151,7 +163,7 @@ impl Generation {
         let resolved = Resolved::on_this_host(&plan);
         let images = plan.map_images(&resolved)?;
         crate::start_trace::mark("paths resolved, map images made");
-        crate::runtime::write_maps(&skel, &images)?;
+        write_maps(&skel, &images)?;
         crate::start_trace::mark("maps written");
         let mut g = Generation {
             number,
@@ -193,7 +205,7 @@ impl Generation {
                     .map_err(bpf(format!("attaching {}", a.point)))?,
                 AttachPoint::Syscall { tracepoint } => {
                     // libbpf finds tracepoint ids in tracefs: mount it if absent.
-                    crate::kinds::syscall_tracepoints();
+                    crate::probe::syscall_tracepoints();
                     prog.attach_tracepoint(TracepointCategory::Syscalls, tracepoint)
                         .map_err(bpf(format!("attaching {}", a.point)))?
                 }
@@ -247,5 +259,93 @@ pub(crate) fn follow(
     map: &MapHandle,
     quit: &AtomicBool,
 ) -> Result<(), libbpf_rs::Error> {
-    watches::follow(table, map, quit)
+    watch_follow::follow(table, map, quit)
+}
+
+pub(crate) fn as_bytes<T>(v: &T) -> &[u8] {
+    // SAFETY: only used on the skeleton's plain repr(C) types and u32.
+    unsafe { std::slice::from_raw_parts((v as *const T).cast::<u8>(), std::mem::size_of::<T>()) }
+}
+
+/// Write one map entry.
+pub(crate) fn put<K, V>(map: &impl MapCore, k: &K, v: &V, what: &str) -> Result<(), EngineError> {
+    map.update(as_bytes(k), as_bytes(v), MapFlags::ANY)
+        .map_err(bpf(what))
+}
+
+/// Write the plan's map images, verbatim.
+pub(crate) fn write_maps(
+    skel: &fastaudit_bpf::FastauditSkel,
+    images: &MapImages,
+) -> Result<(), EngineError> {
+    let m = &skel.maps;
+    for (i, rule) in images.rules.iter().enumerate() {
+        put(&m.rules, &(i as u32), rule, "filling the rule table")?;
+    }
+    for (i, id) in images.candidates.iter().enumerate() {
+        put(
+            &m.candidates,
+            &(i as u32),
+            id,
+            "filling the candidate table",
+        )?;
+    }
+    for (k, span) in &images.spans {
+        put(&m.spans, k, span, "filling the syscall index")?;
+    }
+    for (k, span) in &images.uring_spans {
+        put(&m.uring_spans, k, span, "filling the io_uring op index")?;
+    }
+    for (id, prio) in &images.rule_prio {
+        put(&m.rule_prio, id, prio, "filling the rule priorities")?;
+    }
+    for (k, v) in &images.watched {
+        put(&m.watched, k, v, "filling the watch table")?;
+    }
+    for (k, id) in &images.watch_by_parent_name {
+        put(&m.watch_by_parent_name, k, id, "filling the watched names")?;
+    }
+    for (k, id) in &images.watch_paths {
+        put(&m.watch_paths, k, id, "filling the watched paths")?;
+    }
+    for (k, id) in &images.tree_paths {
+        put(&m.tree_paths, k, id, "filling the watched trees")?;
+    }
+    for (nr, a) in &images.path_args {
+        put(&m.path_args, nr, a, "filling the path argument table")?;
+    }
+    for (k, v) in &images.sysclass {
+        put(&m.sysclass, k, v, "filling the syscall classes")?;
+    }
+    for (i, exe) in images.exes.iter().enumerate() {
+        put(&m.exes, &(i as u32), exe, "filling the exe table")?;
+    }
+    Ok(())
+}
+
+/// The kernel side's counters: emitted, lost, aux records lost.
+pub(crate) fn read_stats(
+    skel: &fastaudit_bpf::FastauditSkel,
+) -> Result<(u64, u64, u64), EngineError> {
+    let sum = |idx: u32| -> Result<u64, EngineError> {
+        let per_cpu = skel
+            .maps
+            .stats
+            .lookup_percpu(as_bytes(&idx), MapFlags::ANY)
+            .map_err(bpf("reading counters"))?;
+        Ok(per_cpu
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|v| {
+                v.get(..8)
+                    .and_then(|b| b.try_into().ok())
+                    .map(u64::from_ne_bytes)
+            })
+            .sum())
+    };
+    Ok((
+        sum(fa_stat::FA_STAT_EMITTED.0)?,
+        sum(fa_stat::FA_STAT_LOST.0)?,
+        sum(fa_stat::FA_STAT_AUX_LOST.0)?,
+    ))
 }

@@ -1,16 +1,15 @@
-//! Which kernel hooks a plan needs, and the BPF programs and attach points
-//! that implement them: the list `run` loads and attaches and `--explain`
+//! Which kernel hooks a plan needs ([`crate::hook`]), and the BPF programs
+//! and attach points that implement them: the list `run` loads and attaches and `--explain`
 //! prints, so both always say the same.
 
+use crate::hook::{AttachPoint, Attachment, Hook};
 use crate::kinds::{Features, InodeSource, Kind, UringSubmit};
 use crate::plan::{Environment, Plan};
 use crate::syscalls;
 use companion::companion_hooks;
 use entry::raw_entry_hooks;
-pub use noted::Noted;
 use noted::{noted_attachments, noted_hooks};
 use per_syscall::per_syscall;
-use std::fmt;
 use uring::{uring_enter_attachments, URING_OPS};
 
 mod companion;
@@ -18,108 +17,6 @@ mod entry;
 pub mod noted;
 mod per_syscall;
 mod uring;
-
-/// A kernel hook the plan needs.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Hook {
-    /// `raw_syscalls:sys_exit`: every syscall's exit, of both ABIs.
-    RawSyscallExit,
-    /// `syscalls:sys_exit_SYSCALL` for one native syscall.
-    SyscallExit { nr: u32, syscall: String },
-    /// `syscalls:sys_exit_SYSCALL` for one native syscall that no rule
-    /// selects of the write family (a write to /proc/PID/loginuid makes
-    /// LOGIN) or sendto/sendmsg (auditctl's CONFIG_CHANGE), which stock
-    /// audit follows with the syscall's SYSCALL and PROCTITLE (`syscall`
-    /// is the tracepoint's name).
-    CompanionExit { nr: u32, syscall: String },
-    /// `raw_syscalls:sys_enter`, to save exec arguments and judge
-    /// exit/exit_group (both ABIs).
-    RawSyscallEnter,
-    /// `syscalls:sys_enter_SYSCALL`: saves a native exec syscall's
-    /// arguments, or judges exit/exit_group, which never reach an exit hook.
-    SyscallEnter { nr: u32, syscall: String },
-    /// `sched:sched_prepare_exec` (Linux 6.10+): saves an exec's arguments
-    /// before its old program is flushed, in place of the raw entry hook
-    /// for ia32 execs (and a native exec of an ia32 program).
-    ExecPrepare,
-    /// Task creation and exit, for the task list.
-    TaskLifecycle,
-    /// Inode change tracepoints (`timestamp:*ctime*`), for path= and dir= watches.
-    InodeChanges,
-    /// The io_uring tracepoints an op's issue attempts are rebuilt from.
-    UringOps,
-    /// io_uring_enter's entry (and exit) tracepoints: inline ops' context.
-    UringEnter,
-    /// fentry/fexit programs on the kernel functions that note a record's
-    /// data inside a syscall (System V IPC objects, NTP values).
-    Noted(Noted),
-}
-
-impl Hook {
-    /// Whether the hook is a tp_btf or raw_tp program (not a per-syscall tracepoint).
-    pub fn needs_raw_kind(&self) -> bool {
-        !matches!(
-            self,
-            Hook::SyscallExit { .. }
-                | Hook::SyscallEnter { .. }
-                | Hook::CompanionExit { .. }
-                | Hook::Noted(_)
-        ) && *self != Hook::UringEnter
-    }
-}
-
-/// Where a program is attached.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum AttachPoint {
-    /// A tp_btf or raw_tp program, attached to the tracepoint its section
-    /// names (`category` is shown, not used: the section has none).
-    Raw {
-        kind: Kind,
-        category: &'static str,
-        tracepoint: &'static str,
-    },
-    /// A `syscalls:` tracepoint (`sys_exit_NAME`, `sys_enter_NAME`).
-    Syscall { tracepoint: String },
-    /// A kprobe on a kernel function (its section names it).
-    Kprobe { function: &'static str },
-    /// An fentry or fexit program on a kernel function (its section names it).
-    Function {
-        kind: &'static str,
-        function: &'static str,
-    },
-}
-
-impl fmt::Display for AttachPoint {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            AttachPoint::Raw {
-                kind,
-                category,
-                tracepoint,
-            } => write!(f, "{}/{category}:{tracepoint}", kind.name()),
-            AttachPoint::Syscall { tracepoint } => write!(f, "tracepoint/syscalls:{tracepoint}"),
-            AttachPoint::Kprobe { function } => write!(f, "kprobe/{function}"),
-            AttachPoint::Function { kind, function } => write!(f, "{kind}/{function}"),
-        }
-    }
-}
-
-/// One BPF program of the object attached at one point.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Attachment {
-    /// The program's name in the BPF object.
-    pub program: &'static str,
-    /// Where it is attached.
-    pub point: AttachPoint,
-    /// What it is attached for, for `--explain`.
-    pub purpose: String,
-}
-
-impl fmt::Display for Attachment {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} by {}", self.point, self.program)
-    }
-}
 
 /// A program that exists twice in the object, as tp_btf and as raw_tp
 /// (one body; the BPF side's `TWICE`).

@@ -2,12 +2,10 @@
 //! for a plan: the runtime writes these verbatim and decides nothing.
 //! Rule ids are exit rules first, then task rules (their ids continue).
 
+use crate::limits::{MAX_TESTS, NR_SYSCALLS, TASK_SPAN};
 use crate::path_args;
 use crate::plan::Plan;
 use crate::resolve::Resolved;
-// Mirrors of the BPF header's constants; they stay in runtime.rs until
-// the header's enums replace them.
-use crate::runtime::{MAX_TESTS, NR_SYSCALLS, TASK_SPAN};
 use fastaudit_bpf::types::{
     fa_exe, fa_inode_key, fa_name_key, fa_path_args, fa_path_key, fa_rule, fa_span, fa_span_flag,
     fa_test, fa_watch,

@@ -1,12 +1,8 @@
-//! Which BPF hook kinds this kernel loads and attaches, probed at start,
-//! so the plan can use the cheapest that works here.
+//! The kernel facts a plan is made for, as plain data: which BPF hook
+//! kinds this kernel loads and attaches, where inode changes and io_uring
+//! submits are seen, which functions it has ([`crate::probe`] finds them).
 
-use fastaudit_bpf::FastauditSkelBuilder;
-use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
-use std::collections::BTreeSet;
 use std::fmt::Write as _;
-use std::mem::MaybeUninit;
-use std::path::Path;
 
 /// A kind of BPF hook.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -75,8 +71,6 @@ pub struct HookKinds {
     pub tracepoint: Probe,
 }
 
-const TRACEFS: &str = "/sys/kernel/tracing";
-
 impl HookKinds {
     /// Kinds not probed (no root): `allowed` ones assumed to work, the
     /// others excluded.
@@ -93,81 +87,6 @@ impl HookKinds {
             tp_btf: p(Kind::TpBtf),
             raw_tp: p(Kind::RawTp),
             tracepoint: p(Kind::Tracepoint),
-        }
-    }
-
-    /// Probe each allowed kind by loading and attaching a program that does
-    /// nothing (detached at once); kinds not in `allowed` are excluded.
-    /// Needs root: without it every kind is refused.
-    pub fn probe(allowed: &[Kind]) -> HookKinds {
-        // A refusal is an answer, not a problem: libbpf's warnings are not
-        // printed but kept, and a refusal carries them.
-        let print = libbpf_rs::set_print(Some((libbpf_rs::PrintLevel::Warn, keep_warning)));
-        let kinds = HookKinds::probe_quietly(allowed);
-        libbpf_rs::set_print(print);
-        take_warnings();
-        kinds
-    }
-
-    fn probe_quietly(allowed: &[Kind]) -> HookKinds {
-        let programs: Vec<(Kind, &str)> = [
-            (Kind::Fexit, "fa_probe_fexit"),
-            (Kind::TpBtf, "fa_probe_tp_btf"),
-            (Kind::RawTp, "fa_probe_raw_tp"),
-        ]
-        .into_iter()
-        .filter(|(k, _)| allowed.contains(k))
-        .collect();
-        // tp_btf and raw_tp in one load (each BPF object open and kernel
-        // BTF parse costs tens of ms); fexit, which kernels refuse more
-        // often, alone. Only when the kernel refuses a load of several is
-        // each loaded alone, to tell which it refuses.
-        let (together, alone): (Vec<&str>, Vec<&str>) = programs
-            .iter()
-            .map(|(_, n)| *n)
-            .partition(|n| *n != "fa_probe_fexit");
-        let mut results: Vec<(&str, Probe)> = Vec::new();
-        for group in [together, alone] {
-            match load_and_attach(&group) {
-                Ok(found) => results.extend(group.iter().copied().zip(found)),
-                Err(why) => {
-                    let single = group.len() == 1;
-                    for n in group {
-                        let p = if single {
-                            Probe::Refused(why.clone())
-                        } else {
-                            match load_and_attach(&[n]) {
-                                Ok(mut one) => one
-                                    .pop()
-                                    .unwrap_or(Probe::Refused(format!("{n}: no answer"))),
-                                Err(why) => Probe::Refused(why),
-                            }
-                        };
-                        results.push((n, p));
-                    }
-                }
-            }
-        }
-        let probe = |kind: Kind| {
-            programs
-                .iter()
-                .find(|(k, _)| *k == kind)
-                .and_then(|(_, n)| results.iter().find(|(r, _)| r == n))
-                .map_or(Probe::Excluded, |(_, p)| p.clone())
-        };
-        HookKinds {
-            fexit: probe(Kind::Fexit),
-            tp_btf: probe(Kind::TpBtf),
-            raw_tp: probe(Kind::RawTp),
-            tracepoint: if !allowed.contains(&Kind::Tracepoint) {
-                Probe::Excluded
-            } else if syscall_tracepoints() {
-                Probe::Works
-            } else {
-                Probe::Refused(format!(
-                    "no syscall tracepoints under {TRACEFS}/events/syscalls"
-                ))
-            },
         }
     }
 
@@ -213,172 +132,8 @@ impl HookKinds {
     }
 }
 
-/// Whether this kernel has per-syscall tracepoints (mounting tracefs,
-/// where libbpf finds tracepoint ids, if it is absent).
-pub(crate) fn syscall_tracepoints() -> bool {
-    let dir = Path::new(TRACEFS).join("events/syscalls");
-    if !dir.exists() {
-        let _ = nix::mount::mount(
-            Some("nodev"),
-            TRACEFS,
-            Some("tracefs"),
-            nix::mount::MsFlags::empty(),
-            None::<&str>,
-        );
-    }
-    dir.exists()
-}
-
-/// Syscalls NAME with a `syscalls:sys_exit_NAME` tracepoint on this
-/// kernel (none when there are no syscall tracepoints or tracefs cannot be
-/// read).
-pub(crate) fn syscall_tracepoint_names() -> BTreeSet<String> {
-    if !syscall_tracepoints() {
-        return BTreeSet::new();
-    }
-    let Ok(dir) = std::fs::read_dir(Path::new(TRACEFS).join("events/syscalls")) else {
-        return BTreeSet::new();
-    };
-    dir.filter_map(Result::ok)
-        .filter_map(|e| {
-            e.file_name()
-                .to_str()
-                .and_then(|n| n.strip_prefix("sys_exit_"))
-                .map(str::to_string)
-        })
-        .collect()
-}
-
-/// libbpf's warnings during a probe, kept for the refusal they explain.
-static WARNINGS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
-
-fn keep_warning(_level: libbpf_rs::PrintLevel, msg: String) {
-    if let Ok(mut w) = WARNINGS.lock() {
-        w.push(msg);
-    }
-}
-
-/// libbpf's own lines among the warnings kept since the last call (the
-/// verifier's log, which can be long, left out), at most a few.
-fn take_warnings() -> Vec<String> {
-    let all = WARNINGS
-        .lock()
-        .map(|mut w| std::mem::take(&mut *w))
-        .unwrap_or_default();
-    all.iter()
-        .flat_map(|m| m.lines())
-        .filter(|l| {
-            l.starts_with("libbpf:")
-                && ![
-                    "BPF token",
-                    "failed to load object",
-                    "failed to load BPF skeleton",
-                ]
-                .iter()
-                .any(|n| l.contains(n))
-        })
-        .map(|l| l.trim_end().chars().take(300).collect::<String>())
-        .take(6)
-        .collect()
-}
-
-/// Load only programs `names` of the BPF object in one load, attach each
-/// and detach it: what attaching each found. Err: the load itself was
-/// refused (or the object could not be opened), with why (and libbpf's
-/// warnings about it).
-fn load_and_attach(names: &[&str]) -> Result<Vec<Probe>, String> {
-    take_warnings();
-    load_and_attach_once(names).map_err(|why| {
-        let warnings = take_warnings();
-        if warnings.is_empty() {
-            why
-        } else {
-            format!("{why} ({})", warnings.join("; "))
-        }
-    })
-}
-
-fn load_and_attach_once(names: &[&str]) -> Result<Vec<Probe>, String> {
-    if names.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut storage = MaybeUninit::uninit();
-    let mut open = FastauditSkelBuilder::default()
-        .open(&mut storage)
-        .map_err(|e| e.to_string())?;
-    for mut p in open.open_object_mut().progs_mut() {
-        let wanted = names.iter().any(|n| p.name() == *n);
-        p.set_autoload(wanted);
-    }
-    // The probe programs use no map: create none.
-    for mut m in open.open_object_mut().maps_mut() {
-        m.set_autocreate(false)
-            .map_err(|_| "cannot leave the maps out".to_string())?;
-    }
-    let skel = open.load().map_err(|e| e.to_string())?;
-    Ok(names
-        .iter()
-        .map(|name| {
-            let prog = skel
-                .object()
-                .progs_mut()
-                .find(|p| p.name() == *name)
-                .map(|p| p.attach());
-            match prog {
-                Some(Ok(_link)) => Probe::Works,
-                Some(Err(e)) => Probe::Refused(e.to_string()),
-                None => Probe::Refused(format!("{name} is not in the BPF object")),
-            }
-        })
-        .collect())
-}
-
-/// Whether tracepoint `category:name` exists (tracefs, mounted if needed).
-pub(crate) fn tracepoint_exists(category: &str, name: &str) -> bool {
-    syscall_tracepoints();
-    Path::new(TRACEFS)
-        .join("events")
-        .join(category)
-        .join(name)
-        .exists()
-}
-
-/// Whether this kernel runs ia32 syscalls: a child makes one (`int 0x80`,
-/// i386 getpid) and exits 0 if it got its pid. Without ia32 emulation
-/// (not built, or `ia32_emulation=false` on Linux 6.7+) the child is
-/// killed or gets an error, and compat hooks would watch for nothing.
-pub(crate) fn ia32_syscalls_run() -> bool {
-    use nix::sys::wait::{waitpid, WaitStatus};
-    use nix::unistd::{fork, ForkResult};
-    // SAFETY: the child makes two syscalls and exits, all async-signal-safe.
-    match unsafe { fork() } {
-        Ok(ForkResult::Child) => {
-            // i386 getpid; int 0x80 returns in rax (and may clear r8-r11).
-            let mut ret: u64 = 20;
-            // SAFETY: the asm touches only the registers it declares.
-            unsafe {
-                std::arch::asm!(
-                    "int 0x80",
-                    inout("rax") ret,
-                    out("r8") _, out("r9") _, out("r10") _, out("r11") _,
-                    options(nostack)
-                );
-            }
-            let pid = nix::unistd::getpid().as_raw() as u64;
-            // SAFETY: _exit ends the forked child without running anything else.
-            unsafe { nix::libc::_exit(if ret == pid { 0 } else { 1 }) }
-        }
-        Ok(ForkResult::Parent { child }) => {
-            matches!(waitpid(child, None), Ok(WaitStatus::Exited(_, 0)))
-        }
-        // Unknown: keep the compat hooks (a missed compat syscall is the
-        // failure that matters).
-        Err(_) => true,
-    }
-}
-
 /// How this kernel shows the engine an inode whose ctime changes
-/// ([`crate::hooks::Hook::InodeChanges`]: watches, PATH records).
+/// ([`crate::hook::Hook::InodeChanges`]: watches, PATH records).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum InodeSource {
     /// The `timestamp:` tracepoints (Linux 6.13+), tp_btf or raw_tp.
@@ -413,39 +168,48 @@ pub enum UringSubmit {
     Missing(String),
 }
 
-/// Kernel functions the noted hooks attach to ([`crate::hooks::Noted`]):
+/// Kernel functions the noted hooks attach to ([`crate::hook::Noted`]):
 /// whether this kernel has each.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum KernelFunctions {
     /// Not looked up: every one assumed present (no root; tests).
     #[default]
     Assumed,
-    /// Looked up in the kernel's BTF, once, when a plan asks.
-    Lookup,
+    /// Looked up in the kernel's BTF, once, when a plan asks, by the
+    /// probe's lookup (kept here as a function, so these facts stay data).
+    Lookup(FunctionLookup),
     /// Known: those missing.
     Missing(Vec<String>),
 }
 
 impl KernelFunctions {
     /// Whether the kernel has function `name` (one of
-    /// `crate::hooks::noted::FUNCTIONS`).
+    /// `crate::hook::NOTED_FUNCTIONS`).
     pub fn has(&self, name: &str) -> bool {
         match self {
             KernelFunctions::Assumed => true,
             KernelFunctions::Missing(missing) => !missing.iter().any(|m| m == name),
-            KernelFunctions::Lookup => {
-                static PRESENT: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
-                PRESENT
-                    .get_or_init(|| match KernelBtf::load() {
-                        Some(b) => crate::hooks::noted::FUNCTIONS
-                            .into_iter()
-                            .filter(|f| b.has_func(f))
-                            .collect(),
-                        None => Vec::new(),
-                    })
-                    .contains(&name)
-            }
+            KernelFunctions::Lookup(lookup) => (lookup.0)(name),
         }
+    }
+}
+
+/// A lookup of kernel functions by name, deferred until a plan asks.
+#[derive(Clone, Copy)]
+pub struct FunctionLookup(pub fn(&str) -> bool);
+
+/// There is one lookup, of this host's kernel: any two are the same.
+impl PartialEq for FunctionLookup {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for FunctionLookup {}
+
+impl std::fmt::Debug for FunctionLookup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FunctionLookup")
     }
 }
 
@@ -464,188 +228,13 @@ pub struct Features {
     pub uring_submit: UringSubmit,
     /// `io_uring_complete` passes the result as an argument (before the
     /// CQE pointer of later kernels); `None`: not known yet, read from the
-    /// kernel's BTF at load ([`uring_complete_res_arg`]).
+    /// kernel's BTF at load (`probe::uring_complete_res_arg`).
     pub uring_complete_res_arg: Option<bool>,
     /// The kernel functions the noted hooks attach to.
     pub functions: KernelFunctions,
 }
 
-/// The BPF features every plan with hooks needs, with the Linux version
-/// that brought each (the kernel's own probes, as bpftool's).
-fn missing_bpf_features() -> Vec<String> {
-    use libbpf_rs::libbpf_sys as sys;
-    use libbpf_rs::{MapType, ProgramType};
-    let mut missing = Vec::new();
-    if !MapType::TaskStorage.is_supported().unwrap_or(true) {
-        missing.push("task storage maps (Linux 5.11)".to_string());
-    }
-    for (helper, what) in [
-        (sys::BPF_FUNC_task_pt_regs, "bpf_task_pt_regs (Linux 5.15)"),
-        (sys::BPF_FUNC_loop, "bpf_loop (Linux 5.17)"),
-        (
-            sys::BPF_FUNC_ringbuf_reserve_dynptr,
-            "ring buffer dynptrs (Linux 5.19)",
-        ),
-    ] {
-        if !ProgramType::Tracepoint
-            .is_helper_supported(helper)
-            .unwrap_or(true)
-        {
-            missing.push(what.to_string());
-        }
-    }
-    missing
-}
-
-/// The running kernel's BTF (/sys/kernel/btf/vmlinux), for the functions
-/// and tracepoint prototypes it has.
-struct KernelBtf(std::ptr::NonNull<libbpf_rs::libbpf_sys::btf>);
-
-impl KernelBtf {
-    fn load() -> Option<KernelBtf> {
-        // SAFETY: a plain libbpf call; NULL (or an error pointer, which
-        // libbpf 1.x does not return) is checked.
-        let p = unsafe { libbpf_rs::libbpf_sys::btf__load_vmlinux_btf() };
-        if (p as isize) < 0 {
-            return None;
-        }
-        std::ptr::NonNull::new(p).map(KernelBtf)
-    }
-
-    fn find(&self, name: &str, kind: u32) -> Option<u32> {
-        let c = std::ffi::CString::new(name).ok()?;
-        // SAFETY: valid BTF and C string.
-        let id = unsafe {
-            libbpf_rs::libbpf_sys::btf__find_by_name_kind(self.0.as_ptr(), c.as_ptr(), kind)
-        };
-        u32::try_from(id).ok()
-    }
-
-    fn has_func(&self, name: &str) -> bool {
-        self.find(name, libbpf_rs::libbpf_sys::BTF_KIND_FUNC)
-            .is_some()
-    }
-
-    fn ty(&self, id: u32) -> Option<&libbpf_rs::libbpf_sys::btf_type> {
-        // SAFETY: libbpf returns NULL or a type inside the BTF, which lives as long as self.
-        unsafe { libbpf_rs::libbpf_sys::btf__type_by_id(self.0.as_ptr(), id).as_ref() }
-    }
-
-    fn name(&self, off: u32) -> String {
-        // SAFETY: libbpf returns NULL or a NUL-terminated string inside the BTF.
-        let p = unsafe { libbpf_rs::libbpf_sys::btf__name_by_offset(self.0.as_ptr(), off) };
-        if p.is_null() {
-            return String::new();
-        }
-        // SAFETY: see above.
-        unsafe { std::ffi::CStr::from_ptr(p) }
-            .to_string_lossy()
-            .into_owned()
-    }
-
-    /// Tracepoint `tp`'s arguments (after the leading `void *` of its
-    /// `btf_trace_` typedef), each as its type's name, a pointer as the
-    /// pointee's name with `*`.
-    fn trace_args(&self, tp: &str) -> Option<Vec<String>> {
-        use libbpf_rs::libbpf_sys as sys;
-        let kind = |t: &sys::btf_type| (t.info >> 24) & 0x1f;
-        let vlen = |t: &sys::btf_type| (t.info & 0xffff) as usize;
-        // SAFETY: typedef and pointer types (the unions below) carry a type id.
-        let target = |t: &sys::btf_type| unsafe { t.__bindgen_anon_1.type_ };
-        let typedef = self.ty(self.find(&format!("btf_trace_{tp}"), sys::BTF_KIND_TYPEDEF)?)?;
-        let ptr = self.ty(target(typedef))?;
-        let proto = self.ty(target(ptr))?;
-        if kind(ptr) != sys::BTF_KIND_PTR || kind(proto) != sys::BTF_KIND_FUNC_PROTO {
-            return None;
-        }
-        // SAFETY: a FUNC_PROTO is followed by vlen btf_param entries.
-        let params = unsafe {
-            std::slice::from_raw_parts(
-                (proto as *const sys::btf_type)
-                    .add(1)
-                    .cast::<sys::btf_param>(),
-                vlen(proto),
-            )
-        };
-        let describe = |mut id: u32| {
-            let mut stars = "";
-            // Modifiers and typedefs are kept by name; one pointer level.
-            while let Some(t) = self.ty(id) {
-                if kind(t) == sys::BTF_KIND_PTR && stars.is_empty() {
-                    stars = "*";
-                    id = target(t);
-                    continue;
-                }
-                if matches!(kind(t), k if k == sys::BTF_KIND_CONST || k == sys::BTF_KIND_VOLATILE) {
-                    id = target(t);
-                    continue;
-                }
-                return format!("{}{stars}", self.name(t.name_off));
-            }
-            format!("void{stars}")
-        };
-        Some(params.iter().skip(1).map(|p| describe(p.type_)).collect())
-    }
-}
-
-impl Drop for KernelBtf {
-    fn drop(&mut self) {
-        // SAFETY: loaded by btf__load_vmlinux_btf, freed once.
-        unsafe { libbpf_rs::libbpf_sys::btf__free(self.0.as_ptr()) }
-    }
-}
-
 impl Features {
-    /// This kernel's features (root needed for the BPF probes). The
-    /// kernel's BTF is read only where a tracepoint the object prefers is
-    /// missing.
-    pub fn probe() -> Features {
-        let cell = std::cell::OnceCell::new();
-        let btf = || cell.get_or_init(KernelBtf::load).as_ref();
-        let inode = if inode_tracepoints() {
-            InodeSource::Tracepoints
-        } else if !Path::new("/sys/bus/event_source/devices/kprobe/type").exists() {
-            InodeSource::Missing(
-                "no timestamp tracepoints (Linux 6.13+), and no kprobes (CONFIG_KPROBES)".into(),
-            )
-        } else {
-            match btf() {
-                Some(b) if b.has_func("current_time") => InodeSource::Kprobes {
-                    ctime_current: b.has_func("inode_set_ctime_current"),
-                    atime_caller: kernel_function_range("atime_needs_update"),
-                },
-                _ => InodeSource::Missing(
-                    "no timestamp tracepoints (Linux 6.13+), and no current_time() in the kernel's BTF for a kprobe".into(),
-                ),
-            }
-        };
-        let uring_submit = if tracepoint_exists("io_uring", "io_uring_submit_req") {
-            UringSubmit::SubmitReq
-        } else if !tracepoint_exists("io_uring", "io_uring_submit_sqe") {
-            UringSubmit::Missing("no io_uring_submit_req or io_uring_submit_sqe tracepoint".into())
-        } else {
-            let args = btf().and_then(|b| b.trace_args("io_uring_submit_sqe"));
-            match args.as_deref() {
-                Some([req, _]) if req == "io_kiocb*" => UringSubmit::SubmitSqe,
-                other => UringSubmit::Missing(format!(
-                    "io_uring_submit_sqe does not pass the request first ({})",
-                    other.map_or("no prototype in the kernel's BTF".into(), |a| a.join(", "))
-                )),
-            }
-        };
-        // Kernels with io_uring_submit_sqe pass io_uring_complete's result
-        // as an argument; later ones are told apart at load, from the BTF,
-        // only when io_uring ops are audited.
-        let uring_complete_res_arg = (uring_submit != UringSubmit::SubmitReq).then_some(true);
-        Features {
-            missing_bpf: missing_bpf_features(),
-            inode,
-            uring_submit,
-            uring_complete_res_arg,
-            functions: KernelFunctions::Lookup,
-        }
-    }
-
     /// What the kernel lacks that every plan with hooks needs, in words
     /// (`None`: nothing).
     pub fn missing_bpf_problem(&self) -> Option<String> {
@@ -660,46 +249,4 @@ impl Features {
             self.missing_bpf.join(", ")
         ))
     }
-}
-
-/// Whether this kernel's `io_uring_complete` passes the result as an
-/// argument (ctx, req, user_data, res, ...) rather than a CQE pointer,
-/// from its BTF prototype (the CQE pointer when unknown).
-pub(crate) fn uring_complete_res_arg() -> bool {
-    KernelBtf::load()
-        .and_then(|b| b.trace_args("io_uring_complete"))
-        .is_some_and(|a| a.len() > 3)
-}
-
-/// Whether this kernel has the inode timestamp tracepoints (Linux 6.13+);
-/// without them the inode hooks are kprobes.
-pub fn inode_tracepoints() -> bool {
-    tracepoint_exists("timestamp", "inode_set_ctime_to_ts")
-}
-
-/// Where kernel function `name` lies in the kernel's text: its address and
-/// the next symbol's, from /proc/kallsyms (root sees the addresses).
-fn kernel_function_range(name: &str) -> Option<(u64, u64)> {
-    let text = std::fs::read_to_string("/proc/kallsyms").ok()?;
-    let mut addrs: Vec<u64> = Vec::new();
-    let mut start = None;
-    for line in text.lines() {
-        let mut f = line.split_whitespace();
-        let (Some(a), Some(kind), Some(sym)) = (f.next(), f.next(), f.next()) else {
-            continue;
-        };
-        if !matches!(kind, "t" | "T") || f.next().is_some() {
-            continue; // module symbols carry a [module] field
-        }
-        let Ok(a) = u64::from_str_radix(a, 16) else {
-            continue;
-        };
-        if sym == name {
-            start = Some(a);
-        }
-        addrs.push(a);
-    }
-    let start = start.filter(|&a| a != 0)?;
-    let end = addrs.into_iter().filter(|&a| a > start).min()?;
-    Some((start, end))
 }

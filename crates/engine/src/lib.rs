@@ -1,42 +1,75 @@
-//! The engine: compiles a rule set into a plan (`plan`, `rule`): the
-//! per-syscall rule tables, the hooks and the exact BPF programs and
-//! attach points (`hooks`), and the map images (`image`, with the live
-//! paths `resolve`d and `watches` followed); then the runtime only loads,
-//! fills, attaches, reads the ring buffer and assembles audit events
-//! (`runtime`).
+//! The engine, in two layers.
+//!
+//! Planning, which loads no BPF: a rule set (`rule`: one rule's tests) is
+//! [`compile`]d into a [`Plan`] (`plan`): the per-syscall rule tables,
+//! the io_uring list (`uring`), the hooks ([`Hook`], chosen by `hooks`)
+//! for the kernel facts it was made for ([`Environment`], `kinds`); its
+//! map images (`image`, with the live paths `resolve`d and `watches`
+//! followed) and `--explain` (`explain`) come from the plan alone.
+//!
+//! Running, over libbpf: `probe` finds the kernel facts; the runtime
+//! ([`run_live`], one `generation` per rule set loaded) loads, fills and
+//! attaches, reads the ring buffer (`ring`, `samples`) and assembles
+//! audit events ([`AuditEvent`]); [`names`], [`exit_records`] and
+//! [`uring_paths`] decode their records for the caller.
+//!
+//! The header's limits (`limits`) and the errors ([`EngineError`],
+//! [`CompileError`]) are shared. Items are public at the crate root; the
+//! modules the daemon and the kernel test call by module are public
+//! themselves, their items only there.
 
+mod compile;
+mod error;
+mod event;
 mod exec_files;
 pub mod exit_records;
-pub mod explain;
+mod explain;
 mod generation;
-pub mod hooks;
-pub mod image;
-pub mod kinds;
+mod hook;
+mod hooks;
+mod image;
+mod kinds;
+mod limits;
 mod lookup;
 pub mod names;
-pub mod path_args;
-pub mod perm;
-pub mod plan;
-pub mod resolve;
+mod options;
+mod path_args;
+mod perm;
+mod plan;
+mod probe;
+mod resolve;
 mod ring;
-pub mod rule;
-pub mod runtime;
+mod rule;
+mod runtime;
 mod samples;
+mod sent;
 pub mod start_trace;
 pub mod syscalls;
-pub mod uring;
+mod uring;
+mod uring_groups;
 pub mod uring_paths;
-pub mod watches;
+mod watch_follow;
+mod watches;
 
 #[cfg(test)]
 mod test_rules;
 
-pub use hooks::{AttachPoint, Attachment, Hook};
+pub use compile::compile;
+pub use error::EngineError;
+pub use event::AuditEvent;
+pub use generation::Attached;
+pub use hook::{AttachPoint, Attachment, Hook, Noted};
 pub use image::{ImageError, MapImages, Rodata};
-pub use kinds::{inode_tracepoints, Features, HookKinds, InodeSource, Kind, Probe, UringSubmit};
-pub use plan::{compile, CompileError, CompiledRule, Environment, Plan, Test, Watch};
-pub use resolve::Resolved;
-pub use runtime::{
-    run, run_live, Attached, AuditEvent, EngineError, Handler, Options, Stats, RING_BUFFER_BYTES,
+pub use kinds::{
+    Features, FunctionLookup, HookKinds, InodeSource, KernelFunctions, Kind, Probe, UringSubmit,
 };
+pub use limits::RING_BUFFER_BYTES;
+pub use options::Options;
+pub use plan::{Environment, Plan};
+pub use probe::inode_tracepoints;
+pub use resolve::Resolved;
+pub use rule::{CompileError, CompiledRule, Test, Watch};
+pub use runtime::{run, run_live, Handler, Stats};
 pub use samples::Aux;
+pub use uring::UringPlan;
+pub use watches::WatchTable;

@@ -9,165 +9,14 @@
 use crate::exec_files;
 use crate::lookup;
 use crate::samples::Aux;
-use fastaudit_bpf::types::{
-    fa_aux_kind, fa_aux_uring_obj, fa_name_index, fa_obj, fa_obj_flag, fa_objs,
-};
-use fastaudit_records::path::{parent_len, Inode, NameType, PathItem};
+pub use crate::sent::PathRecords;
+use crate::sent::{decode, u32_at, Obj, Sent};
+use fastaudit_bpf::types::fa_obj_flag;
+use fastaudit_bpf::types::fa_obj_flag as F;
+use fastaudit_records::path::{parent_len, NameType, PathItem};
 use fastaudit_records::Syscall;
-use fastaudit_rules::abi::{arch, S_IFMT};
+use fastaudit_rules::abi::arch;
 use fastaudit_rules::tables::Machine;
-
-/// `S_IFDIR`: a mode's file type bits (`S_IFMT`) for a directory.
-const S_IFDIR: u32 = 0o040000;
-
-/// An inode as the BPF side saw it.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Obj {
-    pub(crate) inode: Inode,
-    pub(crate) flags: u32,
-    pub(crate) parent_ino: u64,
-    name: Vec<u8>,
-}
-
-impl Obj {
-    pub(crate) fn has(&self, f: fa_obj_flag) -> bool {
-        self.flags & f.0 != 0
-    }
-    pub(crate) fn is_dir(&self) -> bool {
-        self.inode.mode & S_IFMT == S_IFDIR
-    }
-}
-
-/// An event's decoded path data.
-#[derive(Debug, Default)]
-pub(crate) struct Sent {
-    pub(crate) cwd: Option<Vec<u8>>,
-    /// Path arguments 0 and 1; 2: a symlink's target.
-    names: [Option<Vec<u8>>; 3],
-    /// The directories dirfd-relative path arguments 0 and 1 start from.
-    bases: [Option<Vec<u8>>; 2],
-    /// What a successful stat returned: its object as its lookup found it.
-    stat: Option<Inode>,
-    pub(crate) objs: Vec<Obj>,
-    /// io_uring_enter: the names its ops' preps took, by their place.
-    pub(crate) uring_names: Vec<(u32, Vec<u8>)>,
-    /// io_uring_enter: what its inline opens opened, by name place.
-    pub(crate) uring_opened: Vec<(u32, Inode)>,
-}
-
-fn u32_at(d: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_ne_bytes(d.get(at..at + 4)?.try_into().ok()?))
-}
-
-/// A `struct fa_aux_name`: index, length, bytes.
-fn name_of(a: &Aux) -> Option<(u32, Vec<u8>)> {
-    let index = u32_at(&a.data, 0)?;
-    let len = u32_at(&a.data, 4)? as usize;
-    Some((index, a.data.get(8..8 + len)?.to_vec()))
-}
-
-/// One `struct fa_obj` as decoded.
-fn obj_of(o: &fa_obj) -> Obj {
-    let len = (o.name_len as usize).min(o.name.len());
-    let name: Vec<u8> = o.name[..len].iter().map(|&c| c as u8).collect();
-    Obj {
-        inode: Inode {
-            ino: o.ino,
-            dev: o.dev,
-            mode: o.mode,
-            uid: o.uid,
-            gid: o.gid,
-            rdev: o.rdev,
-            caps: Default::default(),
-        },
-        flags: o.flags,
-        parent_ino: o.parent_ino,
-        name,
-    }
-}
-
-fn objs_of(a: &Aux) -> Vec<Obj> {
-    let Some(h) = crate::samples::read::<fa_objs>(&a.data) else {
-        return Vec::new();
-    };
-    h.o.iter().take(h.count as usize).map(obj_of).collect()
-}
-
-pub(crate) fn decode(aux: &[Aux]) -> Option<Sent> {
-    let mut s = Sent::default();
-    let mut any = false;
-    for a in aux {
-        if a.ty == fa_aux_kind::FA_AUX_CWD.0 {
-            let (deleted, mut cwd) = name_of(a)?;
-            if deleted != 0 {
-                cwd.extend_from_slice(b" (deleted)");
-            }
-            s.cwd = Some(cwd);
-            any = true;
-        } else if a.ty == fa_aux_kind::FA_AUX_NAME.0 {
-            let (i, n) = name_of(a)?;
-            let base = fa_name_index::FA_NAME_BASE.0;
-            let slot = match i.checked_sub(base) {
-                Some(b) => s.bases.get_mut(b as usize),
-                None => s.names.get_mut(i as usize),
-            };
-            if let Some(slot) = slot {
-                *slot = Some(n);
-            }
-            any = true;
-        } else if a.ty == fa_aux_kind::FA_AUX_STAT.0 {
-            s.stat = statbuf_inode(&a.data);
-        } else if a.ty == fa_aux_kind::FA_AUX_OBJS.0 {
-            s.objs = objs_of(a);
-            any = true;
-        } else if a.ty == fa_aux_kind::FA_AUX_URING_NAME.0 {
-            s.uring_names.push(name_of(a)?);
-            any = true;
-        } else if a.ty == fa_aux_kind::FA_AUX_URING_OBJ.0 {
-            if let Some(u) = crate::samples::read::<fa_aux_uring_obj>(&a.data) {
-                s.uring_opened.push((u.index, obj_of(&u.obj).inode));
-            }
-        }
-    }
-    any.then_some(s)
-}
-
-/// The attributes in a `struct fa_aux_stat`: a struct stat's or a
-/// struct statx's (x86_64 layouts).
-fn statbuf_inode(d: &[u8]) -> Option<Inode> {
-    let u32_ = |at: usize| u32_at(d, 8 + at);
-    let u64_ = |at: usize| Some(u64::from_ne_bytes(d.get(8 + at..16 + at)?.try_into().ok()?));
-    let statx = u32_at(d, 0)? != 0;
-    let len = u32_at(d, 4)? as usize;
-    let kdev = |major: u32, minor: u32| (major << 20) | (minor & 0xfffff);
-    if statx {
-        if len < 144 {
-            return None;
-        }
-        let mode = u16::from_ne_bytes(d.get(8 + 28..8 + 30)?.try_into().ok()?);
-        return Some(Inode {
-            ino: u64_(32)?,
-            dev: kdev(u32_(136)?, u32_(140)?),
-            mode: mode.into(),
-            uid: u32_(20)?,
-            gid: u32_(24)?,
-            rdev: kdev(u32_(128)?, u32_(132)?),
-            caps: Default::default(),
-        });
-    }
-    if len < 48 {
-        return None;
-    }
-    Some(Inode {
-        ino: u64_(8)?,
-        dev: exec_files::kernel_dev(u64_(0)?),
-        mode: u32_(24)?,
-        uid: u32_(28)?,
-        gid: u32_(32)?,
-        rdev: exec_files::kernel_dev(u64_(40)?),
-        caps: Default::default(),
-    })
-}
 
 /// The last component of a path (trailing slashes ignored).
 fn base(path: &[u8]) -> &[u8] {
@@ -176,15 +25,6 @@ fn base(path: &[u8]) -> &[u8] {
         None => path,
     };
     &trimmed[parent_len(trimmed)..]
-}
-
-/// The CWD body's path and the PATH items of one event, in the kernel's order.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct PathRecords {
-    /// The working directory, as d_path spells it.
-    pub cwd: Option<Vec<u8>>,
-    /// The PATH records, item 0 first.
-    pub items: Vec<PathItem>,
 }
 
 struct Build<'a> {
@@ -237,7 +77,7 @@ impl Build<'_> {
 fn x86_64_name(nr: u32) -> Option<&'static str> {
     static NAMES: std::sync::OnceLock<Vec<Option<&'static str>>> = std::sync::OnceLock::new();
     let names = NAMES.get_or_init(|| {
-        (0..crate::runtime::NR_SYSCALLS)
+        (0..crate::limits::NR_SYSCALLS)
             .map(|nr| Machine::X86_64.syscall_name(nr))
             .collect()
     });
@@ -313,7 +153,6 @@ pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
     if sent.names[..2].iter().all(Option::is_none) && empty_path_is_the_fd(name) {
         return None;
     }
-    let exe_path = sc.exe.as_deref();
     let exit = sc.exit;
     let call = lookup::Call {
         name,
@@ -323,10 +162,6 @@ pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
         names: &sent.names,
         bases: &sent.bases,
     };
-    let mut b = Build {
-        sent: &sent,
-        items: Vec::new(),
-    };
     let failed = exit.is_some_and(|e| (-4095..0).contains(&e));
     let nargs = sent.names[..2].iter().filter(|n| n.is_some()).count();
     let socket_path = match name {
@@ -334,171 +169,21 @@ pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
         _ => None,
     };
     if let Some(path) = socket_path {
-        // The socket's path, looked up from user space as a failed
-        // syscall's are (BPF sees no object for it).
-        let names = [Some(path), None, None];
-        let call = lookup::Call {
-            names: &names,
-            ..call
-        };
-        let items = match (name, failed) {
-            (_, true) if lookup_failed("stat", exit.unwrap_or(0)) => lookup::bare_items(&call, 1),
-            ("bind", _) => lookup::created(&call),
-            _ => lookup::items(&call, 1),
-        };
         return Some(PathRecords {
             cwd: sent.cwd.clone(),
-            items,
+            items: socket_items(&call, path, failed, exit),
         });
     }
-    if failed {
-        // No lookup result is visible to BPF for a failed syscall. One
-        // whose error can only come from the lookup itself never reached
-        // an object: its names are bare (fastaudit, looking again with
-        // its own rights, might find what the task could not).
-        let items = if lookup_failed(name, exit.unwrap_or(0)) {
-            lookup::bare_items(&call, nargs)
-        } else {
-            lookup::items(&call, nargs)
+    let mut items = if failed {
+        failed_items(&call, nargs, exit)
+    } else {
+        let mut b = Build {
+            sent: &sent,
+            items: Vec::new(),
         };
-        let mut items = items;
-        exec_files::add_file_caps(sent.cwd.as_deref(), &mut items);
-        return Some(PathRecords {
-            cwd: sent.cwd.clone(),
-            items,
-        });
-    }
-    use fa_obj_flag as F;
-    match name {
-        "open" | "openat" | "openat2" | "creat" => {
-            let opened = b.obj(|o| o.has(F::FA_OBJ_OPENED)).cloned();
-            match opened {
-                Some(o) if o.has(F::FA_OBJ_CREATED) => {
-                    let dir = b.obj(|p| p.has(F::FA_OBJ_PARENT)).cloned();
-                    b.push(b.parent_name(0), dir.as_ref(), NameType::Parent);
-                    b.push(b.name(0), Some(&o), NameType::Create);
-                }
-                o => b.push(b.name(0), o.as_ref(), NameType::Normal),
-            }
-        }
-        "execve" | "execveat" => {
-            let exe = b.obj(|o| o.has(F::FA_OBJ_EXEC)).cloned();
-            let script = b.name(0).and_then(|n| {
-                exec_files::script(sent.cwd.as_deref(), &n, exe.as_ref().map(|e| &e.inode))
-            });
-            match script {
-                Some((inode, interp)) => {
-                    b.items.push(PathItem {
-                        name: b.name(0),
-                        inode: Some(inode),
-                        nametype: NameType::Normal,
-                    });
-                    b.push(Some(interp), exe.as_ref(), NameType::Normal);
-                }
-                None => b.push(b.name(0), exe.as_ref(), NameType::Normal),
-            }
-            if let Some(loader) = b.obj(|o| o.has(F::FA_OBJ_LOADER)).cloned() {
-                let name = exe_path.and_then(exec_files::elf_interp);
-                b.push(name, Some(&loader), NameType::Normal);
-            }
-        }
-        "mkdir" | "mkdirat" | "mknod" | "mknodat" | "symlink" | "symlinkat" => {
-            // The new inode had no dentry yet when its times were set.
-            let new = b.obj(|o| !o.has(F::FA_OBJ_ALIAS)).cloned();
-            let dir = b.obj(|o| o.is_dir() && o.has(F::FA_OBJ_ALIAS)).cloned();
-            b.push(b.parent_name(0), dir.as_ref(), NameType::Parent);
-            if name.starts_with("symlink") {
-                // The target is a name the kernel never looks up.
-                b.push(b.name(2), None, NameType::Unknown);
-            }
-            b.push(b.name(0), new.as_ref(), NameType::Create);
-        }
-        "unlink" | "unlinkat" | "rmdir" => {
-            let named = b.entry(0).cloned();
-            // A file with other hard links may show another of its names
-            // (the inode's first alias): then the one changed non-directory.
-            let victim = named
-                .clone()
-                .or_else(|| b.obj(|o| !o.is_dir() && o.has(F::FA_OBJ_CHANGED)).cloned());
-            let dir = match &named {
-                Some(v) => b.obj_ino(v.parent_ino).cloned(),
-                None => b.obj(|o| o.is_dir() && o.has(F::FA_OBJ_CHANGED)).cloned(),
-            };
-            b.push(b.parent_name(0), dir.as_ref(), NameType::Parent);
-            b.push(b.name(0), victim.as_ref(), NameType::Delete);
-        }
-        "link" | "linkat" => {
-            let linked = b.obj(|o| !o.is_dir()).cloned();
-            let dir = b.obj(|o| o.is_dir()).cloned();
-            b.push(b.parent_name(1), dir.as_ref(), NameType::Parent);
-            b.push(b.name(0), linked.as_ref(), NameType::Normal);
-            b.push(b.name(1), linked.as_ref(), NameType::Create);
-        }
-        "rename" | "renameat" | "renameat2" => {
-            let moved_named = b.entry(0).cloned();
-            let victim_named = b.entry(1).cloned();
-            let ino = |o: &Option<Obj>| o.as_ref().map(|o| o.inode.ino);
-            // A moved file with other hard links may show another of its
-            // names (the inode's first alias): then the changed
-            // non-directory that is not the victim.
-            let moved = moved_named.clone().or_else(|| {
-                b.obj(|o| {
-                    !o.is_dir()
-                        && o.has(F::FA_OBJ_CHANGED)
-                        && Some(o.inode.ino) != ino(&victim_named)
-                })
-                .cloned()
-            });
-            let victim = victim_named.filter(|v| Some(v.inode.ino) != ino(&moved));
-            let same_dir = b.parent_name(0) == b.parent_name(1);
-            let old_dir = match &moved_named {
-                Some(m) => b.obj_ino(m.parent_ino).cloned(),
-                // The alias's directory is not the one renamed from.
-                None => victim
-                    .as_ref()
-                    .filter(|_| same_dir)
-                    .and_then(|v| b.obj_ino(v.parent_ino))
-                    .cloned(),
-            };
-            let new_dir = match &victim {
-                Some(v) => b.obj_ino(v.parent_ino).cloned(),
-                None => b
-                    .obj(|o| {
-                        o.is_dir()
-                            && Some(o.inode.ino) != old_dir.as_ref().map(|d| d.inode.ino)
-                            && Some(o.inode.ino) != moved.as_ref().map(|m| m.inode.ino)
-                    })
-                    .cloned()
-                    .or_else(|| old_dir.clone()),
-            };
-            // getname(new) ran before getname(old): the new name's
-            // directory is item 0.
-            b.push(b.parent_name(1), new_dir.as_ref(), NameType::Parent);
-            b.push(b.parent_name(0), old_dir.as_ref(), NameType::Parent);
-            b.push(b.name(0), moved.as_ref(), NameType::Delete);
-            if victim.is_some() {
-                b.push(b.name(1), victim.as_ref(), NameType::Delete);
-            }
-            b.push(b.name(1), moved.as_ref(), NameType::Create);
-        }
-        _ => {
-            // One object looked up and (for the attribute and write
-            // classes) changed: chmod, chown, truncate, setxattr, ...
-            // Syscalls that change nothing (readlink, getxattr, ...): the
-            // object as it is now.
-            match b.obj(|o| o.has(F::FA_OBJ_CHANGED)).cloned() {
-                Some(o) => b.push(b.name(0), Some(&o), NameType::Normal),
-                // A stat's own buffer: its lookup's view, not a later one.
-                None if sent.stat.is_some() && nargs == 1 => b.items.push(PathItem {
-                    name: b.name(0),
-                    inode: sent.stat,
-                    nametype: NameType::Normal,
-                }),
-                None => b.items = lookup::items(&call, nargs),
-            }
-        }
-    }
-    let mut items = b.items;
+        b.family_items(&call, nargs, sc.exe.as_deref());
+        b.items
+    };
     exec_files::add_file_caps(sent.cwd.as_deref(), &mut items);
     Some(PathRecords {
         cwd: sent.cwd.clone(),
@@ -506,10 +191,204 @@ pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
     })
 }
 
+/// A named AF_UNIX socket's path (connect, bind), looked up from user
+/// space as a failed syscall's are (BPF sees no object for it).
+fn socket_items(
+    call: &lookup::Call,
+    path: Vec<u8>,
+    failed: bool,
+    exit: Option<i64>,
+) -> Vec<PathItem> {
+    let names = [Some(path), None, None];
+    let call = lookup::Call {
+        names: &names,
+        ..*call
+    };
+    match (call.name, failed) {
+        (_, true) if lookup_failed("stat", exit.unwrap_or(0)) => lookup::bare_items(&call, 1),
+        ("bind", _) => lookup::created(&call),
+        _ => lookup::items(&call, 1),
+    }
+}
+
+/// A failed syscall's items. No lookup result is visible to BPF for it.
+/// One whose error can only come from the lookup itself never reached an
+/// object: its names are bare (fastaudit, looking again with its own
+/// rights, might find what the task could not).
+fn failed_items(call: &lookup::Call, nargs: usize, exit: Option<i64>) -> Vec<PathItem> {
+    if lookup_failed(call.name, exit.unwrap_or(0)) {
+        lookup::bare_items(call, nargs)
+    } else {
+        lookup::items(call, nargs)
+    }
+}
+
+/// A successful syscall's items, per syscall family, in the order and
+/// name types fs/namei.c gives them.
+impl Build<'_> {
+    fn family_items(&mut self, call: &lookup::Call, nargs: usize, exe_path: Option<&[u8]>) {
+        match call.name {
+            "open" | "openat" | "openat2" | "creat" => self.opened(),
+            "execve" | "execveat" => self.executed(exe_path),
+            "mkdir" | "mkdirat" | "mknod" | "mknodat" | "symlink" | "symlinkat" => {
+                self.made(call.name.starts_with("symlink"))
+            }
+            "unlink" | "unlinkat" | "rmdir" => self.unlinked(),
+            "link" | "linkat" => self.linked(),
+            "rename" | "renameat" | "renameat2" => self.renamed(),
+            _ => self.one_object(call, nargs),
+        }
+    }
+
+    /// open and creat: the file opened, or a new file and its directory.
+    fn opened(&mut self) {
+        let opened = self.obj(|o| o.has(F::FA_OBJ_OPENED)).cloned();
+        match opened {
+            Some(o) if o.has(F::FA_OBJ_CREATED) => {
+                let dir = self.obj(|p| p.has(F::FA_OBJ_PARENT)).cloned();
+                self.push(self.parent_name(0), dir.as_ref(), NameType::Parent);
+                self.push(self.name(0), Some(&o), NameType::Create);
+            }
+            o => self.push(self.name(0), o.as_ref(), NameType::Normal),
+        }
+    }
+
+    /// An exec: the program (a script and its interpreter), then its ELF
+    /// interpreter.
+    fn executed(&mut self, exe_path: Option<&[u8]>) {
+        let exe = self.obj(|o| o.has(F::FA_OBJ_EXEC)).cloned();
+        let script = self.name(0).and_then(|n| {
+            exec_files::script(self.sent.cwd.as_deref(), &n, exe.as_ref().map(|e| &e.inode))
+        });
+        match script {
+            Some((inode, interp)) => {
+                self.items.push(PathItem {
+                    name: self.name(0),
+                    inode: Some(inode),
+                    nametype: NameType::Normal,
+                });
+                self.push(Some(interp), exe.as_ref(), NameType::Normal);
+            }
+            None => self.push(self.name(0), exe.as_ref(), NameType::Normal),
+        }
+        if let Some(loader) = self.obj(|o| o.has(F::FA_OBJ_LOADER)).cloned() {
+            let name = exe_path.and_then(exec_files::elf_interp);
+            self.push(name, Some(&loader), NameType::Normal);
+        }
+    }
+
+    /// mkdir, mknod, symlink: the directory and the new inode (a
+    /// symlink's target between them).
+    fn made(&mut self, symlink: bool) {
+        // The new inode had no dentry yet when its times were set.
+        let new = self.obj(|o| !o.has(F::FA_OBJ_ALIAS)).cloned();
+        let dir = self.obj(|o| o.is_dir() && o.has(F::FA_OBJ_ALIAS)).cloned();
+        self.push(self.parent_name(0), dir.as_ref(), NameType::Parent);
+        if symlink {
+            // The target is a name the kernel never looks up.
+            self.push(self.name(2), None, NameType::Unknown);
+        }
+        self.push(self.name(0), new.as_ref(), NameType::Create);
+    }
+
+    /// unlink and rmdir: the directory and the entry removed.
+    fn unlinked(&mut self) {
+        let named = self.entry(0).cloned();
+        // A file with other hard links may show another of its names
+        // (the inode's first alias): then the one changed non-directory.
+        let victim = named.clone().or_else(|| {
+            self.obj(|o| !o.is_dir() && o.has(F::FA_OBJ_CHANGED))
+                .cloned()
+        });
+        let dir = match &named {
+            Some(v) => self.obj_ino(v.parent_ino).cloned(),
+            None => self
+                .obj(|o| o.is_dir() && o.has(F::FA_OBJ_CHANGED))
+                .cloned(),
+        };
+        self.push(self.parent_name(0), dir.as_ref(), NameType::Parent);
+        self.push(self.name(0), victim.as_ref(), NameType::Delete);
+    }
+
+    /// link: the new name's directory, the file under its old name and
+    /// under its new one.
+    fn linked(&mut self) {
+        let linked = self.obj(|o| !o.is_dir()).cloned();
+        let dir = self.obj(|o| o.is_dir()).cloned();
+        self.push(self.parent_name(1), dir.as_ref(), NameType::Parent);
+        self.push(self.name(0), linked.as_ref(), NameType::Normal);
+        self.push(self.name(1), linked.as_ref(), NameType::Create);
+    }
+
+    /// rename: both directories, the file moved (and the one it
+    /// replaced), then the file under its new name.
+    fn renamed(&mut self) {
+        let moved_named = self.entry(0).cloned();
+        let victim_named = self.entry(1).cloned();
+        let ino = |o: &Option<Obj>| o.as_ref().map(|o| o.inode.ino);
+        // A moved file with other hard links may show another of its
+        // names (the inode's first alias): then the changed
+        // non-directory that is not the victim.
+        let moved = moved_named.clone().or_else(|| {
+            self.obj(|o| {
+                !o.is_dir() && o.has(F::FA_OBJ_CHANGED) && Some(o.inode.ino) != ino(&victim_named)
+            })
+            .cloned()
+        });
+        let victim = victim_named.filter(|v| Some(v.inode.ino) != ino(&moved));
+        let same_dir = self.parent_name(0) == self.parent_name(1);
+        let old_dir = match &moved_named {
+            Some(m) => self.obj_ino(m.parent_ino).cloned(),
+            // The alias's directory is not the one renamed from.
+            None => victim
+                .as_ref()
+                .filter(|_| same_dir)
+                .and_then(|v| self.obj_ino(v.parent_ino))
+                .cloned(),
+        };
+        let new_dir = match &victim {
+            Some(v) => self.obj_ino(v.parent_ino).cloned(),
+            None => self
+                .obj(|o| {
+                    o.is_dir()
+                        && Some(o.inode.ino) != old_dir.as_ref().map(|d| d.inode.ino)
+                        && Some(o.inode.ino) != moved.as_ref().map(|m| m.inode.ino)
+                })
+                .cloned()
+                .or_else(|| old_dir.clone()),
+        };
+        // getname(new) ran before getname(old): the new name's
+        // directory is item 0.
+        self.push(self.parent_name(1), new_dir.as_ref(), NameType::Parent);
+        self.push(self.parent_name(0), old_dir.as_ref(), NameType::Parent);
+        self.push(self.name(0), moved.as_ref(), NameType::Delete);
+        if victim.is_some() {
+            self.push(self.name(1), victim.as_ref(), NameType::Delete);
+        }
+        self.push(self.name(1), moved.as_ref(), NameType::Create);
+    }
+
+    /// One object looked up and (for the attribute and write classes)
+    /// changed: chmod, chown, truncate, setxattr, ... Syscalls that change
+    /// nothing (readlink, getxattr, ...): the object as it is now.
+    fn one_object(&mut self, call: &lookup::Call, nargs: usize) {
+        match self.obj(|o| o.has(F::FA_OBJ_CHANGED)).cloned() {
+            Some(o) => self.push(self.name(0), Some(&o), NameType::Normal),
+            // A stat's own buffer: its lookup's view, not a later one.
+            None if self.sent.stat.is_some() && nargs == 1 => self.items.push(PathItem {
+                name: self.name(0),
+                inode: self.sent.stat,
+                nametype: NameType::Normal,
+            }),
+            None => self.items = lookup::items(call, nargs),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fastaudit_bpf::types::fa_obj;
+    use fastaudit_bpf::types::{fa_aux_kind, fa_obj, fa_objs};
 
     const DIR: u32 = 0o040755;
     const FILE: u32 = 0o100644;

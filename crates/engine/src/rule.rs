@@ -23,7 +23,8 @@ pub const FIELD_OBJ_COMPARE: u32 = fastaudit_bpf::types::fa_field::FA_FIELD_OBJ_
 /// One field test as the BPF side evaluates it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Test {
-    /// Kernel field number (`abi::field`), `LOGINUID_SET` for `auid=-1`, or [`FIELD_NEVER`].
+    /// Kernel field number (`abi::field`), `LOGINUID_SET` for `auid=-1`, or
+    /// `FIELD_NEVER` (a test that never holds).
     pub field: u32,
     /// Kernel operator bits (`abi::op`).
     pub op: u32,

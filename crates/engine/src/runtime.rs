@@ -4,78 +4,22 @@
 //! is decided here; every hook is detached when [`run`] returns, on every
 //! path.
 
-use crate::generation::{self, Generation};
-use crate::image::{ImageError, MapImages};
+use crate::error::{bpf, EngineError};
+use crate::event::AuditEvent;
+use crate::generation::{self, read_stats, Attached, Generation};
+use crate::options::Options;
 use crate::plan::Plan;
-use crate::samples::{Aux, Samples};
-use fastaudit_bpf::types::{fa_event, fa_event_flag, fa_limit, fa_stat};
-use fastaudit_records::{Syscall, UringOp};
-use libbpf_rs::{MapCore, MapFlags};
-use std::cell::RefCell;
+use crate::ring::Ring;
+use crate::samples::{Aux, Ready, Samples};
+use crate::uring_groups::Groups;
+use crate::watches::WatchTable;
+use fastaudit_bpf::types::{fa_event, fa_event_flag};
+use fastaudit_records::Syscall;
+use libbpf_rs::MapHandle;
 use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
-use thiserror::Error;
-
-// The header's limits (fastaudit.h, reaching Rust as BTF enums).
-/// Syscall numbers per ABI: native span indexes first, compat ones after.
-pub(crate) const NR_SYSCALLS: u32 = fa_limit::FA_NR_SYSCALLS.0;
-/// Most tests one rule carries in the rules map.
-pub(crate) const MAX_TESTS: usize = fa_limit::FA_MAX_TESTS.0 as usize;
-/// Spans index of the task-list rules.
-pub(crate) const TASK_SPAN: u32 = fa_limit::FA_TASK_SPAN.0;
-/// The ring buffer's size unless a run asks for another (`--ring-buffer-kib`).
-pub const RING_BUFFER_BYTES: u32 = fa_limit::FA_RINGBUF_BYTES.0;
-
-/// Why the engine could not start or keep running.
-#[derive(Debug, Error)]
-pub enum EngineError {
-    /// Loading or attaching BPF failed (not root, BPF unavailable, ...).
-    #[error("{what}: {source}")]
-    Bpf {
-        what: String,
-        source: libbpf_rs::Error,
-    },
-    /// The plan cannot run here (no hook kind, bad ring buffer size).
-    #[error("{0}")]
-    Plan(String),
-    /// The plan does not fit the kernel tables.
-    #[error(transparent)]
-    Image(#[from] ImageError),
-}
-
-pub(crate) fn bpf(what: impl Into<String>) -> impl FnOnce(libbpf_rs::Error) -> EngineError {
-    let what = what.into();
-    move |source| EngineError::Bpf { what, source }
-}
-
-/// One audited syscall, ready to be formatted.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AuditEvent {
-    /// Wall-clock time of the syscall exit: seconds and milliseconds.
-    pub sec: u64,
-    /// Milliseconds part.
-    pub msec: u32,
-    /// The SYSCALL record's content.
-    pub syscall: Syscall,
-    /// The command line (argv joined by NULs), as PROCTITLE wants it.
-    pub cmdline: Vec<u8>,
-    /// The syscall made a kernel record that stock audit writes with these
-    /// SYSCALL and PROCTITLE records, under its stamp (a loginuid write:
-    /// LOGIN, whose `pid=` is this event's pid). Its key is `None` unless
-    /// a rule selected the syscall too.
-    pub companion: bool,
-    /// The data of the records the kernel writes after SYSCALL (PATH,
-    /// CWD, EXECVE, ...), in the order the BPF side sent them.
-    pub aux: Vec<Aux>,
-    /// Some of those records found no room in the ring buffer.
-    pub aux_lost: bool,
-    /// URINGOP records that come first under the event's stamp (io_uring
-    /// ops issued inside this io_uring_enter, or one op of its own).
-    pub uringops: Vec<UringOp>,
-    /// Only `uringops`: no SYSCALL and PROCTITLE records.
-    pub no_syscall: bool,
-}
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Counters of a run: generated = delivered + lost.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -89,35 +33,6 @@ pub struct Stats {
     /// Auxiliary records the kernel side could not queue (their events
     /// are marked `aux_lost`).
     pub aux_lost: u64,
-}
-
-/// What was attached, for the caller and tests.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Attached {
-    /// One per attached link, the plan's attachments as `--explain` shows
-    /// them ("tp_btf/raw_syscalls:sys_exit by fa_raw_exit").
-    pub hooks: Vec<String>,
-}
-
-/// Tunables of a run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Options {
-    /// Ring buffer size in bytes (a power of two, at least one page).
-    pub ring_buffer_bytes: u32,
-    /// Send companion events (a loginuid write's SYSCALL for LOGIN) for
-    /// tasks that have a kernel audit context as well: true beside another
-    /// audit daemon (`--bpf-only`), false when fastaudit is the daemon,
-    /// since the kernel then writes those tasks' SYSCALL records itself.
-    pub companion_with_context: bool,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            ring_buffer_bytes: RING_BUFFER_BYTES,
-            companion_with_context: false,
-        }
-    }
 }
 
 /// Run `plan` until `stop` is set. `ready` is called once every hook is
@@ -214,12 +129,7 @@ pub fn run_live<H: Handler>(
         if let Some(why) = plan.hook_kind_problem() {
             return Err(EngineError::Plan(why));
         }
-        handler.ready(&Attached::default());
-        while !stop.load(Ordering::Relaxed) {
-            handler.batch();
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        return Ok(Stats::default());
+        return Ok(run_without_hooks(stop, handler));
     }
     let size = options.ring_buffer_bytes;
     if !size.is_power_of_two() || size < 4096 {
@@ -233,54 +143,32 @@ pub fn run_live<H: Handler>(
     let mut plans: Vec<Plan> = vec![owner.plan.clone()];
     let first_follower = owner.follower()?;
     let clock = Clock::now();
-    let pending: RefCell<Samples> = RefCell::new(Samples::default());
-    let mut ring =
-        crate::ring::Ring::new(owner.skel.maps.events.as_fd(), size as usize).map_err(|e| {
-            EngineError::Bpf {
-                what: "setting up the ring buffer".into(),
-                source: libbpf_rs::Error::from(e),
-            }
+    let ring =
+        Ring::new(owner.skel.maps.events.as_fd(), size as usize).map_err(|e| EngineError::Bpf {
+            what: "setting up the ring buffer".into(),
+            source: libbpf_rs::Error::from(e),
         })?;
-    let mut consume = |max: usize| ring.consume(max, |data| pending.borrow_mut().push(data));
+    let mut reader = Reader {
+        ring,
+        pending: Samples::default(),
+        uring_groups: Groups::default(),
+        spare: Vec::new(),
+        clock,
+        stats: Stats::default(),
+    };
     crate::start_trace::mark("ring buffer mapped");
     handler.ready(&owner.attached);
 
-    let mut stats = Stats::default();
-    let mut uring_groups = crate::uring::Groups::default();
-    let mut spare = Vec::new();
-    // Returns whether there was anything to deliver.
-    let mut deliver = |stats: &mut Stats, plans: &[Plan], handler: &mut H| {
-        let before = stats.delivered;
-        let mut ready = pending.borrow_mut().take(std::mem::take(&mut spare));
-        for (ev, exe, aux) in ready.drain(..) {
-            stats.delivered += 1;
-            let plan = plans
-                .get(ev.generation as usize)
-                .or_else(|| plans.last())
-                .expect("at least one plan");
-            if let Some(out) = uring_groups.take(plan, &ev, |e| assemble(plan, e, exe, aux, &clock))
-            {
-                Handler::event(handler, out);
-            }
-        }
-        // Its room is reused for the next chunk.
-        spare = ready;
-        // Idle too: the caller may have queued output of its own.
-        Handler::batch(handler);
-        stats.delivered > before
-    };
     // The generation running now, when it is not the owner.
     let mut current: Option<Generation> = None;
     let followed = std::thread::scope(|scope| {
         let mut followers = Vec::new();
-        let mut spawn = |f: Option<(crate::watches::WatchTable, libbpf_rs::MapHandle)>,
-                         quit: std::sync::Arc<AtomicBool>| {
+        let mut spawn = |f: Option<(WatchTable, MapHandle)>, quit: Arc<AtomicBool>| {
             if let Some((table, map)) = f {
                 followers.push(scope.spawn(move || generation::follow(table, &map, &quit)));
             }
         };
-        spawn(first_follower, std::sync::Arc::clone(&owner.quit));
-        let mut result = Ok(());
+        spawn(first_follower, Arc::clone(&owner.quit));
         let mut nap = IDLE_WAIT;
         while !stop.load(Ordering::Relaxed) {
             if let Some(next) = handler.reload() {
@@ -289,52 +177,12 @@ pub fn run_live<H: Handler>(
                     Err(e) => handler.swapped(Err(&e)),
                     Ok(mut g) => {
                         plans.push(g.plan.clone());
-                        spawn(g.follower().unwrap_or(None), std::sync::Arc::clone(&g.quit));
-                        // Keep reading while a switch waits for syscalls in flight.
-                        let r = handover(&owner, current.as_ref(), number, |d| {
-                            let until = std::time::Instant::now() + d;
-                            loop {
-                                consume(usize::MAX);
-                                deliver(&mut stats, &plans, &mut *handler);
-                                if std::time::Instant::now() >= until {
-                                    return Ok(());
-                                }
-                                std::thread::sleep(Duration::from_millis(5));
-                            }
-                        });
-                        match r {
-                            Ok(()) => {
-                                handler.swapped(Ok(&g.attached));
-                                // The old one's maps go with it; the owner's stay.
-                                current = Some(g);
-                            }
-                            Err(e) => {
-                                g.detach();
-                                // Back to the running one (the switch may
-                                // have stopped half way).
-                                let _ = owner.set_handover(
-                                    current.as_ref().map_or(owner.number, |c| c.number),
-                                    false,
-                                );
-                                handler.swapped(Err(&e));
-                            }
-                        }
+                        spawn(g.follower().unwrap_or(None), Arc::clone(&g.quit));
+                        switch(&owner, &mut current, g, &plans, &mut reader, handler);
                     }
                 }
             }
-            // Events are queued without waking us (BPF_RB_NO_WAKEUP), so poll
-            // on a short period rather than waiting for a wakeup. Under load,
-            // a chunk at a time, each delivered (and written) before the next
-            // is read: what is read stays in the cache, and no batch grows
-            // with the ring's size.
-            let mut idle = true;
-            loop {
-                let n = consume(CHUNK);
-                idle &= !deliver(&mut stats, &plans, &mut *handler);
-                if n < CHUNK || stop.load(Ordering::Relaxed) {
-                    break;
-                }
-            }
+            let idle = reader.read_chunks(&plans, handler, stop);
             // Idle, wait: briefly right after a busy spell (at full rate
             // a 20 ms wait let ~10k events pile up and the ring overflow
             // while the reader slept), longer and longer while it stays
@@ -351,6 +199,7 @@ pub fn run_live<H: Handler>(
         if let Some(c) = current.as_ref() {
             c.quit.store(true, Ordering::Relaxed);
         }
+        let mut result = Ok(());
         for f in followers {
             let r = f.join().unwrap_or(Ok(()));
             if result.is_ok() {
@@ -364,13 +213,129 @@ pub fn run_live<H: Handler>(
     if let Some(c) = current.as_ref() {
         c.detach();
     }
-    consume(usize::MAX);
-    deliver(&mut stats, &plans, handler);
+    reader.consume(usize::MAX);
+    reader.deliver(&plans, handler);
     let (emitted, lost, aux_lost) = read_stats(&owner.skel)?;
+    let mut stats = reader.stats;
     stats.emitted = emitted;
     stats.lost = lost;
     stats.aux_lost = aux_lost;
     Ok(stats)
+}
+
+/// A plan with nothing to attach: ready at once, then only the caller's
+/// batches until `stop`.
+fn run_without_hooks(stop: &AtomicBool, handler: &mut impl Handler) -> Stats {
+    handler.ready(&Attached::default());
+    while !stop.load(Ordering::Relaxed) {
+        handler.batch();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Stats::default()
+}
+
+/// The ring buffer's reader: samples read, assembled into audit events
+/// with the plan of the generation that judged them, and delivered.
+struct Reader {
+    ring: Ring,
+    pending: Samples,
+    uring_groups: Groups,
+    /// The last chunk's room, reused for the next.
+    spare: Vec<Ready>,
+    clock: Clock,
+    stats: Stats,
+}
+
+impl Reader {
+    /// Read up to `max` samples; returns how many.
+    fn consume(&mut self, max: usize) -> usize {
+        let pending = &mut self.pending;
+        self.ring.consume(max, |data| pending.push(data))
+    }
+
+    /// Deliver the events read so far, then let the caller write them
+    /// out (idle too: it may have queued output of its own). Returns
+    /// whether there was anything to deliver.
+    fn deliver(&mut self, plans: &[Plan], handler: &mut impl Handler) -> bool {
+        let before = self.stats.delivered;
+        let mut ready = self.pending.take(std::mem::take(&mut self.spare));
+        for (ev, exe, aux) in ready.drain(..) {
+            self.stats.delivered += 1;
+            let plan = plans
+                .get(ev.generation as usize)
+                .or_else(|| plans.last())
+                .expect("at least one plan");
+            let clock = &self.clock;
+            if let Some(out) = self
+                .uring_groups
+                .take(plan, &ev, |e| assemble(plan, e, exe, aux, clock))
+            {
+                handler.event(out);
+            }
+        }
+        self.spare = ready;
+        handler.batch();
+        self.stats.delivered > before
+    }
+
+    /// Events are queued without waking us (BPF_RB_NO_WAKEUP), so the
+    /// ring is polled on a short period rather than waiting for a wakeup.
+    /// Under load, a chunk at a time, each delivered (and written) before
+    /// the next is read: what is read stays in the cache, and no batch
+    /// grows with the ring's size. Returns whether it was idle.
+    fn read_chunks(
+        &mut self,
+        plans: &[Plan],
+        handler: &mut impl Handler,
+        stop: &AtomicBool,
+    ) -> bool {
+        let mut idle = true;
+        loop {
+            let n = self.consume(CHUNK);
+            idle &= !self.deliver(plans, handler);
+            if n < CHUNK || stop.load(Ordering::Relaxed) {
+                return idle;
+            }
+        }
+    }
+}
+
+/// Hand over from the running generation to `next`, loaded and attached
+/// (its plan last in `plans`), reading on while syscalls in flight
+/// finish; on failure the running one goes on. The handler is told
+/// either way.
+fn switch(
+    owner: &Generation,
+    current: &mut Option<Generation>,
+    next: Generation,
+    plans: &[Plan],
+    reader: &mut Reader,
+    handler: &mut impl Handler,
+) {
+    let r = handover(owner, current.as_ref(), next.number, |d| {
+        let until = Instant::now() + d;
+        loop {
+            reader.consume(usize::MAX);
+            reader.deliver(plans, handler);
+            if Instant::now() >= until {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    });
+    match r {
+        Ok(()) => {
+            handler.swapped(Ok(&next.attached));
+            // The old one's maps go with it; the owner's stay.
+            *current = Some(next);
+        }
+        Err(e) => {
+            next.detach();
+            // Back to the running one (the switch may have stopped half way).
+            let _ = owner.set_handover(current.as_ref().map_or(owner.number, |c| c.number), false);
+            handler.swapped(Err(&e));
+        }
+    }
 }
 
 /// Switch from the running generation (`current`, else the owner) to
@@ -397,91 +362,6 @@ fn handover(
     owner.set_handover(next, false)?;
     owner.clear_decisions();
     Ok(())
-}
-
-fn as_bytes<T>(v: &T) -> &[u8] {
-    // SAFETY: only used on the skeleton's plain repr(C) types and u32.
-    unsafe { std::slice::from_raw_parts((v as *const T).cast::<u8>(), std::mem::size_of::<T>()) }
-}
-
-/// Write one map entry.
-pub(crate) fn put<K, V>(map: &impl MapCore, k: &K, v: &V, what: &str) -> Result<(), EngineError> {
-    map.update(as_bytes(k), as_bytes(v), MapFlags::ANY)
-        .map_err(bpf(what))
-}
-
-/// Write the plan's map images, verbatim.
-pub(crate) fn write_maps(
-    skel: &fastaudit_bpf::FastauditSkel,
-    images: &MapImages,
-) -> Result<(), EngineError> {
-    let m = &skel.maps;
-    for (i, rule) in images.rules.iter().enumerate() {
-        put(&m.rules, &(i as u32), rule, "filling the rule table")?;
-    }
-    for (i, id) in images.candidates.iter().enumerate() {
-        put(
-            &m.candidates,
-            &(i as u32),
-            id,
-            "filling the candidate table",
-        )?;
-    }
-    for (k, span) in &images.spans {
-        put(&m.spans, k, span, "filling the syscall index")?;
-    }
-    for (k, span) in &images.uring_spans {
-        put(&m.uring_spans, k, span, "filling the io_uring op index")?;
-    }
-    for (id, prio) in &images.rule_prio {
-        put(&m.rule_prio, id, prio, "filling the rule priorities")?;
-    }
-    for (k, v) in &images.watched {
-        put(&m.watched, k, v, "filling the watch table")?;
-    }
-    for (k, id) in &images.watch_by_parent_name {
-        put(&m.watch_by_parent_name, k, id, "filling the watched names")?;
-    }
-    for (k, id) in &images.watch_paths {
-        put(&m.watch_paths, k, id, "filling the watched paths")?;
-    }
-    for (k, id) in &images.tree_paths {
-        put(&m.tree_paths, k, id, "filling the watched trees")?;
-    }
-    for (nr, a) in &images.path_args {
-        put(&m.path_args, nr, a, "filling the path argument table")?;
-    }
-    for (k, v) in &images.sysclass {
-        put(&m.sysclass, k, v, "filling the syscall classes")?;
-    }
-    for (i, exe) in images.exes.iter().enumerate() {
-        put(&m.exes, &(i as u32), exe, "filling the exe table")?;
-    }
-    Ok(())
-}
-
-fn read_stats(skel: &fastaudit_bpf::FastauditSkel) -> Result<(u64, u64, u64), EngineError> {
-    let sum = |idx: u32| -> Result<u64, EngineError> {
-        let per_cpu = skel
-            .maps
-            .stats
-            .lookup_percpu(as_bytes(&idx), MapFlags::ANY)
-            .map_err(bpf("reading counters"))?;
-        Ok(per_cpu
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|v| {
-                v.get(..8)
-                    .and_then(|b| b.try_into().ok())
-                    .map(u64::from_ne_bytes)
-            })
-            .sum())
-    };
-    Ok((
-        sum(fa_stat::FA_STAT_EMITTED.0)?,
-        sum(fa_stat::FA_STAT_LOST.0)?,
-        sum(fa_stat::FA_STAT_AUX_LOST.0)?,
-    ))
 }
 
 /// Converts the kernel's monotonic clock to wall-clock time.
@@ -513,7 +393,7 @@ impl Clock {
 
 /// exe= for a path the kernel's d_path cannot give (too long), as the
 /// kernel writes it: never a shorter path that could pass for another.
-pub const EXE_TOO_LONG: &[u8] = b"<too_long>";
+const EXE_TOO_LONG: &[u8] = b"<too_long>";
 
 pub(crate) fn assemble(
     plan: &Plan,

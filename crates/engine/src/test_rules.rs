@@ -1,7 +1,9 @@
 //! Rule sets for unit tests: parsed with a fixed x86_64 host, compiled
 //! with assumed hook kinds unless an environment is given.
 
-use crate::plan::{compile, CompileError, Environment, Plan};
+use crate::compile::compile;
+use crate::plan::{Environment, Plan};
+use crate::rule::CompileError;
 use fastaudit_rules::{FixedHost, RuleSet};
 
 /// The rule set of `text` (panics on a rule the rules crate refuses).

@@ -1,27 +1,20 @@
 //! The io_uring list (`-a always|never,io_uring -S op,...`, the kernel's
 //! AUDIT_FILTER_URING_EXIT): its rules compiled per op, the ops tracked
-//! (the kernel never audits its `audit_skip` ops unless asked), the map
-//! image, and the grouping of URINGOP events as the kernel writes them
-//! (inline ops under their io_uring_enter's stamp, before its SYSCALL).
+//! (the kernel never audits its `audit_skip` ops unless asked) and the map
+//! image. The runtime groups the events (`uring_groups`).
 //!
 //! The BPF side (`uring.bpf.h`) rebuilds each issue attempt of an op from
 //! the io_uring tracepoints and judges it with the credentials it runs
 //! with (a personality's or the submitter's for io-wq, the ring creator's
 //! for SQPOLL), first match deciding.
 
-use crate::plan::Plan;
+use crate::limits::URING_OPS;
 use crate::rule::{compile_rule, unsupported, CompileError, CompiledRule, RulePaths};
-use crate::runtime::AuditEvent;
-use fastaudit_bpf::types::{fa_event, fa_event_flag};
-use fastaudit_bpf::types::{fa_limit, fa_span, fa_span_flag};
-use fastaudit_records::UringOp;
+use fastaudit_bpf::types::{fa_span, fa_span_flag};
 use fastaudit_rules::abi::field;
 use fastaudit_rules::tables;
 use fastaudit_rules::Loaded;
 use std::collections::BTreeMap;
-
-/// io_uring op numbers the BPF side indexes (`FA_URING_OPS`).
-pub const URING_OPS: u32 = fa_limit::FA_URING_OPS.0;
 
 /// The io_uring part of a plan.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -41,9 +34,9 @@ pub struct UringPlan {
     pub enter_rules: bool,
 }
 
-/// Compile one io_uring-list rule into `plan.uring`.
+/// Compile one io_uring-list rule into `uring`.
 pub(crate) fn add_rule(
-    plan: &mut Plan,
+    uring: &mut UringPlan,
     loaded: &Loaded,
     lsm_audit_rules: bool,
     paths: &mut RulePaths,
@@ -61,22 +54,19 @@ pub(crate) fn add_rule(
         ));
     }
     let compiled = compile_rule(r, &loaded.origin, lsm_audit_rules, paths)?;
-    let idx = plan.uring.rules.len() as u32;
+    let idx = uring.rules.len() as u32;
     for op in (0..URING_OPS).filter(|&op| r.has_syscall(op)) {
-        plan.uring.by_op.entry(op).or_default().push(idx);
+        uring.by_op.entry(op).or_default().push(idx);
     }
-    plan.uring.rules.push(compiled);
+    uring.rules.push(compiled);
     Ok(())
 }
 
-/// Decide the tracked ops once every rule is in.
-pub(crate) fn finish(plan: &mut Plan, audit_skipped_ops: bool) {
-    let u = &mut plan.uring;
+/// Decide the tracked ops once every rule is in; `enter_rules`: whether
+/// an exit rule can record io_uring_enter.
+pub(crate) fn finish(u: &mut UringPlan, enter_rules: bool, audit_skipped_ops: bool) {
     u.audit_skipped_ops = audit_skipped_ops;
-    u.enter_rules = plan
-        .by_syscall
-        .get(&crate::syscalls::x86_64("io_uring_enter"))
-        .is_some_and(|ids| ids.iter().any(|&i| plan.exit_rules[i as usize].always));
+    u.enter_rules = enter_rules;
     let can_record = u.rules.iter().any(|r| r.always) || u.enter_rules;
     u.tracked = if can_record {
         (0..tables::URING_OPS.len() as u32)
@@ -156,101 +146,9 @@ impl UringPlan {
     }
 }
 
-impl Plan {
-    /// `rule_prio`: each exit and io_uring rule's rank in the kernel's
-    /// priority (rules added earlier rank higher; added = written, in file
-    /// and line order), for the io_uring ops judged inside io_uring_enter.
-    pub fn rule_prio(&self) -> Vec<(u32, u32)> {
-        if !self.uring.active() {
-            return Vec::new();
-        }
-        let first_uring = (self.exit_rules.len() + self.task_rules.len()) as u32;
-        let mut all: Vec<(u32, &fastaudit_rules::Origin)> = self
-            .exit_rules
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (i as u32, &r.origin))
-            .chain(
-                self.uring
-                    .rules
-                    .iter()
-                    .enumerate()
-                    .map(|(i, r)| (first_uring + i as u32, &r.origin)),
-            )
-            .collect();
-        all.sort_by(|a, b| (&a.1.file, a.1.line).cmp(&(&b.1.file, b.1.line)));
-        let n = all.len() as u32;
-        all.iter()
-            .enumerate()
-            .map(|(pos, &(id, _))| (id, n - pos as u32))
-            .collect()
-    }
-
-    /// The key of rule `id` (exit rules, task rules, io_uring rules, in
-    /// that order; `FA_NO_RULE` and beyond: none).
-    pub fn rule_key(&self, id: u32) -> Option<Vec<u8>> {
-        self.exit_rules
-            .iter()
-            .chain(&self.task_rules)
-            .chain(&self.uring.rules)
-            .nth(id as usize)
-            .and_then(|r| r.key.clone())
-    }
-}
-
-/// URINGOP events made inside an io_uring_enter, held per thread until
-/// that syscall's end, so that they are written as the kernel writes
-/// them: first, under the syscall's stamp, before its SYSCALL.
-#[derive(Default)]
-pub struct Groups {
-    held: BTreeMap<u32, Vec<UringOp>>,
-}
-
-impl Groups {
-    /// The audit event `ev` completes, if any: a URINGOP of its own, an
-    /// io_uring_enter with the ops it held, or an event io_uring has
-    /// nothing to do with (`assemble`d as usual).
-    pub(crate) fn take(
-        &mut self,
-        plan: &Plan,
-        ev: &fa_event,
-        assemble: impl FnOnce(&fa_event) -> AuditEvent,
-    ) -> Option<AuditEvent> {
-        let flag = |f: fa_event_flag| ev.flags & f.0 != 0;
-        if flag(fa_event_flag::FA_EV_URINGOP) {
-            let op = UringOp {
-                op: ev.syscall,
-                exit: Some(ev.ret),
-                items: ev.args[0] as u32,
-                ppid: ev.ppid as i32,
-                pid: ev.pid as i32,
-                ids: ev.ids,
-                subj: None,
-                key: plan.rule_key(ev.rule),
-            };
-            if flag(fa_event_flag::FA_EV_URING_INLINE) {
-                self.held.entry(ev.msg.tid).or_default().push(op);
-                return None;
-            }
-            let mut out = assemble(ev);
-            out.uringops = vec![op];
-            out.no_syscall = true;
-            return Some(out);
-        }
-        if !flag(fa_event_flag::FA_EV_URING_END) {
-            return Some(assemble(ev));
-        }
-        let ops = self.held.remove(&ev.msg.tid).unwrap_or_default();
-        let mut out = assemble(ev);
-        out.no_syscall = flag(fa_event_flag::FA_EV_NO_RECORD);
-        out.uringops = ops;
-        (!out.no_syscall || !out.uringops.is_empty()).then_some(out)
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use crate::hooks::Hook;
+    use crate::hook::Hook;
     use crate::test_rules::plan;
 
     #[test]
@@ -288,56 +186,6 @@ mod tests {
             .count();
         assert_eq!(exits, 1);
         assert!(p.uring.enter_rules);
-    }
-
-    #[test]
-    fn inline_uringops_wait_for_their_io_uring_enter() {
-        use super::Groups;
-        use crate::runtime::AuditEvent;
-        use fastaudit_bpf::types::{fa_event, fa_event_flag as f};
-        let p = plan("-a always,io_uring -S openat -k o\n").unwrap();
-        let ev = |tid: u32, flags: u32, op: u32| {
-            let mut e = fa_event::default();
-            e.msg.tid = tid;
-            e.flags = flags;
-            e.syscall = op;
-            e.rule = 0;
-            e
-        };
-        // Stands for assemble: only what the grouping sets is looked at.
-        let plain = |e: &fa_event| AuditEvent {
-            sec: 0,
-            msec: 0,
-            syscall: fastaudit_records::Syscall {
-                syscall: e.syscall,
-                ..Default::default()
-            },
-            cmdline: Vec::new(),
-            companion: false,
-            aux: Vec::new(),
-            aux_lost: false,
-            uringops: Vec::new(),
-            no_syscall: false,
-        };
-        let mut g = Groups::default();
-        let inline = f::FA_EV_URINGOP.0 | f::FA_EV_URING_INLINE.0;
-        assert!(g.take(&p, &ev(7, inline, 18), plain).is_none());
-        assert!(g.take(&p, &ev(8, inline, 18), plain).is_none());
-        // Another thread's io_uring op of its own comes at once.
-        let alone = g.take(&p, &ev(9, f::FA_EV_URINGOP.0, 37), plain).unwrap();
-        assert!(alone.no_syscall && alone.uringops[0].op == 37);
-        assert_eq!(alone.uringops[0].key, Some(b"o".to_vec()));
-        let end = g
-            .take(&p, &ev(7, f::FA_EV_URING_END.0, 426), plain)
-            .unwrap();
-        assert!(!end.no_syscall && end.uringops.len() == 1 && end.syscall.syscall == 426);
-        let none = f::FA_EV_URING_END.0 | f::FA_EV_NO_RECORD.0;
-        let end = g.take(&p, &ev(8, none, 0), plain).unwrap();
-        assert!(end.no_syscall && end.uringops.len() == 1);
-        assert!(
-            g.take(&p, &ev(8, none, 0), plain).is_none(),
-            "nothing held: nothing to write"
-        );
     }
 
     #[test]

@@ -12,8 +12,8 @@
 //! The SQPOLL thread's context (which takes the names itself) is not
 //! followed: its URINGOP records carry no CWD or PATH.
 
-use crate::names::{decode, Obj, PathRecords, Sent};
 use crate::samples::Aux;
+use crate::sent::{decode, Obj, PathRecords, Sent};
 use fastaudit_bpf::types::fa_obj_flag;
 use fastaudit_records::path::{NameType, PathItem};
 use fastaudit_rules::tables;
@@ -224,16 +224,18 @@ mod tests {
 
     #[test]
     fn io_uring_enter_names_are_unknown_unless_an_inline_open_resolved_them() {
-        let mut sent = Sent::default();
-        sent.cwd = Some(b"/root".to_vec());
-        sent.uring_names = vec![(1, b"b".to_vec()), (0, b"/etc/passwd".to_vec())];
-        sent.uring_opened = vec![(
-            0,
-            Inode {
-                ino: 5,
-                ..Inode::default()
-            },
-        )];
+        let sent = Sent {
+            cwd: Some(b"/root".to_vec()),
+            uring_names: vec![(1, b"b".to_vec()), (0, b"/etc/passwd".to_vec())],
+            uring_opened: vec![(
+                0,
+                Inode {
+                    ino: 5,
+                    ..Inode::default()
+                },
+            )],
+            ..Sent::default()
+        };
         let p = enter_paths(sent);
         assert_eq!(p.cwd.as_deref(), Some(&b"/root"[..]));
         assert_eq!(p.items[0].name.as_deref(), Some(&b"/etc/passwd"[..]));

@@ -7,21 +7,18 @@
 //! Unlike the rest of the map images this is live state, not a compiled
 //! decision: identities are read from the file system when the maps are
 //! filled ([`crate::resolve`]) and kept current by the runtime's follower
-//! thread for as long as it runs; the plan only names the paths.
+//! thread ([`crate::watch_follow`]) for as long as it runs; the plan only
+//! names the paths.
 
-use crate::plan::Watch;
+use crate::rule::Watch;
 use fastaudit_bpf::types::{fa_inode_key, fa_name_key, fa_path_key, fa_watch};
-use libbpf_rs::{MapCore, MapFlags};
-use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify, WatchDescriptor};
 use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
 
 /// Identity of an inode: (ino, kernel dev_t).
-type Key = (u64, u32);
+pub(crate) type Key = (u64, u32);
 
 /// The kernel's dev_t encoding (major << 20 | minor) of a user-space dev.
 pub fn kernel_dev(dev: u64) -> u32 {
@@ -76,7 +73,7 @@ fn unescape_octal(s: &[u8]) -> Vec<u8> {
 
 /// The user-space mirror of the `watched` map.
 pub struct WatchTable {
-    watches: Vec<Watch>,
+    pub(crate) watches: Vec<Watch>,
     /// Per watch: the id the kernel side reports (watches on the same
     /// object share the first one's id).
     ids: Vec<u32>,
@@ -202,7 +199,7 @@ impl WatchTable {
     }
 
     /// Re-resolve file watch `i`; returns the map changes to make.
-    fn refresh(&mut self, i: usize) -> Vec<(Key, Option<fa_watch>)> {
+    pub(crate) fn refresh(&mut self, i: usize) -> Vec<(Key, Option<fa_watch>)> {
         let now = identity(&self.watches[i].path);
         let before = self.current[i];
         if now == before {
@@ -238,7 +235,7 @@ impl WatchTable {
 }
 
 /// A path's directory and last component.
-fn split(path: &[u8]) -> (&[u8], &[u8]) {
+pub(crate) fn split(path: &[u8]) -> (&[u8], &[u8]) {
     match path.iter().rposition(|&b| b == b'/') {
         Some(0) => (b"/", &path[1..]),
         Some(p) => (&path[..p], &path[p + 1..]),
@@ -246,98 +243,8 @@ fn split(path: &[u8]) -> (&[u8], &[u8]) {
     }
 }
 
-fn key(ino: u64, dev: u32) -> fa_inode_key {
+pub(crate) fn key(ino: u64, dev: u32) -> fa_inode_key {
     fa_inode_key { ino, dev, pad: 0 }
-}
-
-fn bytes<T>(v: &T) -> &[u8] {
-    // SAFETY: only used on the skeleton's plain repr(C) integer structs.
-    unsafe { std::slice::from_raw_parts((v as *const T).cast::<u8>(), std::mem::size_of::<T>()) }
-}
-
-/// Write one entry (or delete it) in the kernel map.
-pub fn apply(map: &impl MapCore, k: Key, v: Option<fa_watch>) -> libbpf_rs::Result<()> {
-    let kk = key(k.0, k.1);
-    match v {
-        Some(v) => map.update(bytes(&kk), bytes(&v), MapFlags::ANY),
-        None => match map.delete(bytes(&kk)) {
-            Err(e) if e.kind() == libbpf_rs::ErrorKind::NotFound => Ok(()),
-            r => r,
-        },
-    }
-}
-
-/// Keep file watches on their paths until `stop`: inotify on each parent
-/// directory for names appearing or going, and a re-check every second in
-/// case an event was missed (queue overflow, a parent replaced).
-pub fn follow(
-    mut table: WatchTable,
-    map: &impl MapCore,
-    stop: &AtomicBool,
-) -> Result<(), libbpf_rs::Error> {
-    let files: Vec<usize> = (0..table.watches.len())
-        .filter(|&i| !table.watches[i].tree)
-        .collect();
-    if files.is_empty() {
-        return Ok(());
-    }
-    let inotify = Inotify::init(InitFlags::IN_NONBLOCK | InitFlags::IN_CLOEXEC).ok();
-    let mut by_wd: HashMap<WatchDescriptor, Vec<usize>> = HashMap::new();
-    if let Some(ino) = &inotify {
-        let flags = AddWatchFlags::IN_CREATE
-            | AddWatchFlags::IN_MOVED_TO
-            | AddWatchFlags::IN_MOVED_FROM
-            | AddWatchFlags::IN_DELETE
-            | AddWatchFlags::IN_ONLYDIR;
-        for &i in &files {
-            let parent = split(&table.watches[i].path).0;
-            if let Ok(wd) = ino.add_watch(OsStr::from_bytes(parent), flags) {
-                by_wd.entry(wd).or_default().push(i);
-            }
-        }
-    }
-    let base = |p: &[u8]| split(p).1.to_vec();
-    let mut last_sweep = Instant::now();
-    while !stop.load(Ordering::Relaxed) {
-        let mut due: Vec<usize> = Vec::new();
-        if let Some(ino) = &inotify {
-            use std::os::fd::AsFd;
-            let mut fds = [nix::poll::PollFd::new(
-                ino.as_fd(),
-                nix::poll::PollFlags::POLLIN,
-            )];
-            let _ = nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(100u16));
-            for ev in ino.read_events().unwrap_or_default() {
-                let Some(list) = by_wd.get(&ev.wd) else {
-                    due.extend(&files);
-                    continue;
-                };
-                for &i in list {
-                    let named = ev
-                        .name
-                        .as_ref()
-                        .is_none_or(|n| n.as_bytes() == base(&table.watches[i].path));
-                    if named {
-                        due.push(i);
-                    }
-                }
-            }
-        } else {
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        if last_sweep.elapsed() >= Duration::from_secs(1) {
-            due.extend(&files);
-            last_sweep = Instant::now();
-        }
-        due.sort_unstable();
-        due.dedup();
-        for i in due {
-            for (k, v) in table.refresh(i) {
-                apply(map, k, v)?;
-            }
-        }
-    }
-    Ok(())
 }
 
 /// An absolute path spelled lexically, as the BPF side spells a failed

@@ -159,117 +159,155 @@ pub fn check_entry(rule: &Rule) -> Result<(), KernelError> {
     if rule.fields.len() > abi::MAX_FIELDS {
         return Err(invalid(format!("more than {} fields", abi::MAX_FIELDS)));
     }
-    let (mut watch, mut tree, mut inode, mut key, mut exe) = (false, false, false, false, false);
+    let mut seen = Seen::default();
     for f in &rule.fields {
         let mut ty = f.field;
         // The kernel turns auid=-1 into a loginuid_set test.
         if ty == field::LOGINUID && f.value == abi::UNSET_ID {
             ty = field::LOGINUID_SET;
         }
-        match ty {
-            field::MSGTYPE if l != list::EXCLUDE && l != list::USER => {
-                return Err(invalid(
-                    "msgtype is only valid on the user and exclude lists",
-                ))
-            }
-            field::FSTYPE if l != list::FS => {
-                return Err(invalid("fstype is only valid on the filesystem list"))
-            }
-            field::PERM if l == list::URING_EXIT => {
-                return Err(invalid("perm is not valid on the io_uring list"))
-            }
-            _ => {}
+        check_list(l, ty)?;
+        check_operator(ty, f.op)?;
+        check_value(ty, f)?;
+        seen.add(l, ty, f)?;
+    }
+    Ok(())
+}
+
+/// Whether field type `ty` may appear on list `l`.
+fn check_list(l: u32, ty: u32) -> Result<(), KernelError> {
+    match ty {
+        field::MSGTYPE if l != list::EXCLUDE && l != list::USER => {
+            return Err(invalid(
+                "msgtype is only valid on the user and exclude lists",
+            ))
         }
-        if l == list::FS && ty != field::FSTYPE && ty != field::FILTERKEY {
-            return Err(invalid(format!(
-                "{} is not valid on the filesystem list",
-                name(ty)
-            )));
+        field::FSTYPE if l != list::FS => {
+            return Err(invalid("fstype is only valid on the filesystem list"))
         }
-        match ty {
-            field::ARG0..=field::ARG3 | field::PERS | field::DEVMINOR => {}
-            field::UID..=field::LOGINUID
-            | field::OBJ_UID
-            | field::OBJ_GID
-            | field::PID
-            | field::MSGTYPE
-            | field::PPID
-            | field::DEVMAJOR
-            | field::EXIT
-            | field::SUCCESS
-            | field::INODE
-            | field::SESSIONID
-            | field::SUBJ_SEN
-            | field::SUBJ_CLR
-            | field::OBJ_LEV_LOW
-            | field::OBJ_LEV_HIGH
-            | field::SADDR_FAM => {
-                if f.op == op::BIT_MASK || f.op == op::BIT_TEST {
-                    return Err(invalid(format!(
-                        "{}: bit operators only apply to a0-a3, pers and devminor",
-                        name(ty)
-                    )));
-                }
-            }
-            field::SUBJ_USER
-            | field::SUBJ_ROLE
-            | field::SUBJ_TYPE
-            | field::OBJ_USER
-            | field::OBJ_ROLE
-            | field::OBJ_TYPE
-            | field::WATCH
-            | field::DIR
-            | field::FILTERKEY
-            | field::LOGINUID_SET
-            | field::ARCH
-            | field::FSTYPE
-            | field::PERM
-            | field::FILETYPE
-            | field::FIELD_COMPARE
-            | field::EXE => {
-                if !eq_or_ne(f.op) {
-                    let what = if ty == field::LOGINUID_SET {
-                        "auid=-1 (unset)".to_string()
-                    } else {
-                        name(ty)
-                    };
-                    return Err(invalid(format!("{what} only takes = or !=")));
-                }
-            }
-            _ => return Err(invalid(format!("unknown field type {ty}"))),
+        field::PERM if l == list::URING_EXIT => {
+            return Err(invalid("perm is not valid on the io_uring list"))
         }
-        match ty {
-            field::PERM if f.value & !15 != 0 => return Err(invalid("perm value out of range")),
-            field::FILETYPE if f.value & !abi::S_IFMT != 0 => {
-                return Err(invalid("filetype value out of range"))
+        _ => {}
+    }
+    if l == list::FS && ty != field::FSTYPE && ty != field::FILTERKEY {
+        return Err(invalid(format!(
+            "{} is not valid on the filesystem list",
+            name(ty)
+        )));
+    }
+    Ok(())
+}
+
+/// Whether field type `ty` takes operator `o`: bit operators only on
+/// a0-a3, pers and devminor; the string, path and arch fields only = or !=.
+fn check_operator(ty: u32, o: u32) -> Result<(), KernelError> {
+    match ty {
+        field::ARG0..=field::ARG3 | field::PERS | field::DEVMINOR => {}
+        field::UID..=field::LOGINUID
+        | field::OBJ_UID
+        | field::OBJ_GID
+        | field::PID
+        | field::MSGTYPE
+        | field::PPID
+        | field::DEVMAJOR
+        | field::EXIT
+        | field::SUCCESS
+        | field::INODE
+        | field::SESSIONID
+        | field::SUBJ_SEN
+        | field::SUBJ_CLR
+        | field::OBJ_LEV_LOW
+        | field::OBJ_LEV_HIGH
+        | field::SADDR_FAM => {
+            if o == op::BIT_MASK || o == op::BIT_TEST {
+                return Err(invalid(format!(
+                    "{}: bit operators only apply to a0-a3, pers and devminor",
+                    name(ty)
+                )));
             }
-            field::SADDR_FAM if f.value >= abi::AF_MAX => {
-                return Err(invalid("saddr_fam is past AF_MAX"))
-            }
-            field::UID..=field::FSUID | field::LOGINUID | field::OBJ_UID
-                if f.value == abi::UNSET_ID =>
-            {
-                return Err(invalid(format!("{}: -1 is not a valid uid", name(ty))))
-            }
-            field::GID..=field::FSGID | field::OBJ_GID if f.value == abi::UNSET_ID => {
-                return Err(invalid(format!("{}: -1 is not a valid gid", name(ty))))
-            }
-            _ => {}
         }
-        if field::is_string(ty) && (f.text.is_empty() || f.text.len() > abi::PATH_MAX) {
-            return Err(invalid(format!("{}: string length out of range", name(ty))));
+        field::SUBJ_USER
+        | field::SUBJ_ROLE
+        | field::SUBJ_TYPE
+        | field::OBJ_USER
+        | field::OBJ_ROLE
+        | field::OBJ_TYPE
+        | field::WATCH
+        | field::DIR
+        | field::FILTERKEY
+        | field::LOGINUID_SET
+        | field::ARCH
+        | field::FSTYPE
+        | field::PERM
+        | field::FILETYPE
+        | field::FIELD_COMPARE
+        | field::EXE => {
+            if !eq_or_ne(o) {
+                let what = if ty == field::LOGINUID_SET {
+                    "auid=-1 (unset)".to_string()
+                } else {
+                    name(ty)
+                };
+                return Err(invalid(format!("{what} only takes = or !=")));
+            }
         }
+        _ => return Err(invalid(format!("unknown field type {ty}"))),
+    }
+    Ok(())
+}
+
+/// Whether field `f` (of type `ty`) has a value the kernel takes.
+fn check_value(ty: u32, f: &Field) -> Result<(), KernelError> {
+    match ty {
+        field::PERM if f.value & !15 != 0 => return Err(invalid("perm value out of range")),
+        field::FILETYPE if f.value & !abi::S_IFMT != 0 => {
+            return Err(invalid("filetype value out of range"))
+        }
+        field::SADDR_FAM if f.value >= abi::AF_MAX => {
+            return Err(invalid("saddr_fam is past AF_MAX"))
+        }
+        field::UID..=field::FSUID | field::LOGINUID | field::OBJ_UID
+            if f.value == abi::UNSET_ID =>
+        {
+            return Err(invalid(format!("{}: -1 is not a valid uid", name(ty))))
+        }
+        field::GID..=field::FSGID | field::OBJ_GID if f.value == abi::UNSET_ID => {
+            return Err(invalid(format!("{}: -1 is not a valid gid", name(ty))))
+        }
+        _ => {}
+    }
+    if field::is_string(ty) && (f.text.is_empty() || f.text.len() > abi::PATH_MAX) {
+        return Err(invalid(format!("{}: string length out of range", name(ty))));
+    }
+    Ok(())
+}
+
+/// The fields of a rule that limit each other: one path, dir or inode
+/// field, one key, one exe.
+#[derive(Default)]
+struct Seen {
+    watch: bool,
+    tree: bool,
+    inode: bool,
+    key: bool,
+    exe: bool,
+}
+
+impl Seen {
+    /// Field `f` (of type `ty`) on list `l`, given the fields before it.
+    fn add(&mut self, l: u32, ty: u32, f: &Field) -> Result<(), KernelError> {
         match ty {
             field::WATCH => {
                 if f.text[0] != b'/' || f.text.ends_with(b"/") {
                     return Err(invalid("a watched path must be absolute and not end in /"));
                 }
-                if l != list::EXIT || f.op != op::EQUAL || inode || watch || tree {
+                if l != list::EXIT || f.op != op::EQUAL || self.inode || self.watch || self.tree {
                     return Err(invalid(
                         "path= needs the exit list, =, and no other path, dir or inode field",
                     ));
                 }
-                watch = true;
+                self.watch = true;
             }
             field::DIR => {
                 if f.text[0] != b'/' {
@@ -277,45 +315,49 @@ pub fn check_entry(rule: &Rule) -> Result<(), KernelError> {
                 }
                 if (l != list::EXIT && l != list::URING_EXIT)
                     || f.op != op::EQUAL
-                    || inode
-                    || watch
-                    || tree
+                    || self.inode
+                    || self.watch
+                    || self.tree
                 {
                     return Err(invalid(
                         "dir= needs the exit list, =, and no other path, dir or inode field",
                     ));
                 }
-                tree = true;
+                self.tree = true;
             }
             field::INODE => {
-                if (l != list::EXIT && l != list::URING_EXIT) || inode || watch || tree {
+                if (l != list::EXIT && l != list::URING_EXIT)
+                    || self.inode
+                    || self.watch
+                    || self.tree
+                {
                     return Err(invalid(
                         "inode= needs the exit list and no other path, dir or inode field",
                     ));
                 }
                 // Any inode field counts here; the kernel forgets an inode
                 // != test only after all fields are read.
-                inode = true;
+                self.inode = true;
             }
             field::FILTERKEY => {
-                if key || f.text.len() > abi::MAX_KEY_LEN {
+                if self.key || f.text.len() > abi::MAX_KEY_LEN {
                     return Err(invalid("only one key field of at most 256 bytes"));
                 }
-                key = true;
+                self.key = true;
             }
             field::EXE => {
-                if exe {
+                if self.exe {
                     return Err(invalid("only one exe field"));
                 }
                 if f.text[0] != b'/' || f.text.ends_with(b"/") {
                     return Err(invalid("exe= must be an absolute path not ending in /"));
                 }
-                exe = true;
+                self.exe = true;
             }
             _ => {}
         }
+        Ok(())
     }
-    Ok(())
 }
 
 /// The kernel's path lookups when a rule is added: a watch's and an exe's

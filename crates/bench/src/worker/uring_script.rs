@@ -143,36 +143,49 @@ pub(super) fn run(sqpoll: bool, steps: &[String]) -> Result<Vec<i32>, String> {
         if link {
             continue;
         }
-        // Every step's completion.
-        let first = results.len();
-        results.resize(first + pending.len(), 0);
-        let mut waiting = pending.len();
-        let mut seen = vec![false; pending.len()];
-        while waiting > 0 {
-            ring.submit_and_wait(1)
-                .map_err(|e| format!("io_uring_enter: {e}"))?;
-            while let Some(c) = ring.completion().next() {
-                let i = (c.user_data() as usize).wrapping_sub(first);
-                if let Some(slot) = results.get_mut(first + i) {
-                    *slot = c.result();
-                    if !seen[i] {
-                        seen[i] = true;
-                        waiting -= 1;
-                    }
+        last_fd = complete(&mut ring, &mut pending, &mut results)?.unwrap_or(last_fd);
+    }
+    Ok(results)
+}
+
+/// Submit the pending steps and wait for every one's completion, its
+/// result stored at its step's place in `results`; then close what they
+/// opened for themselves. Returns the fd the last of them that opened a
+/// file returned, if one did.
+fn complete(
+    ring: &mut IoUring,
+    pending: &mut Vec<Pending>,
+    results: &mut Vec<i32>,
+) -> Result<Option<i32>, String> {
+    let first = results.len();
+    results.resize(first + pending.len(), 0);
+    let mut waiting = pending.len();
+    let mut seen = vec![false; pending.len()];
+    while waiting > 0 {
+        ring.submit_and_wait(1)
+            .map_err(|e| format!("io_uring_enter: {e}"))?;
+        while let Some(c) = ring.completion().next() {
+            let i = (c.user_data() as usize).wrapping_sub(first);
+            if let Some(slot) = results.get_mut(first + i) {
+                *slot = c.result();
+                if !seen[i] {
+                    seen[i] = true;
+                    waiting -= 1;
                 }
             }
         }
-        for (i, p) in pending.drain(..).enumerate() {
-            if p.fd >= 0 {
-                // SAFETY: closing the socket or file this step opened.
-                unsafe { libc::close(p.fd) };
-            }
-            if p.opens && results[first + i] >= 0 {
-                last_fd = results[first + i];
-            }
+    }
+    let mut last_fd = None;
+    for (i, p) in pending.drain(..).enumerate() {
+        if p.fd >= 0 {
+            // SAFETY: closing the socket or file this step opened.
+            unsafe { libc::close(p.fd) };
+        }
+        if p.opens && results[first + i] >= 0 {
+            last_fd = Some(results[first + i]);
         }
     }
-    Ok(results)
+    Ok(last_fd)
 }
 
 /// A step pushed and not yet completed.

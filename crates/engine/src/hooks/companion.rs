@@ -2,7 +2,7 @@
 //! record that stock audit completes with the syscall's SYSCALL (LOGIN's
 //! loginuid write, CONFIG_CHANGE's send), attached whatever the rules.
 
-use super::Hook;
+use crate::hook::Hook;
 use crate::syscalls;
 use std::collections::BTreeSet;
 

@@ -1,7 +1,7 @@
 //! The entry hooks a plan on the raw exit hook needs, without the raw
 //! entry hook where another hook does its work.
 
-use super::Hook;
+use crate::hook::Hook;
 use crate::plan::{Environment, Plan};
 use crate::syscalls;
 use fastaudit_rules::tables::Machine;

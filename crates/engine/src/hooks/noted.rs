@@ -5,18 +5,10 @@
 //! trampolines) and the functions in the kernel's BTF; without them the
 //! records are not written.
 
-use super::{AttachPoint, Attachment, Hook};
+use crate::hook::{AttachPoint, Attachment, Hook, Noted};
 use crate::kinds::KernelFunctions;
 use crate::plan::Plan;
 use crate::syscalls;
-
-/// What a [`Hook::Noted`] hook notes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Noted {
-    /// The NTP values adjtimex/clock_adjtime changed and the offset they
-    /// injected (TIME_ADJNTPVAL, TIME_INJOFFSET).
-    Ntp,
-}
 
 /// One program on one kernel function.
 struct OnFunction {
@@ -58,9 +50,6 @@ const NTP: [[OnFunction; 2]; 2] = [
         },
     ],
 ];
-
-/// The functions the noted hooks may attach to (looked up in the kernel's BTF).
-pub const FUNCTIONS: [&str; 2] = ["ntp_adjtimex", "__do_adjtimex"];
 
 /// The native syscalls whose records each kind of note feeds.
 fn syscalls_of(noted: Noted) -> Vec<u32> {

@@ -3,7 +3,7 @@
 //! record a compat one.
 
 use super::companion::companion_hooks;
-use super::Hook;
+use crate::hook::Hook;
 use crate::plan::{Environment, Plan};
 use crate::rule::arch_allows;
 use crate::syscalls;

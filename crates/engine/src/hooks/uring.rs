@@ -1,7 +1,8 @@
 //! The hooks for io_uring ops: the io_uring tracepoints (tp_btf or raw_tp)
 //! and io_uring_enter's entry and exit.
 
-use super::{AttachPoint, Attachment, Hook, Twice};
+use super::Twice;
+use crate::hook::{AttachPoint, Attachment, Hook};
 use crate::syscalls;
 
 /// The io_uring tracepoints (uring.bpf.h says what each tells).
