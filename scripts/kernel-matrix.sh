@@ -25,6 +25,16 @@
 # kernel: fastaudit and auditctl run only inside the guests.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# A guest once left the host's /dev/null a regular file (holding a guest's
+# output; cause not found): every later build then failed in rustc's
+# probe. Put it back after each run, and say so.
+dev_null_check() {
+  if [ ! -c /dev/null ]; then
+    echo "kernel-matrix.sh: /dev/null was not a character device after the guests: recreated" >&2
+    rm -f /dev/null && mknod -m 666 /dev/null c 1 3
+  fi
+}
+trap dev_null_check EXIT
 vm=$root/scripts/vm
 if [ "$(id -u)" != 0 ]; then echo "kernel-matrix.sh: run as root" >&2; exit 2; fi
 export VM_SHARE=${VM_SHARE:-/tmp/vm-matrix}
