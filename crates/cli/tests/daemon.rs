@@ -5,15 +5,17 @@
 //! refused (or taken over); a kill -9 stalls no record writer, and the next
 //! run puts back the state the killed one found.
 
-mod common;
-#[path = "daemon/records.rs"]
-mod records;
-use common::auditd::*;
-use common::*;
+use fastaudit_testsupport as support;
+use fastaudit_testsupport::daemon_log as records;
 use records::*;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
+use support::auditd::*;
+use support::*;
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 /// The kernel settings `restore_kernel` does not reset, put back on drop:
 /// the tests change them to see them restored.
@@ -78,7 +80,7 @@ fn actions(dir: &Path) -> Vec<(String, &'static str)> {
     };
     run(
         "auditctl-m",
-        &mut common::auditctl_command(&["-m", "fastaudit daemon test"]),
+        &mut support::auditctl_command(&["-m", "fastaudit daemon test"]),
     );
     run("su", Command::new("su").args(["-s", "/bin/true", "nobody"]));
     // As login does through pam_loginuid: a LOGIN record, which stock
@@ -135,9 +137,7 @@ fn actions(dir: &Path) -> Vec<(String, &'static str)> {
 
 #[test]
 fn kernel_and_user_records_match_auditd_and_the_kernel_is_put_back() {
-    if common::skip_without_kernel_oracle(
-        "daemon::kernel_and_user_records_match_auditd_and_the_kernel_is_put_back",
-    ) {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     let _ka = KernelAudit::acquire();
@@ -180,7 +180,7 @@ fn kernel_and_user_records_match_auditd_and_the_kernel_is_put_back() {
     )
     .unwrap();
     let log = dir.join("fastaudit.log");
-    let fa = FastauditRun::start(&rules, &log, &["--format", "enriched"]);
+    let fa = FastauditRun::start(FASTAUDIT, &rules, &log, &["--format", "enriched"]);
     // While it runs: it is the daemon, audit is on, the rules' settings
     // apply, and the kernel has no rule but -a never,task.
     assert_eq!(status_field("pid"), fa.pid().to_string());
@@ -191,7 +191,7 @@ fn kernel_and_user_records_match_auditd_and_the_kernel_is_put_back() {
         String::from_utf8_lossy(&auditctl(&["-l"]).stdout),
         "-a never,task\n"
     );
-    let status = fastaudit(&["status"]);
+    let status = fastaudit(FASTAUDIT, &["status"]);
     let status = String::from_utf8_lossy(&status.stdout).into_owned();
     assert!(
         status.contains("fastaudit: running") && status.contains("backlog_limit 4321"),
@@ -200,10 +200,9 @@ fn kernel_and_user_records_match_auditd_and_the_kernel_is_put_back() {
     let ours = actions(&dir);
     // Someone deletes every kernel rule: never,task comes back.
     auditctl(&["-D"]);
-    wait_for(
-        || String::from_utf8_lossy(&auditctl(&["-l"]).stdout) == "-a never,task\n",
-        "never,task to be put back",
-    );
+    wait_until(20, "never,task to be put back", || {
+        String::from_utf8_lossy(&auditctl(&["-l"]).stdout) == "-a never,task\n"
+    });
     fa.stop();
     assert_eq!(status_and_rules(), before, "kernel state put back");
     assert!(!Path::new("/run/fastaudit/kernel-state").exists());
@@ -308,15 +307,18 @@ fn another_daemon_is_refused_or_taken_over() {
     let auditd = Auditd::start(&dir, "ENRICHED");
     let auditd_pid = auditd.child.id().to_string();
     let before = status_and_rules();
-    let out = fastaudit(&[
-        "run",
-        // The machine's auditd.conf is not part of the test.
-        "--no-config",
-        "--rules",
-        rules.to_str().unwrap(),
-        "--log",
-        dir.join("refused.log").to_str().unwrap(),
-    ]);
+    let out = fastaudit(
+        FASTAUDIT,
+        &[
+            "run",
+            // The machine's auditd.conf is not part of the test.
+            "--no-config",
+            "--rules",
+            rules.to_str().unwrap(),
+            "--log",
+            dir.join("refused.log").to_str().unwrap(),
+        ],
+    );
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -328,13 +330,13 @@ fn another_daemon_is_refused_or_taken_over() {
     assert_eq!(status_and_rules(), before, "nothing changed");
 
     // --bpf-only runs beside it and leaves the kernel audit alone.
-    let beside = FastauditRun::start(&rules, &dir.join("beside.log"), &["--bpf-only"]);
+    let beside = FastauditRun::start(FASTAUDIT, &rules, &dir.join("beside.log"), &["--bpf-only"]);
     assert_eq!(status_field("pid"), auditd_pid);
     beside.stop();
     assert_eq!(status_and_rules(), before, "--bpf-only changed nothing");
 
     let log = dir.join("fastaudit.log");
-    let fa = FastauditRun::start(&rules, &log, &["--take-over"]);
+    let fa = FastauditRun::start(FASTAUDIT, &rules, &log, &["--take-over"]);
     assert_eq!(status_field("pid"), fa.pid().to_string());
     let mut auditd = auditd;
     assert!(
@@ -351,7 +353,7 @@ fn another_daemon_is_refused_or_taken_over() {
     )
     .unwrap();
     let rotated = dir.join("fastaudit.log.1");
-    wait_for(|| rotated.exists(), "the log to rotate");
+    wait_until(20, "the log to rotate", || rotated.exists());
     fa.stop();
     assert!(std::fs::read_to_string(&rotated)
         .unwrap()
@@ -393,15 +395,18 @@ fn panic_on_failure_is_refused_without_the_explicit_option() {
     let rules = dir.join("r.rules");
     std::fs::write(&rules, "-f 2\n").unwrap();
     let log = dir.join("l");
-    let out = fastaudit(&[
-        "run",
-        // The machine's auditd.conf is not part of the test.
-        "--no-config",
-        "--rules",
-        rules.to_str().unwrap(),
-        "--log",
-        log.to_str().unwrap(),
-    ]);
+    let out = fastaudit(
+        FASTAUDIT,
+        &[
+            "run",
+            // The machine's auditd.conf is not part of the test.
+            "--no-config",
+            "--rules",
+            rules.to_str().unwrap(),
+            "--log",
+            log.to_str().unwrap(),
+        ],
+    );
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -439,7 +444,7 @@ fn kill_9_stalls_no_writer_and_the_next_run_puts_the_kernel_back() {
     // would stall backlog_wait_time (60 s) per record.
     std::fs::write(&rules, "-b 64\n--backlog_wait_time 15000\n").unwrap();
     let log = dir.join("fastaudit.log");
-    let fa = FastauditRun::start(&rules, &log, &[]);
+    let fa = FastauditRun::start(FASTAUDIT, &rules, &log, &[]);
     let fa_pid = fa.pid();
     let writer = Command::new("python3")
         .args(["-c", WRITER, "4"])
@@ -499,7 +504,7 @@ fn kill_9_stalls_no_writer_and_the_next_run_puts_the_kernel_back() {
         "the state found at start is left for the next run"
     );
     // The next run finds the crashed run's state and puts it back at stop.
-    let fa = FastauditRun::start(&rules, &dir.join("second.log"), &[]);
+    let fa = FastauditRun::start(FASTAUDIT, &rules, &dir.join("second.log"), &[]);
     fa.stop();
     // backlog_wait_time_actual counts the jiffies writers waited at the
     // backlog limit: a counter nobody can set back, like lost.

@@ -8,11 +8,14 @@
 //! records follow from each call's `exit=`, so the test holds on a kernel
 //! with or without module support.
 
-mod common;
-use common::logread::{field, records, Rec};
-use common::*;
+use fastaudit_testsupport as support;
 use std::process::Command;
 use std::time::Duration;
+use support::logread::{field, records, Rec};
+use support::*;
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 /// Calls delete_module(NAME_HEX decoded, O_NONBLOCK) or, with `finit`,
 /// finit_module on the file PATH; prints the raw result.
@@ -140,7 +143,7 @@ fn kern_module_after_delete_module_when_the_kernel_noted_it() {
     )
     .unwrap();
     let log = dir.join("log/audit.log");
-    let fa = FastauditRun::start(&rules, &log, &["--bpf-only"]);
+    let fa = FastauditRun::start(FASTAUDIT, &rules, &log, &["--bpf-only"]);
 
     let calls = [
         call(&script, "delete", b"fa_no_such_module", false),

@@ -5,13 +5,15 @@
 //! given up after max_restarts; audisp-remote delivers to a second, central
 //! auditd; audisp-syslog reaches rsyslog; Laurel writes its JSON.
 
-mod common;
-#[path = "plugins/support.rs"]
-mod support;
-use common::KernelAudit;
+use fastaudit_testsupport as support;
+use fastaudit_testsupport::plugins;
+use plugins::*;
 use std::collections::HashSet;
 use std::path::Path;
-use support::*;
+use support::{wait_until, KernelAudit};
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 /// A plugin that copies its stdin to `out` line by line (bash reads a
 /// socket byte by byte, so it never holds more than the line it is on).
@@ -52,7 +54,7 @@ fn without_eoe(lines: &[String]) -> Vec<String> {
 #[test]
 fn test_plugin_gets_every_logged_event_once_also_across_kills_and_restarts() {
     let _ka = KernelAudit::acquire();
-    let dir = common::tempdir();
+    let dir = support::tempdir();
     let out = dir.join("plugin.out");
     let target = dir.join("target");
     let rules = chmod_rules(&dir, &target);
@@ -60,7 +62,7 @@ fn test_plugin_gets_every_logged_event_once_also_across_kills_and_restarts() {
     plugin_conf(&plugins, "copy", &copying_plugin(&dir, &out), "");
     let log = dir.join("audit.log");
     let d = Daemon::start(
-        fastaudit_cmd(&rules, &log, &plugins, &[]),
+        fastaudit_cmd(FASTAUDIT, &rules, &log, &plugins, &[]),
         "fastaudit: ready",
     );
     let caught_up = || {
@@ -68,7 +70,7 @@ fn test_plugin_gets_every_logged_event_once_also_across_kills_and_restarts() {
         !want.is_empty() && without_eoe(&lines(&out)) == want
     };
     chmods(&target, 30);
-    common::auditctl(&["-m", "plugin-test-user-message"]);
+    support::auditctl(&["-m", "plugin-test-user-message"]);
     wait_until(30, "the plugin to have every logged record", caught_up);
     // Killed while idle: the events of the restart window reach the next one.
     let kids = d.children();
@@ -163,7 +165,7 @@ fn central_auditd(dir: &Path, port: u16) -> (std::process::Child, std::path::Pat
 #[test]
 fn audisp_remote_delivers_to_a_central_auditd() {
     let _ka = KernelAudit::acquire();
-    let dir = common::tempdir();
+    let dir = support::tempdir();
     let port = 40000 + (std::process::id() % 20000) as u16;
     let (mut central, central_log) = central_auditd(&dir, port);
     // audisp-remote reads only /etc/audit/audisp-remote.conf: fastaudit
@@ -187,11 +189,11 @@ fn audisp_remote_delivers_to_a_central_auditd() {
         .arg("mount --bind \"$1\" /etc/audit/audisp-remote.conf && shift && exec \"$@\"")
         .arg("sh")
         .arg(&remote_conf)
-        .arg(fastaudit_bin())
-        .args(fastaudit_cmd(&rules, &log, &plugins, &[]).get_args());
+        .arg(FASTAUDIT)
+        .args(fastaudit_cmd(FASTAUDIT, &rules, &log, &plugins, &[]).get_args());
     let d = Daemon::start(cmd, "fastaudit: ready");
     chmods(&target, 25);
-    common::auditctl(&["-m", "to-the-central-collector"]);
+    support::auditctl(&["-m", "to-the-central-collector"]);
     std::thread::sleep(std::time::Duration::from_millis(500));
     let printed = d.stop();
     let logged = lines(&log);
@@ -203,7 +205,7 @@ fn audisp_remote_delivers_to_a_central_auditd() {
         std::thread::sleep(std::time::Duration::from_millis(100));
         central_has_all()
     });
-    support::signal(central.id(), nix::sys::signal::SIGTERM);
+    plugins::signal(central.id(), nix::sys::signal::SIGTERM);
     let _ = central.wait();
     let central: HashSet<String> = lines(&central_log).into_iter().collect();
     let missing: Vec<&String> = logged.iter().filter(|l| !central.contains(*l)).collect();
@@ -228,7 +230,7 @@ fn audisp_remote_delivers_to_a_central_auditd() {
 #[test]
 fn audisp_syslog_lines_reach_rsyslog() {
     let _ka = KernelAudit::acquire();
-    let dir = common::tempdir();
+    let dir = support::tempdir();
     // rsyslog listens on DIR/dev/log; fastaudit (and so audisp-syslog)
     // runs in a mount namespace whose /dev is DIR/dev (with /dev/null), so
     // the system's /dev/log is neither needed nor touched.
@@ -265,11 +267,11 @@ fn audisp_syslog_lines_reach_rsyslog() {
         .arg("mount --bind /dev/null \"$1/null\" && mount --rbind \"$1\" /dev && shift && exec \"$@\"")
         .arg("sh")
         .arg(&dev)
-        .arg(fastaudit_bin())
-        .args(fastaudit_cmd(&rules, &log, &plugins, &[]).get_args());
+        .arg(FASTAUDIT)
+        .args(fastaudit_cmd(FASTAUDIT, &rules, &log, &plugins, &[]).get_args());
     let d = Daemon::start(cmd, "fastaudit: ready");
     chmods(&target, 20);
-    common::auditctl(&["-m", "to-syslog"]);
+    support::auditctl(&["-m", "to-syslog"]);
     std::thread::sleep(std::time::Duration::from_millis(500));
     let printed = d.stop();
     let logged = lines(&log);
@@ -284,7 +286,7 @@ fn audisp_syslog_lines_reach_rsyslog() {
         std::thread::sleep(std::time::Duration::from_millis(100));
         in_syslog() == 0
     });
-    support::signal(rsyslog.id(), nix::sys::signal::SIGTERM);
+    plugins::signal(rsyslog.id(), nix::sys::signal::SIGTERM);
     let _ = rsyslog.wait();
     assert!(
         ok,
@@ -312,7 +314,7 @@ fn laurel_turns_the_plugin_feed_into_its_json() {
         "{LAUREL} missing: run scripts/setup.sh (cargo install laurel)"
     );
     let _ka = KernelAudit::acquire();
-    let dir = common::tempdir();
+    let dir = support::tempdir();
     let out = dir.join("laurel");
     std::fs::create_dir_all(&out).expect("laurel dir");
     let conf = dir.join("laurel.toml");
@@ -335,11 +337,11 @@ fn laurel_turns_the_plugin_feed_into_its_json() {
     );
     let log = dir.join("audit.log");
     let d = Daemon::start(
-        fastaudit_cmd(&rules, &log, &plugins, &[]),
+        fastaudit_cmd(FASTAUDIT, &rules, &log, &plugins, &[]),
         "fastaudit: ready",
     );
     chmods(&target, 15);
-    common::auditctl(&["-m", "to-laurel"]);
+    support::auditctl(&["-m", "to-laurel"]);
     std::thread::sleep(std::time::Duration::from_millis(500));
     let printed = d.stop();
     let logged = lines(&log);
@@ -396,7 +398,7 @@ fn report(printed: &[String], name: &str) -> (u64, u64, u64, bool) {
 #[test]
 fn a_plugin_that_does_not_read_loses_its_records_counted_and_holds_up_nothing() {
     let _ka = KernelAudit::acquire();
-    let dir = common::tempdir();
+    let dir = support::tempdir();
     let target = dir.join("target");
     let rules = chmod_rules(&dir, &target);
     let plugins = dir.join("plugins");
@@ -406,6 +408,7 @@ fn a_plugin_that_does_not_read_loses_its_records_counted_and_holds_up_nothing() 
     let log = dir.join("audit.log");
     let d = Daemon::start(
         fastaudit_cmd(
+            FASTAUDIT,
             &rules,
             &log,
             &plugins,
@@ -451,7 +454,7 @@ fn a_plugin_that_does_not_read_loses_its_records_counted_and_holds_up_nothing() 
 #[test]
 fn a_plugin_that_keeps_dying_is_given_up_after_max_restarts() {
     let _ka = KernelAudit::acquire();
-    let dir = common::tempdir();
+    let dir = support::tempdir();
     let target = dir.join("target");
     let rules = chmod_rules(&dir, &target);
     let plugins = dir.join("plugins");
@@ -467,7 +470,7 @@ fn a_plugin_that_keeps_dying_is_given_up_after_max_restarts() {
     plugin_conf(&plugins, "dying", &dying.display().to_string(), "");
     let log = dir.join("audit.log");
     let d = Daemon::start(
-        fastaudit_cmd(&rules, &log, &plugins, &["--max-restarts", "2"]),
+        fastaudit_cmd(FASTAUDIT, &rules, &log, &plugins, &["--max-restarts", "2"]),
         "fastaudit: ready",
     );
     chmods(&target, 10);

@@ -6,12 +6,15 @@
 //! DAEMON_CONFIG says which, as auditd writes it.
 //! `write_logs = no`: no log, and the plugins still get every event.
 
-mod common;
-use common::*;
+use fastaudit_testsupport as support;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
+use support::*;
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 /// The sanity checks need space_left above admin_space_left; no space
 /// action may fire on the test machine.
@@ -85,7 +88,7 @@ fn start_with(dir: &Path, conf: &Path, target: &Path, extra: &[&str]) -> Fastaud
         rules.to_str().expect("utf8"),
     ];
     args.extend_from_slice(extra);
-    FastauditRun::spawn(&args)
+    FastauditRun::spawn(FASTAUDIT, &args)
 }
 
 fn keyed(l: &str) -> bool {

@@ -4,18 +4,19 @@
 //! none recorded twice; the change is logged as the kernel's CONFIG_CHANGE
 //! records; a rules file with an error is refused and the rules stay.
 
-mod common;
-#[path = "plugins/support.rs"]
-#[allow(dead_code)]
-mod support;
-use common::KernelAudit;
+use fastaudit_testsupport as support;
+use fastaudit_testsupport::plugins;
+use plugins::*;
 use std::collections::HashSet;
-use support::*;
+use support::{wait_until, KernelAudit};
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 #[test]
 fn sighup_switches_rules_while_a_workload_runs_with_no_gap_and_no_duplicate() {
     let _ka = KernelAudit::acquire();
-    let dir = common::tempdir();
+    let dir = support::tempdir();
     let target = dir.join("target");
     std::fs::write(&target, "x").expect("target");
     let rules = dir.join("live.rules");
@@ -32,7 +33,7 @@ fn sighup_switches_rules_while_a_workload_runs_with_no_gap_and_no_duplicate() {
     set("setA");
     let log = dir.join("audit.log");
     let d = Daemon::start(
-        fastaudit_cmd(&rules, &log, &dir.join("no-plugins"), &[]),
+        fastaudit_cmd(FASTAUDIT, &rules, &log, &dir.join("no-plugins"), &[]),
         "fastaudit: ready",
     );
     const N: usize = 3000;

@@ -6,12 +6,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::Receiver;
-use std::time::{Duration, Instant};
-
-/// The fastaudit binary.
-pub fn fastaudit_bin() -> &'static str {
-    env!("CARGO_BIN_EXE_fastaudit")
-}
+use std::time::Duration;
 
 /// A daemon (fastaudit, maybe under `unshare`) past its ready line.
 pub struct Daemon {
@@ -72,8 +67,7 @@ impl Daemon {
     pub fn stop(mut self) -> Vec<String> {
         signal(self.pid(), nix::sys::signal::SIGTERM);
         let status = self.child.wait().expect("wait daemon");
-        std::thread::sleep(Duration::from_millis(100));
-        let printed: Vec<String> = self.stderr.try_iter().collect();
+        let printed = crate::run::rest_of(&self.stderr);
         assert!(
             status.success(),
             "exit 0 after SIGTERM: {status}: {printed:#?}"
@@ -143,18 +137,6 @@ pub fn chmods(file: &Path, n: usize) {
     assert!(st.success());
 }
 
-/// Wait up to `secs` for `ok`.
-pub fn wait_until(secs: u64, what: &str, mut ok: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !ok() {
-        assert!(
-            start.elapsed() < Duration::from_secs(secs),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 /// The stamp `audit(...)` of a record line.
 pub fn stamp(line: &str) -> Option<&str> {
     let s = line.find("msg=audit(")? + "msg=".len();
@@ -164,8 +146,6 @@ pub fn stamp(line: &str) -> Option<&str> {
 
 /// Whether a record line is fastaudit's own (its serials are in
 /// [2^31, 2^32); the kernel's own records keep theirs).
-// Included by several test binaries; not each of them asks this.
-#[allow(dead_code)]
 pub fn own_serial(line: &str) -> bool {
     stamp(line)
         .and_then(|s| {
@@ -193,9 +173,15 @@ pub fn chmod_rules(dir: &Path, target: &Path) -> PathBuf {
     r
 }
 
-/// `fastaudit run` with `rules`, `log`, the plugin directory and `extra`.
-pub fn fastaudit_cmd(rules: &Path, log: &Path, plugin_dir: &Path, extra: &[&str]) -> Command {
-    let mut c = Command::new(fastaudit_bin());
+/// `BIN run` with `rules`, `log`, the plugin directory and `extra`.
+pub fn fastaudit_cmd(
+    bin: &str,
+    rules: &Path,
+    log: &Path,
+    plugin_dir: &Path,
+    extra: &[&str],
+) -> Command {
+    let mut c = Command::new(bin);
     c.arg("run")
         // The machine's auditd.conf is not part of the test.
         .arg("--no-config")
