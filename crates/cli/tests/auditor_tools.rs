@@ -10,7 +10,6 @@ use fastaudit_testsupport as support;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::Duration;
 use support::auditd::Auditd;
 use support::*;
 
@@ -151,7 +150,9 @@ fn ausearch_and_aureport_agree_on_both_logs() {
         .unwrap();
     let mut pids = BTreeSet::from([child.id().to_string()]);
     child.wait().unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    // fastaudit reads its ring buffer to the end when stopped; auditd has
+    // written the workload's records once caught up.
+    auditd.wait_caught_up();
     fa.stop();
     auditctl(&["-e", "0"]);
     let kernel_log = auditd.stop();

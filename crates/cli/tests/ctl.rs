@@ -240,6 +240,8 @@ fn ctl_lists_adds_deletes_and_clears_the_running_rules() {
     ok(&["-D"]);
     assert_eq!(ok(&["-l"]), "No rules\n");
     chmod(&s.target);
+    // Nothing to wait for: with no rule the chmod must not be logged; the
+    // time lets a wrong event show.
     std::thread::sleep(std::time::Duration::from_millis(500));
     run.stop();
 
@@ -362,10 +364,13 @@ fn enable_stops_resumes_and_locks_fastaudits_rules_only() {
     let listing = ok(&["-l"]);
     std::fs::write(&s.rules, "").expect("rules");
     signal(run.pid(), nix::sys::signal::SIGHUP);
+    // Nothing to wait for: the refused SIGHUP changes nothing; the time
+    // lets a wrong reload show.
     std::thread::sleep(std::time::Duration::from_millis(500));
     assert_eq!(ok(&["-l"]), listing);
     chmod(&s.target);
     wait_until(10, "an event while locked", || events(&s.log, "start") == 3);
+    // Time for a fourth, wrong, event to show.
     std::thread::sleep(std::time::Duration::from_millis(300));
     let printed = run.stop();
     assert_eq!(
@@ -479,6 +484,7 @@ fn a_change_under_load_is_switched_with_no_gap_and_no_duplicate() {
             .count()
             >= n
     });
+    // Time for a chmod logged twice to show.
     std::thread::sleep(std::time::Duration::from_millis(300));
     run.stop();
     let chmods: Vec<String> = lines(&s.log)

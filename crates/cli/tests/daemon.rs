@@ -130,8 +130,6 @@ fn actions(dir: &Path) -> Vec<(String, &'static str)> {
         .status();
     run("abort", &mut Command::new(&script));
     pids.push((writer.trim().to_string(), "loginuid"));
-    // Records reach the daemon through kauditd: give it a moment.
-    std::thread::sleep(Duration::from_millis(500));
     pids
 }
 
@@ -151,8 +149,9 @@ fn kernel_and_user_records_match_auditd_and_the_kernel_is_put_back() {
     let auditd = Auditd::start(&dir, "ENRICHED");
     auditctl(&["-e", "1"]);
     let theirs = actions(&dir);
+    // Records reach the daemon through kauditd.
+    auditd.wait_caught_up();
     auditctl(&["-e", "0"]);
-    std::thread::sleep(Duration::from_millis(200));
     let kernel_log = auditd.stop();
     restore_kernel();
 
@@ -198,6 +197,7 @@ fn kernel_and_user_records_match_auditd_and_the_kernel_is_put_back() {
         "{status}"
     );
     let ours = actions(&dir);
+    wait_caught_up(&log);
     // Someone deletes every kernel rule: never,task comes back.
     auditctl(&["-D"]);
     wait_until(20, "never,task to be put back", || {
@@ -339,13 +339,9 @@ fn another_daemon_is_refused_or_taken_over() {
     let fa = FastauditRun::start(FASTAUDIT, &rules, &log, &["--take-over"]);
     assert_eq!(status_field("pid"), fa.pid().to_string());
     let mut auditd = auditd;
-    assert!(
-        auditd.child.try_wait().ok().flatten().is_some() || {
-            std::thread::sleep(Duration::from_millis(500));
-            auditd.child.try_wait().ok().flatten().is_some()
-        },
-        "the old daemon stopped"
-    );
+    wait_until(10, "the old daemon to stop", || {
+        auditd.child.try_wait().ok().flatten().is_some()
+    });
     // SIGUSR1 rotates, as auditd: DAEMON_ROTATE opens the new file.
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(fa.pid() as i32),
@@ -451,6 +447,7 @@ fn kill_9_stalls_no_writer_and_the_next_run_puts_the_kernel_back() {
         .stdout(Stdio::piped())
         .spawn()
         .expect("writer");
+    // The point: fastaudit is killed while the writer is under way.
     std::thread::sleep(Duration::from_secs(1));
     let killed_at = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -207,7 +207,11 @@ fn json_events_round_trip_the_raw_records() {
     }
     let out = auditctl(&["-m", "json-log user message"]);
     assert!(out.status.success(), "{out:?}");
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    // The raw run (--bpf-only) reads its ring buffer to the end when
+    // stopped; the user message reaches the JSON run through kauditd.
+    wait_until(20, "the user message in the JSON log", || {
+        file_holds(&json_log, "json-log user message")
+    });
     raw.stop();
     json.stop();
 

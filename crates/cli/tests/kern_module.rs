@@ -10,7 +10,6 @@
 
 use fastaudit_testsupport as support;
 use std::process::Command;
-use std::time::Duration;
 use support::logread::{field, records, Rec};
 use support::*;
 
@@ -162,7 +161,13 @@ fn kern_module_after_delete_module_when_the_kernel_noted_it() {
             false,
         ),
     ];
-    std::thread::sleep(Duration::from_millis(300));
+    wait_until(20, "a SYSCALL record of every call", || {
+        let recs = records(&log);
+        calls.iter().all(|c| {
+            recs.iter()
+                .any(|r| r.ty == "SYSCALL" && field(&r.body, "pid") == Some(u64::from(c.pid)))
+        })
+    });
     fa.stop();
 
     let recs = records(&log);

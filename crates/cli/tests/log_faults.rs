@@ -221,6 +221,8 @@ fn disk_full(action: &str) {
         ],
     );
     chmods(&target, N);
+    // No record to wait for: the daemon works through the events
+    // (writing, dropping or suspended, which is what is checked).
     std::thread::sleep(Duration::from_millis(300));
     // The administrator frees space (the log itself here) and, for
     // suspend, says so with SIGUSR2.
@@ -238,8 +240,12 @@ fn disk_full(action: &str) {
             .set_len(0)
             .unwrap();
     }
+    // No record to wait for: the daemon works through the events
+    // (writing, dropping or suspended, which is what is checked).
     std::thread::sleep(Duration::from_millis(300));
     chmods(&target, MORE);
+    // No record to wait for: the daemon works through the events
+    // (writing, dropping or suspended, which is what is checked).
     std::thread::sleep(Duration::from_millis(300));
     let said = fa.stop();
     let (generated, logged, ring, dropped) =
@@ -328,13 +334,19 @@ fn low_space_runs_the_space_actions() {
         ],
     );
     chmods(&target, N);
+    // No record to wait for: the daemon works through the events
+    // (writing, dropping or suspended, which is what is checked).
     std::thread::sleep(Duration::from_millis(300));
     let size = std::fs::metadata(&log).unwrap().len();
     assert!(size < 400 << 10, "suspended before the disk filled: {size}");
     std::fs::remove_file(&log).unwrap();
     signal(fa.pid(), nix::sys::signal::SIGUSR2);
+    // No record to wait for: the daemon works through the events
+    // (writing, dropping or suspended, which is what is checked).
     std::thread::sleep(Duration::from_millis(300));
     chmods(&target, 10);
+    // No record to wait for: the daemon works through the events
+    // (writing, dropping or suspended, which is what is checked).
     std::thread::sleep(Duration::from_millis(300));
     let said = fa.stop();
     assert!(
@@ -480,6 +492,8 @@ fn a_write_error_follows_disk_error_action_and_resumes_on_sigusr2() {
     // The soft limit only: raising it back needs no privilege.
     prlimit("200000:unlimited");
     chmods(&target, 3000);
+    // No record to wait for: the daemon works through the events
+    // (writing, dropping or suspended, which is what is checked).
     std::thread::sleep(Duration::from_millis(300));
     let size = std::fs::metadata(&log).unwrap().len();
     assert!(size <= 200000, "{size}");
@@ -487,8 +501,12 @@ fn a_write_error_follows_disk_error_action_and_resumes_on_sigusr2() {
     assert!(bytes.ends_with(b"\n"), "no part of a line is left");
     prlimit("unlimited:unlimited");
     signal(fa.pid(), nix::sys::signal::SIGUSR2);
+    // No record to wait for: the daemon works through the events
+    // (writing, dropping or suspended, which is what is checked).
     std::thread::sleep(Duration::from_millis(300));
     chmods(&target, 10);
+    // No record to wait for: the daemon works through the events
+    // (writing, dropping or suspended, which is what is checked).
     std::thread::sleep(Duration::from_millis(300));
     let said = fa.stop();
     let (generated, logged, ring, dropped) = final_counts(&said).expect("final counts");
@@ -529,6 +547,7 @@ fn kill_9_in_a_storm_then_restart_repeats_no_serial() {
         .args(["-c", &script])
         .spawn()
         .unwrap();
+    // The point: the daemon is killed in the middle of the storm.
     std::thread::sleep(Duration::from_millis(700));
     fa.kill();
     let status = storm.wait_with_output().unwrap().status;
@@ -553,6 +572,8 @@ fn kill_9_in_a_storm_then_restart_repeats_no_serial() {
         &["--bpf-only", "--max-log-file", "0"],
     );
     chmods(&target, 100);
+    // No record to wait for: the daemon works through the events
+    // (writing, dropping or suspended, which is what is checked).
     std::thread::sleep(Duration::from_millis(300));
     fa.stop();
     let all = records(&log);

@@ -10,7 +10,7 @@ use fastaudit_testsupport::plugins;
 use plugins::*;
 use std::collections::HashSet;
 use std::path::Path;
-use support::{wait_until, KernelAudit};
+use support::{file_holds, wait_until, KernelAudit};
 
 /// The binary under test (cargo gives its path to integration tests only).
 const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
@@ -92,6 +92,8 @@ fn test_plugin_gets_every_logged_event_once_also_across_kills_and_restarts() {
     let mut killed = 0;
     let mut load = load;
     while killed < 3 {
+        // The point: the kills are spread over the load (the check
+        // below also waits for the restarted plugin).
         std::thread::sleep(std::time::Duration::from_millis(300));
         if let [k] = d.children()[..] {
             signal(k, nix::sys::signal::SIGKILL);
@@ -99,7 +101,12 @@ fn test_plugin_gets_every_logged_event_once_also_across_kills_and_restarts() {
         }
     }
     assert!(load.wait().expect("load").success());
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    // A killed plugin may lose the line it had read: the copy is complete
+    // but for one line a kill.
+    wait_until(30, "the plugin's copy of the log", || {
+        let got: HashSet<String> = without_eoe(&lines(&out)).into_iter().collect();
+        lines(&log).iter().filter(|l| !got.contains(*l)).count() <= killed
+    });
     let printed = d.stop();
     let logged = lines(&log);
     let got = without_eoe(&lines(&out));
@@ -194,7 +201,9 @@ fn audisp_remote_delivers_to_a_central_auditd() {
     let d = Daemon::start(cmd, "fastaudit: ready");
     chmods(&target, 25);
     support::auditctl(&["-m", "to-the-central-collector"]);
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    wait_until(20, "the user message to be logged", || {
+        file_holds(&log, "to-the-central-collector")
+    });
     let printed = d.stop();
     let logged = lines(&log);
     let central_has_all = || {
@@ -272,7 +281,9 @@ fn audisp_syslog_lines_reach_rsyslog() {
     let d = Daemon::start(cmd, "fastaudit: ready");
     chmods(&target, 20);
     support::auditctl(&["-m", "to-syslog"]);
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    wait_until(20, "the user message to be logged", || {
+        file_holds(&log, "to-syslog")
+    });
     let printed = d.stop();
     let logged = lines(&log);
     let in_syslog = || {
@@ -342,7 +353,9 @@ fn laurel_turns_the_plugin_feed_into_its_json() {
     );
     chmods(&target, 15);
     support::auditctl(&["-m", "to-laurel"]);
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    wait_until(20, "the user message to be logged", || {
+        file_holds(&log, "to-laurel")
+    });
     let printed = d.stop();
     let logged = lines(&log);
     let json: Vec<serde_json::Value> = lines(&out.join("audit.log"))
@@ -424,7 +437,13 @@ fn a_plugin_that_does_not_read_loses_its_records_counted_and_holds_up_nothing() 
         d.early
     );
     chmods(&target, 100);
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    wait_until(20, "every chmod to be logged", || {
+        lines(&log)
+            .iter()
+            .filter(|l| l.contains("key=\"plugtest\""))
+            .count()
+            == 100
+    });
     let started = std::time::Instant::now();
     let printed = d.stop();
     assert!(started.elapsed() < std::time::Duration::from_secs(15));
@@ -474,6 +493,8 @@ fn a_plugin_that_keeps_dying_is_given_up_after_max_restarts() {
         "fastaudit: ready",
     );
     chmods(&target, 10);
+    // Nothing to wait for: fastaudit gives the plugin up some time after
+    // its last start, and says so only at stop.
     std::thread::sleep(std::time::Duration::from_millis(500));
     let early = d.early.clone();
     let printed = d.stop();

@@ -63,7 +63,13 @@ fn sighup_switches_rules_while_a_workload_runs_with_no_gap_and_no_duplicate() {
     .expect("rules");
     signal(d.pid(), nix::sys::signal::SIGHUP);
     assert!(load.wait().expect("workload").success());
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    wait_until(60, "every chmod to be logged", || {
+        lines(&log)
+            .iter()
+            .filter(|l| l.starts_with("type=SYSCALL ") && l.contains("comm=\"chmod\""))
+            .count()
+            >= N
+    });
     let printed = d.stop();
     let logged = lines(&log);
     let chmods: Vec<&String> = logged

@@ -178,7 +178,9 @@ fn keys_away_from_their_defaults_take_effect_and_flags_win() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    wait_until(30, "the log to rotate", || {
+        logs.join("audit.log.1").exists()
+    });
     fa.stop();
     let adm = 4;
     let live = logs.join("audit.log");
@@ -235,7 +237,9 @@ fn keys_away_from_their_defaults_take_effect_and_flags_win() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    wait_until(20, "the chmod to be logged", || {
+        file_holds(&flag_log, "key=\"opsconf\"")
+    });
     fa.stop();
     let text = std::fs::read_to_string(&flag_log).unwrap();
     let event = text
@@ -271,6 +275,8 @@ fn space_keys_and_a_json_log_format_from_the_file_take_effect() {
             .output()
             .unwrap();
         assert!(out.status.success());
+        // Nothing to wait for: in some steps the event must not be logged
+        // at all; the time lets a wrong one show.
         std::thread::sleep(std::time::Duration::from_millis(500));
     };
     let start = || {

@@ -7,7 +7,6 @@ use nix::fcntl::{openat, OFlag};
 use nix::sys::stat::{mkdirat, Mode};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::process::Command;
-use std::time::Duration;
 use support::*;
 
 /// The binary under test (cargo gives its path to integration tests only).
@@ -85,7 +84,13 @@ fn exe_is_whole_however_deep_or_marked_past_path_max() {
         Command::new(&deep_true).status(),
         Command::new(&long_true).status(),
     ];
-    std::thread::sleep(Duration::from_millis(300));
+    wait_until(20, "both executions to be logged", || {
+        String::from_utf8_lossy(&std::fs::read(&log).unwrap_or_default())
+            .lines()
+            .filter(|l| l.starts_with("type=SYSCALL ") && l.contains("key=\"exe-depth\""))
+            .count()
+            >= 2
+    });
     fa.stop();
     for r in &ran {
         assert!(r.as_ref().is_ok_and(|s| s.success()), "{ran:?}");

@@ -343,7 +343,9 @@ fn fastaudit_and_a_plugin_run_under_the_units_capabilities_and_system_call_filte
         .output()
         .unwrap();
     assert!(out.status.success());
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    wait_until(20, "the chmod to be logged", || {
+        file_holds(&log, "key=\"unitcaps\"")
+    });
     let pid = fa.pid().to_string();
     let s = auditctl(&["-s"]);
     assert!(

@@ -50,6 +50,17 @@ impl Auditd {
         Auditd { child, log }
     }
 
+    /// Its log.
+    pub fn log(&self) -> &Path {
+        &self.log
+    }
+
+    /// Wait until its log holds every record the kernel has queued so far
+    /// (see [`crate::kernel::wait_caught_up`]).
+    pub fn wait_caught_up(&self) {
+        crate::kernel::wait_caught_up(&self.log);
+    }
+
     /// Stop auditd (SIGTERM) and return its log.
     pub fn stop(mut self) -> PathBuf {
         self.terminate();

@@ -8,7 +8,6 @@ use crate::run::{attrs_masked_for, tempdir, FastauditRun};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 /// Appended to every scenario's rules: forks, so the workload's process
 /// tree can be followed.
@@ -322,7 +321,10 @@ pub fn run_full_then(
         pids.insert(child.id().to_string());
         child.wait().unwrap();
     }
-    std::thread::sleep(Duration::from_millis(300));
+    // The workload has exited: its events are in fastaudit's ring buffer,
+    // which it reads to the end when stopped, and in the kernel's queue,
+    // which auditd has written once it is caught up.
+    auditd.wait_caught_up();
     fa.stop();
     auditctl(&["-e", "0"]);
     drop(auditd);

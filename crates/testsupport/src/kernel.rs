@@ -314,3 +314,25 @@ pub fn safe_to_send(line: &[u8]) -> bool {
     }
     true
 }
+
+/// Wait until `log`, the log of the daemon the kernel audit delivers to
+/// (auditd, or fastaudit as the daemon), holds every record the kernel has
+/// queued so far: a user message sent now is delivered after them (kauditd
+/// keeps their order), so once it is in the log, so are they. Audit must
+/// be on (`enabled 1`): the kernel drops user messages otherwise.
+pub fn wait_caught_up(log: &Path) {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let mark = format!("fastaudit-test-caught-up-{}-{n}", std::process::id());
+    let sent = auditctl(&["-m", &mark]);
+    assert!(
+        sent.status.success(),
+        "auditctl -m {mark}: {}",
+        String::from_utf8_lossy(&sent.stderr)
+    );
+    crate::wait::wait_until(
+        20,
+        &format!("{} to hold the user message {mark}", log.display()),
+        || String::from_utf8_lossy(&std::fs::read(log).unwrap_or_default()).contains(&mark),
+    );
+}

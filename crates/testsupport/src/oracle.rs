@@ -42,3 +42,14 @@ pub fn skip_without_kernel_oracle(test: &str) -> bool {
     }
     true
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn names_the_running_test() {
+        assert_eq!(
+            super::current_test(env!("CARGO_CRATE_NAME")),
+            "fastaudit_testsupport::oracle::tests::names_the_running_test"
+        );
+    }
+}

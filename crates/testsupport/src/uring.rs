@@ -171,7 +171,10 @@ pub fn run(bin: &str, s: &Scenario) -> (Vec<String>, Vec<i64>) {
     let fa_log = logs.join("fastaudit.log");
     let fa = FastauditRun::start(bin, &rules_file, &fa_log, &["--bpf-only"]);
     let (pid, results) = run_workload(bin, &dir, s);
-    std::thread::sleep(Duration::from_millis(300));
+    // The workload has exited: its events are in fastaudit's ring buffer,
+    // which it reads to the end when stopped, and in the kernel's queue,
+    // which auditd has written once it is caught up.
+    auditd.wait_caught_up();
     fa.stop();
     auditctl(&["-e", "0"]);
     drop(auditd);
@@ -228,7 +231,8 @@ pub fn fastaudit_only(
         not_compared: &[],
     };
     let (pid, _) = run_workload(bin, &dir, &s);
-    std::thread::sleep(Duration::from_millis(300));
+    // The workload has exited: its events are in the ring buffer, which
+    // fastaudit reads to the end when stopped.
     fa.stop();
     let log = String::from_utf8_lossy(&std::fs::read(&fa_log).unwrap_or_default()).into_owned();
     let _ = std::fs::remove_dir_all(&dir);

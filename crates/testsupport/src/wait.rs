@@ -15,3 +15,8 @@ pub fn wait_until(secs: u64, what: &str, mut ok: impl FnMut() -> bool) {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// Whether the file at `path` holds `text` (a missing file holds nothing).
+pub fn file_holds(path: &std::path::Path, text: &str) -> bool {
+    String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).contains(text)
+}
