@@ -1,6 +1,6 @@
 //! The test support never lets a test lock this machine's kernel audit:
 //! every auditctl command the tests make goes through
-//! `support::auditctl_command`, which refuses `-e 2` and
+//! `fastaudit_testsupport::auditctl_command`, which refuses `-e 2` and
 //! `--loginuid-immutable` however they are spelled (as arguments, getopt
 //! clusters, abbreviations, or a line of a `-R` file), and
 //! `FastauditRun` refuses a rules file asking fastaudit for

@@ -321,9 +321,12 @@ pub fn run_full_then(
         pids.insert(child.id().to_string());
         child.wait().unwrap();
     }
-    // The workload has exited: its events are in fastaudit's ring buffer,
-    // which it reads to the end when stopped, and in the kernel's queue,
-    // which auditd has written once it is caught up.
+    // Nothing to wait for yet: a workload's records can come after it is
+    // reaped (a thread's `exit` on 6.18: syscalls_that_never_return fails
+    // without this time), so no event of it says all are written.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // Then everything the kernel has queued is in auditd's log once it is
+    // caught up; fastaudit reads its ring buffer to the end when stopped.
     auditd.wait_caught_up();
     fa.stop();
     auditctl(&["-e", "0"]);
