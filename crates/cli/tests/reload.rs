@@ -32,7 +32,7 @@ fn sighup_switches_rules_while_a_workload_runs_with_no_gap_and_no_duplicate() {
     };
     set("setA");
     let log = dir.join("audit.log");
-    let d = Daemon::start(
+    let mut d = Daemon::start(
         fastaudit_cmd(FASTAUDIT, &rules, &log, &dir.join("no-plugins"), &[]),
         "fastaudit: ready",
     );
@@ -63,6 +63,8 @@ fn sighup_switches_rules_while_a_workload_runs_with_no_gap_and_no_duplicate() {
     .expect("rules");
     signal(d.pid(), nix::sys::signal::SIGHUP);
     assert!(load.wait().expect("workload").success());
+    let bad = format!("{}:1: ", rules.display());
+    d.wait_printed(30, "the bad line to be named", |l| l.starts_with(&bad));
     wait_until(60, "every chmod to be logged", || {
         lines(&log)
             .iter()
@@ -124,7 +126,6 @@ fn sighup_switches_rules_while_a_workload_runs_with_no_gap_and_no_duplicate() {
         "{}",
         changes[1]
     );
-    let bad = format!("{}:1: ", rules.display());
     assert!(
         printed.iter().any(|l| l.starts_with(&bad)),
         "the bad line is named: {printed:#?}"

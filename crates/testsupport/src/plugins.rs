@@ -12,6 +12,8 @@ use std::time::Duration;
 pub struct Daemon {
     child: Child,
     stderr: Receiver<String>,
+    /// What it printed after ready that [`Daemon::wait_printed`] read.
+    printed: Vec<String>,
     /// What it printed before ready.
     pub early: Vec<String>,
 }
@@ -42,7 +44,31 @@ impl Daemon {
         Daemon {
             child,
             stderr: rx,
+            printed: Vec::new(),
             early,
+        }
+    }
+
+    /// Wait up to `secs` seconds for a stderr line for which `ok` holds,
+    /// failing the test with `what` otherwise. The lines read are kept
+    /// for [`Daemon::stop`].
+    pub fn wait_printed(&mut self, secs: u64, what: &str, ok: impl Fn(&str) -> bool) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(secs);
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.stderr.recv_timeout(left) {
+                Ok(l) => {
+                    let done = ok(&l);
+                    self.printed.push(l);
+                    if done {
+                        return;
+                    }
+                }
+                Err(_) => panic!(
+                    "timed out after {secs} s waiting for {what}: {:#?}",
+                    self.printed
+                ),
+            }
         }
     }
 
@@ -67,7 +93,8 @@ impl Daemon {
     pub fn stop(mut self) -> Vec<String> {
         signal(self.pid(), nix::sys::signal::SIGTERM);
         let status = self.child.wait().expect("wait daemon");
-        let printed = crate::run::rest_of(&self.stderr);
+        let mut printed = std::mem::take(&mut self.printed);
+        printed.extend(crate::run::rest_of(&self.stderr));
         assert!(
             status.success(),
             "exit 0 after SIGTERM: {status}: {printed:#?}"
