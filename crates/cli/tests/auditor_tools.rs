@@ -6,13 +6,15 @@
 //! either daemon starts or stops), serial numbers are left out (each
 //! daemon numbers its own), and the outputs are compared.
 
-mod common;
-use common::auditd::Auditd;
-use common::*;
+use fastaudit_testsupport as support;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::Duration;
+use support::auditd::Auditd;
+use support::*;
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 /// The events (all their lines) of `log` whose SYSCALL's pid or ppid is
 /// one of `pids`, growing `pids` with their children (fork exits).
@@ -51,7 +53,7 @@ fn workload_events(log: &Path, pids: &mut BTreeSet<String>) -> String {
         .lines()
         .filter(|l| l.starts_with("type=SYSCALL "))
         .filter_map(|l| {
-            let fields = attrs_masked_for(&field(l, "syscall")?);
+            let fields = attrs_masked_for(FASTAUDIT, &field(l, "syscall")?);
             (!fields.is_empty()).then_some((serial(l)?, fields))
         })
         .collect();
@@ -113,8 +115,7 @@ fn tool(args: &[&str], log: &Path) -> String {
 
 #[test]
 fn ausearch_and_aureport_agree_on_both_logs() {
-    if common::skip_without_kernel_oracle("auditor_tools::ausearch_and_aureport_agree_on_both_logs")
-    {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     let _ka = KernelAudit::acquire();
@@ -130,14 +131,14 @@ fn ausearch_and_aureport_agree_on_both_logs() {
     .unwrap();
     let auditd = Auditd::start(&dir, "RAW");
     assert!(
-        common::auditctl_command(&[std::ffi::OsStr::new("-R"), rules.as_os_str()])
+        support::auditctl_command(&[std::ffi::OsStr::new("-R"), rules.as_os_str()])
             .status()
             .unwrap()
             .success()
     );
     auditctl(&["-e", "1"]);
     let fa_log = dir.join("fastaudit.log");
-    let fa = FastauditRun::start(&rules, &fa_log, &["--bpf-only"]);
+    let fa = FastauditRun::start(FASTAUDIT, &rules, &fa_log, &["--bpf-only"]);
     let workload = format!(
         "echo a > {t}/f; chmod 600 {t}/f; ln {t}/f {t}/g; mv {t}/g {t}/h; rm {t}/h; mkdir {t}/d; printf '#!/bin/sh\\ntrue\\n' > {t}/s; chmod 755 {t}/s; {t}/s; rmdir {t}/d"
     );
@@ -149,7 +150,9 @@ fn ausearch_and_aureport_agree_on_both_logs() {
         .unwrap();
     let mut pids = BTreeSet::from([child.id().to_string()]);
     child.wait().unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    // fastaudit reads its ring buffer to the end when stopped; auditd has
+    // written the workload's records once caught up.
+    auditd.wait_caught_up();
     fa.stop();
     auditctl(&["-e", "0"]);
     let kernel_log = auditd.stop();

@@ -3,16 +3,19 @@
 //! accounting exact, and the machine left as it was found. No timing is
 //! asserted anywhere.
 
-mod common;
+use fastaudit_testsupport as support;
 
-use common::{auditctl, tempdir};
 use nix::fcntl::{Flock, FlockArg};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fs::File;
+use support::{auditctl, tempdir};
 
 use std::process::Output;
 use std::time::{Duration, Instant};
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 const SCENARIOS: [&str; 6] = [
     "getpid", "audited", "lmbench", "threads", "io_uring", "compile",
@@ -25,12 +28,8 @@ const MODES_LOCKED: [&str; 2] = ["off", "fastaudit"];
 
 /// `fastaudit ARGS...` once `fastaudit-bench` is built beside it.
 fn fastaudit(args: &[&str]) -> Output {
-    build_bench_binary();
-    common::fastaudit(args)
-}
-
-fn build_bench_binary() {
-    common::bench_bin::build_bench_binary();
+    support::bench_bin::build_bench_binary(FASTAUDIT);
+    support::fastaudit(FASTAUDIT, args)
 }
 
 /// The two tests look at kernel state; one at a time.
@@ -39,7 +38,7 @@ static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 fn machine_is_clean() -> Result<(), String> {
     let status = String::from_utf8_lossy(&auditctl(&["-s"]).stdout).into_owned();
     // A locked kernel stays enabled 2 whatever anyone does; the rest holds.
-    let enabled = if common::kernel_audit_locked() {
+    let enabled = if support::kernel_audit_locked() {
         "enabled 2"
     } else {
         "enabled 0"
@@ -101,7 +100,7 @@ fn quick_run_covers_every_scenario_and_mode_and_restores_the_machine() {
     let dir = tempdir();
     let json = dir.join("bench.json");
     let report = dir.join("report");
-    let locked = common::kernel_audit_locked();
+    let locked = support::kernel_audit_locked();
     let modes: &[&str] = if locked {
         eprintln!("kernel audit locked (enabled 2): the quick run leaves the kernel mode out");
         &MODES_LOCKED
@@ -243,7 +242,7 @@ fn quick_run_covers_every_scenario_and_mode_and_restores_the_machine() {
 fn bad_arguments_are_refused_before_anything_changes() {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     // Built first: the lock is not held while cargo builds.
-    build_bench_binary();
+    support::bench_bin::build_bench_binary(FASTAUDIT);
     // Held throughout, so that only the bench could change the rules. The
     // bench refuses these arguments before it takes the lock; were it to
     // take it, this test would hang rather than pass.

@@ -10,6 +10,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
+
 fn corpus() -> PathBuf {
     if let Some(dir) = std::env::var_os("FASTAUDIT_CORPUS") {
         return PathBuf::from(dir);
@@ -34,7 +37,7 @@ fn rule_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// The lines `fastaudit rules check` refuses in `file`, with the reasons.
 fn refused(file: &Path) -> Vec<(usize, String)> {
-    let out = Command::new(env!("CARGO_BIN_EXE_fastaudit"))
+    let out = Command::new(FASTAUDIT)
         .args(["rules", "check"])
         .arg(file)
         .output()
@@ -80,7 +83,7 @@ fn every_corpus_set_loads_but_the_lines_this_machine_refuses() {
         std::fs::write(&copy, kept.join("\n") + "\n").unwrap();
         let out = Command::new("flock")
             .arg("/tmp/fastaudit-kernel-audit.lock")
-            .arg(env!("CARGO_BIN_EXE_fastaudit"))
+            .arg(FASTAUDIT)
             .args(["run", "--explain", "--rules"])
             .arg(&copy)
             .output()

@@ -5,18 +5,20 @@
 //! request changes nothing; `-e` stops, resumes and locks fastaudit's
 //! auditing (never the kernel's); only root may use it.
 
-mod common;
-#[path = "plugins/support.rs"]
-#[allow(dead_code)]
-mod support;
-use common::{tempdir, FastauditRun, KernelAudit};
+use fastaudit_testsupport as support;
+use fastaudit_testsupport::plugins;
+use plugins::{lines, signal};
 use std::path::Path;
 use std::process::{Command, Output};
-use support::{lines, signal, wait_until};
+use support::wait_until;
+use support::{tempdir, FastauditRun, KernelAudit};
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 /// `fastaudit ctl ARGS`, as root.
 fn ctl(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fastaudit"))
+    Command::new(FASTAUDIT)
         .arg("ctl")
         .args(args)
         .output()
@@ -27,7 +29,7 @@ fn ctl(args: &[&str]) -> Output {
 fn ctl_as_nobody(args: &[&str]) -> Output {
     Command::new("setpriv")
         .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-        .arg(env!("CARGO_BIN_EXE_fastaudit"))
+        .arg(FASTAUDIT)
         .arg("ctl")
         .args(args)
         .output()
@@ -65,7 +67,7 @@ fn refused(args: &[&str], code: i32, message: &str) {
 fn config_changes(log: &Path) -> Vec<String> {
     lines(log)
         .into_iter()
-        .filter(|l| l.starts_with("type=CONFIG_CHANGE ") && support::own_serial(l))
+        .filter(|l| l.starts_with("type=CONFIG_CHANGE ") && plugins::own_serial(l))
         .collect()
 }
 
@@ -134,9 +136,12 @@ fn setup() -> Setup {
 fn ctl_lists_adds_deletes_and_clears_the_running_rules() {
     let _ka = KernelAudit::acquire();
     let s = setup();
-    let run = FastauditRun::start(&s.rules, &s.log, &[]);
+    let run = FastauditRun::start(FASTAUDIT, &s.rules, &s.log, &[]);
     // The daemon's rules, listed as `fastaudit rules list` lists the file.
-    let listed = common::fastaudit(&["rules", "list", s.rules.to_str().expect("utf8")]);
+    let listed = support::fastaudit(
+        FASTAUDIT,
+        &["rules", "list", s.rules.to_str().expect("utf8")],
+    );
     assert!(listed.status.success());
     assert_eq!(ok(&["-l"]), text(&listed.stdout));
 
@@ -235,6 +240,8 @@ fn ctl_lists_adds_deletes_and_clears_the_running_rules() {
     ok(&["-D"]);
     assert_eq!(ok(&["-l"]), "No rules\n");
     chmod(&s.target);
+    // Nothing to wait for: with no rule the chmod must not be logged; the
+    // time lets a wrong event show.
     std::thread::sleep(std::time::Duration::from_millis(500));
     run.stop();
 
@@ -271,7 +278,7 @@ fn ctl_lists_adds_deletes_and_clears_the_running_rules() {
 fn a_bad_request_is_refused_whole_and_changes_nothing() {
     let _ka = KernelAudit::acquire();
     let s = setup();
-    let run = FastauditRun::start(&s.rules, &s.log, &[]);
+    let run = FastauditRun::start(FASTAUDIT, &s.rules, &s.log, &[]);
     let before = ok(&["-l"]);
     // A rules file whose second line is wrong: its first line is not applied.
     let bad = s.dir.join("bad.rules");
@@ -302,7 +309,7 @@ fn a_bad_request_is_refused_whole_and_changes_nothing() {
 fn enable_stops_resumes_and_locks_fastaudits_rules_only() {
     let _ka = KernelAudit::acquire();
     let s = setup();
-    let run = FastauditRun::start(&s.rules, &s.log, &[]);
+    let run = FastauditRun::start(FASTAUDIT, &s.rules, &s.log, &[]);
     chmod(&s.target);
     wait_until(10, "an event", || events(&s.log, "start") == 1);
     // -e 0: nothing audited, the rules stay loaded.
@@ -357,10 +364,13 @@ fn enable_stops_resumes_and_locks_fastaudits_rules_only() {
     let listing = ok(&["-l"]);
     std::fs::write(&s.rules, "").expect("rules");
     signal(run.pid(), nix::sys::signal::SIGHUP);
+    // Nothing to wait for: the refused SIGHUP changes nothing; the time
+    // lets a wrong reload show.
     std::thread::sleep(std::time::Duration::from_millis(500));
     assert_eq!(ok(&["-l"]), listing);
     chmod(&s.target);
     wait_until(10, "an event while locked", || events(&s.log, "start") == 3);
+    // Time for a fourth, wrong, event to show.
     std::thread::sleep(std::time::Duration::from_millis(300));
     let printed = run.stop();
     assert_eq!(
@@ -398,7 +408,7 @@ fn enable_stops_resumes_and_locks_fastaudits_rules_only() {
 fn only_root_may_use_the_control_socket() {
     let _ka = KernelAudit::acquire();
     let s = setup();
-    let run = FastauditRun::start(&s.rules, &s.log, &[]);
+    let run = FastauditRun::start(FASTAUDIT, &s.rules, &s.log, &[]);
     let socket = Path::new("/run/fastaudit/control");
     let mode = std::os::unix::fs::PermissionsExt::mode(
         &std::fs::metadata(socket).expect("socket").permissions(),
@@ -427,7 +437,7 @@ fn only_root_may_use_the_control_socket() {
 fn a_change_under_load_is_switched_with_no_gap_and_no_duplicate() {
     let _ka = KernelAudit::acquire();
     let s = setup();
-    let run = FastauditRun::start(&s.rules, &s.log, &[]);
+    let run = FastauditRun::start(FASTAUDIT, &s.rules, &s.log, &[]);
     // The load runs until the new rules have judged some of it (a switch
     // can take longer than any fixed count of chmods on a busy machine),
     // then says how many it made.
@@ -474,6 +484,7 @@ fn a_change_under_load_is_switched_with_no_gap_and_no_duplicate() {
             .count()
             >= n
     });
+    // Time for a chmod logged twice to show.
     std::thread::sleep(std::time::Duration::from_millis(300));
     run.stop();
     let chmods: Vec<String> = lines(&s.log)

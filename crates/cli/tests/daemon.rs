@@ -5,15 +5,17 @@
 //! refused (or taken over); a kill -9 stalls no record writer, and the next
 //! run puts back the state the killed one found.
 
-mod common;
-#[path = "daemon/records.rs"]
-mod records;
-use common::auditd::*;
-use common::*;
+use fastaudit_testsupport as support;
+use fastaudit_testsupport::daemon_log as records;
 use records::*;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
+use support::auditd::*;
+use support::*;
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 /// The kernel settings `restore_kernel` does not reset, put back on drop:
 /// the tests change them to see them restored.
@@ -78,7 +80,7 @@ fn actions(dir: &Path) -> Vec<(String, &'static str)> {
     };
     run(
         "auditctl-m",
-        &mut common::auditctl_command(&["-m", "fastaudit daemon test"]),
+        &mut support::auditctl_command(&["-m", "fastaudit daemon test"]),
     );
     run("su", Command::new("su").args(["-s", "/bin/true", "nobody"]));
     // As login does through pam_loginuid: a LOGIN record, which stock
@@ -128,16 +130,12 @@ fn actions(dir: &Path) -> Vec<(String, &'static str)> {
         .status();
     run("abort", &mut Command::new(&script));
     pids.push((writer.trim().to_string(), "loginuid"));
-    // Records reach the daemon through kauditd: give it a moment.
-    std::thread::sleep(Duration::from_millis(500));
     pids
 }
 
 #[test]
 fn kernel_and_user_records_match_auditd_and_the_kernel_is_put_back() {
-    if common::skip_without_kernel_oracle(
-        "daemon::kernel_and_user_records_match_auditd_and_the_kernel_is_put_back",
-    ) {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     let _ka = KernelAudit::acquire();
@@ -151,8 +149,9 @@ fn kernel_and_user_records_match_auditd_and_the_kernel_is_put_back() {
     let auditd = Auditd::start(&dir, "ENRICHED");
     auditctl(&["-e", "1"]);
     let theirs = actions(&dir);
+    // Records reach the daemon through kauditd.
+    auditd.wait_caught_up();
     auditctl(&["-e", "0"]);
-    std::thread::sleep(Duration::from_millis(200));
     let kernel_log = auditd.stop();
     restore_kernel();
 
@@ -180,7 +179,7 @@ fn kernel_and_user_records_match_auditd_and_the_kernel_is_put_back() {
     )
     .unwrap();
     let log = dir.join("fastaudit.log");
-    let fa = FastauditRun::start(&rules, &log, &["--format", "enriched"]);
+    let fa = FastauditRun::start(FASTAUDIT, &rules, &log, &["--format", "enriched"]);
     // While it runs: it is the daemon, audit is on, the rules' settings
     // apply, and the kernel has no rule but -a never,task.
     assert_eq!(status_field("pid"), fa.pid().to_string());
@@ -191,19 +190,19 @@ fn kernel_and_user_records_match_auditd_and_the_kernel_is_put_back() {
         String::from_utf8_lossy(&auditctl(&["-l"]).stdout),
         "-a never,task\n"
     );
-    let status = fastaudit(&["status"]);
+    let status = fastaudit(FASTAUDIT, &["status"]);
     let status = String::from_utf8_lossy(&status.stdout).into_owned();
     assert!(
         status.contains("fastaudit: running") && status.contains("backlog_limit 4321"),
         "{status}"
     );
     let ours = actions(&dir);
+    wait_caught_up(&log);
     // Someone deletes every kernel rule: never,task comes back.
     auditctl(&["-D"]);
-    wait_for(
-        || String::from_utf8_lossy(&auditctl(&["-l"]).stdout) == "-a never,task\n",
-        "never,task to be put back",
-    );
+    wait_until(20, "never,task to be put back", || {
+        String::from_utf8_lossy(&auditctl(&["-l"]).stdout) == "-a never,task\n"
+    });
     fa.stop();
     assert_eq!(status_and_rules(), before, "kernel state put back");
     assert!(!Path::new("/run/fastaudit/kernel-state").exists());
@@ -308,15 +307,18 @@ fn another_daemon_is_refused_or_taken_over() {
     let auditd = Auditd::start(&dir, "ENRICHED");
     let auditd_pid = auditd.child.id().to_string();
     let before = status_and_rules();
-    let out = fastaudit(&[
-        "run",
-        // The machine's auditd.conf is not part of the test.
-        "--no-config",
-        "--rules",
-        rules.to_str().unwrap(),
-        "--log",
-        dir.join("refused.log").to_str().unwrap(),
-    ]);
+    let out = fastaudit(
+        FASTAUDIT,
+        &[
+            "run",
+            // The machine's auditd.conf is not part of the test.
+            "--no-config",
+            "--rules",
+            rules.to_str().unwrap(),
+            "--log",
+            dir.join("refused.log").to_str().unwrap(),
+        ],
+    );
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -328,22 +330,18 @@ fn another_daemon_is_refused_or_taken_over() {
     assert_eq!(status_and_rules(), before, "nothing changed");
 
     // --bpf-only runs beside it and leaves the kernel audit alone.
-    let beside = FastauditRun::start(&rules, &dir.join("beside.log"), &["--bpf-only"]);
+    let beside = FastauditRun::start(FASTAUDIT, &rules, &dir.join("beside.log"), &["--bpf-only"]);
     assert_eq!(status_field("pid"), auditd_pid);
     beside.stop();
     assert_eq!(status_and_rules(), before, "--bpf-only changed nothing");
 
     let log = dir.join("fastaudit.log");
-    let fa = FastauditRun::start(&rules, &log, &["--take-over"]);
+    let fa = FastauditRun::start(FASTAUDIT, &rules, &log, &["--take-over"]);
     assert_eq!(status_field("pid"), fa.pid().to_string());
     let mut auditd = auditd;
-    assert!(
-        auditd.child.try_wait().ok().flatten().is_some() || {
-            std::thread::sleep(Duration::from_millis(500));
-            auditd.child.try_wait().ok().flatten().is_some()
-        },
-        "the old daemon stopped"
-    );
+    wait_until(10, "the old daemon to stop", || {
+        auditd.child.try_wait().ok().flatten().is_some()
+    });
     // SIGUSR1 rotates, as auditd: DAEMON_ROTATE opens the new file.
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(fa.pid() as i32),
@@ -351,7 +349,7 @@ fn another_daemon_is_refused_or_taken_over() {
     )
     .unwrap();
     let rotated = dir.join("fastaudit.log.1");
-    wait_for(|| rotated.exists(), "the log to rotate");
+    wait_until(20, "the log to rotate", || rotated.exists());
     fa.stop();
     assert!(std::fs::read_to_string(&rotated)
         .unwrap()
@@ -393,15 +391,18 @@ fn panic_on_failure_is_refused_without_the_explicit_option() {
     let rules = dir.join("r.rules");
     std::fs::write(&rules, "-f 2\n").unwrap();
     let log = dir.join("l");
-    let out = fastaudit(&[
-        "run",
-        // The machine's auditd.conf is not part of the test.
-        "--no-config",
-        "--rules",
-        rules.to_str().unwrap(),
-        "--log",
-        log.to_str().unwrap(),
-    ]);
+    let out = fastaudit(
+        FASTAUDIT,
+        &[
+            "run",
+            // The machine's auditd.conf is not part of the test.
+            "--no-config",
+            "--rules",
+            rules.to_str().unwrap(),
+            "--log",
+            log.to_str().unwrap(),
+        ],
+    );
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -439,13 +440,14 @@ fn kill_9_stalls_no_writer_and_the_next_run_puts_the_kernel_back() {
     // would stall backlog_wait_time (60 s) per record.
     std::fs::write(&rules, "-b 64\n--backlog_wait_time 15000\n").unwrap();
     let log = dir.join("fastaudit.log");
-    let fa = FastauditRun::start(&rules, &log, &[]);
+    let fa = FastauditRun::start(FASTAUDIT, &rules, &log, &[]);
     let fa_pid = fa.pid();
     let writer = Command::new("python3")
         .args(["-c", WRITER, "4"])
         .stdout(Stdio::piped())
         .spawn()
         .expect("writer");
+    // The point: fastaudit is killed while the writer is under way.
     std::thread::sleep(Duration::from_secs(1));
     let killed_at = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -499,7 +501,7 @@ fn kill_9_stalls_no_writer_and_the_next_run_puts_the_kernel_back() {
         "the state found at start is left for the next run"
     );
     // The next run finds the crashed run's state and puts it back at stop.
-    let fa = FastauditRun::start(&rules, &dir.join("second.log"), &[]);
+    let fa = FastauditRun::start(FASTAUDIT, &rules, &dir.join("second.log"), &[]);
     fa.stop();
     // backlog_wait_time_actual counts the jiffies writers waited at the
     // backlog limit: a counter nobody can set back, like lost.

@@ -8,22 +8,25 @@
 
 //!
 //! The harness (auditd in the foreground, the comparison) is in
-//! `differential/harness.rs`; this file holds the scenarios.
+//! `fastaudit_testsupport::differential`; this file holds the scenarios.
 
-mod common;
-#[path = "differential/harness.rs"]
-mod harness;
-use common::*;
+use fastaudit_testsupport as support;
+use fastaudit_testsupport::differential as harness;
 use harness::*;
 use std::collections::BTreeMap;
 use std::process::Command;
+use support::*;
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 #[test]
 fn basic_success_and_failure() {
-    if common::skip_without_kernel_oracle("differential::basic_success_and_failure") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     assert_agrees(&scenario_except(
+        FASTAUDIT,
         NOT_WRITTEN,
         "basic",
         "-a always,exit -F arch=b64 -S fchmodat,chmod,fchownat -F key=basic\n",
@@ -33,10 +36,11 @@ fn basic_success_and_failure() {
 
 #[test]
 fn never_before_always_and_argument_tests() {
-    if common::skip_without_kernel_oracle("differential::never_before_always_and_argument_tests") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     assert_agrees(&scenario_except(
+        FASTAUDIT,
         NOT_WRITTEN,
         "never-first",
         "-a never,exit -F arch=b64 -S fchmodat -F a2=0644\n-a always,exit -F arch=b64 -S fchmodat -F a2&0200 -k w\n-a always,exit -F arch=b64 -S fchmodat -k other\n",
@@ -46,10 +50,11 @@ fn never_before_always_and_argument_tests() {
 
 #[test]
 fn ids_auid_and_unprivileged_users() {
-    if common::skip_without_kernel_oracle("differential::ids_auid_and_unprivileged_users") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     assert_agrees(&scenario_except(
+        FASTAUDIT,
         NOT_WRITTEN,
         "ids",
         "-a always,exit -F arch=b64 -S fchmodat -F auid>=1000 -F auid!=unset -k login\n-a always,exit -F arch=b64 -S fchmodat -F uid=65534 -k nobody\n-a always,exit -F arch=b64 -S fchmodat -C uid!=euid -k setuid\n",
@@ -64,11 +69,11 @@ fn ids_auid_and_unprivileged_users() {
 
 #[test]
 fn failing_syscalls_exit_and_success_fields() {
-    if common::skip_without_kernel_oracle("differential::failing_syscalls_exit_and_success_fields")
-    {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     assert_agrees(&scenario_except(
+        FASTAUDIT,
         NOT_WRITTEN,
         "failures",
         "-a always,exit -F arch=b64 -S openat -F success=0 -F exit=-ENOENT -k enoent\n-a always,exit -F arch=b64 -S fchmodat -F success=1 -k ok\n",
@@ -78,10 +83,11 @@ fn failing_syscalls_exit_and_success_fields() {
 
 #[test]
 fn raw_hook_without_arch_and_exe_identity() {
-    if common::skip_without_kernel_oracle("differential::raw_hook_without_arch_and_exe_identity") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     assert_agrees(&scenario_except(
+        FASTAUDIT,
         NOT_WRITTEN,
         "raw-exe",
         "-a always,exit -S fchmodat -F exe=/usr/bin/chmod -k exe\n-a always,exit -S unlinkat,unlink -k rm\n",
@@ -91,10 +97,11 @@ fn raw_hook_without_arch_and_exe_identity() {
 
 #[test]
 fn exec_arguments_forks_and_execs() {
-    if common::skip_without_kernel_oracle("differential::exec_arguments_forks_and_execs") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     assert_agrees(&scenario_except(
+        FASTAUDIT,
         NOT_WRITTEN,
         "exec",
         "-a always,exit -F arch=b64 -S execve,clone,clone3,fork,vfork -k proc\n",
@@ -109,10 +116,11 @@ fn exec_arguments_forks_and_execs() {
 
 #[test]
 fn exec_arguments_through_the_raw_hooks() {
-    if common::skip_without_kernel_oracle("differential::exec_arguments_through_the_raw_hooks") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     assert_agrees(&scenario_except(
+        FASTAUDIT,
         NOT_WRITTEN,
         "exec-raw",
         "-a always,exit -S execve -k exec-raw\n",
@@ -122,9 +130,7 @@ fn exec_arguments_through_the_raw_hooks() {
 
 #[test]
 fn hostile_program_names_are_encoded_as_the_kernel_encodes_them() {
-    if common::skip_without_kernel_oracle(
-        "differential::hostile_program_names_are_encoded_as_the_kernel_encodes_them",
-    ) {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // Programs whose names need quoting rules: space, quote, newline plus a
@@ -142,6 +148,7 @@ fn hostile_program_names_are_encoded_as_the_kernel_encodes_them() {
         .collect();
     let refs: Vec<&str> = setup.iter().map(String::as_str).collect();
     assert_agrees(&scenario_except(
+        FASTAUDIT,
         NOT_WRITTEN,
         "strings",
         "-a always,exit -F arch=b64 -S fchmodat -k str\n",
@@ -151,9 +158,7 @@ fn hostile_program_names_are_encoded_as_the_kernel_encodes_them() {
 
 #[test]
 fn loginuid_writes_come_with_their_keyless_syscall_record() {
-    if common::skip_without_kernel_oracle(
-        "differential::loginuid_writes_come_with_their_keyless_syscall_record",
-    ) {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // A write to /proc/self/loginuid makes the kernel's LOGIN, and stock
@@ -165,6 +170,7 @@ fn loginuid_writes_come_with_their_keyless_syscall_record() {
     // and none for a never,task task (no context) or when a never rule
     // matches the write (6 bytes). Raw hooks (no arch).
     let (diffs, events) = run_scenario_except(
+        FASTAUDIT,
         NOT_WRITTEN,
         "loginuid",
         "-a never,task -F uid=65534\n-a always,exit -S fchmodat -k l\n-a never,exit -F arch=b64 -S write -F a2=6\n-a always,exit -F arch=b64 -S write -F a0=1 -F auid=1000 -k w\n",
@@ -202,13 +208,13 @@ fn loginuid_writes_come_with_their_keyless_syscall_record() {
 
 #[test]
 fn task_list_excludes_tasks_from_creation_on() {
-    if common::skip_without_kernel_oracle("differential::task_list_excludes_tasks_from_creation_on")
-    {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // Tasks created with uid 65534 are never audited; tasks created as root
     // are, even when they later switch to 65534.
     assert_agrees(&scenario_except(
+        FASTAUDIT,
         NOT_WRITTEN,
         "task",
         "-a never,task -F uid=65534\n-a always,exit -F arch=b64 -S fchmodat,chdir -k t\n",
@@ -222,9 +228,7 @@ fn task_list_excludes_tasks_from_creation_on() {
 
 #[test]
 fn always_task_records_every_syscall_of_the_tasks_it_selects() {
-    if common::skip_without_kernel_oracle(
-        "differential::always_task_records_every_syscall_of_the_tasks_it_selects",
-    ) {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // Tasks created with uid 65534 (the children of the shell setpriv
@@ -233,6 +237,7 @@ fn always_task_records_every_syscall_of_the_tasks_it_selects() {
     // which no exit rule's beats (not even a never rule). Other tasks go
     // through the exit rules as usual.
     assert_agrees(&scenario_every_key_except(
+        FASTAUDIT,
         NOT_WRITTEN,
         "always-task",
         "-a always,task -F uid=65534\n\
@@ -248,7 +253,7 @@ fn always_task_records_every_syscall_of_the_tasks_it_selects() {
 
 #[test]
 fn file_and_directory_watches() {
-    if common::skip_without_kernel_oracle("differential::file_and_directory_watches") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // -w on a file and on a tree, path= with perm=r, and an exec watch: the
@@ -256,6 +261,7 @@ fn file_and_directory_watches() {
     // follows its path (replaced, renamed onto, recreated); failed attempts
     // are recorded too.
     assert_agrees(&scenario_except(
+        FASTAUDIT,
         NOT_WRITTEN,
         "watches",
         "-w FILE -p wa -k file-wa\n-w TREE -p wa -k tree\n-a always,exit -F arch=b64 -S openat,open -F path=FILE -F perm=r -k file-r\n-w /usr/bin/id -p x -k exec-id\n",
@@ -283,7 +289,7 @@ fn file_and_directory_watches() {
 
 #[test]
 fn every_argument_and_exit_operator() {
-    if common::skip_without_kernel_oracle("differential::every_argument_and_exit_operator") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // Rules in order, first match decides: each chmod mode is selected by
@@ -291,6 +297,7 @@ fn every_argument_and_exit_operator() {
     // kernel compares exit and a0-a3 as u32: `exit<0` never holds, a range
     // of errnos is written `exit>=-13 exit<=-1`.
     assert_agrees(&scenario_every_key_except(
+        FASTAUDIT,
         NOT_WRITTEN,
         "operators",
         "-a always,exit -F arch=b64 -S fchmodat -F exit>=-13 -F exit<=-1 -k exit-range\n\
@@ -326,9 +333,7 @@ fn every_argument_and_exit_operator() {
 
 #[test]
 fn every_id_field_personality_session_and_comparison() {
-    if common::skip_without_kernel_oracle(
-        "differential::every_id_field_personality_session_and_comparison",
-    ) {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // Each workload command sets its own login uid, so the result does not
@@ -342,6 +347,7 @@ fn every_id_field_personality_session_and_comparison() {
     let (fsuid65534, fsuid1000) = (fs("setfsuid", 65534), fs("setfsuid", 1000));
     let (fsgid65534, fsgid1000) = (fs("setfsgid", 65534), fs("setfsgid", 1000));
     assert_agrees(&scenario_every_key_except(
+        FASTAUDIT,
         NOT_WRITTEN,
         "ids-every-field",
         "-a always,exit -F arch=b64 -S fchmodat,chmod -F pers&0x0040000 -k pers\n\
@@ -377,7 +383,7 @@ fn every_id_field_personality_session_and_comparison() {
 
 #[test]
 fn syscalls_that_never_return() {
-    if common::skip_without_kernel_oracle("differential::syscalls_that_never_return") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // exit and exit_group end the task inside the syscall: the kernel logs
@@ -385,6 +391,7 @@ fn syscalls_that_never_return() {
     // exit= or success= never selects them (the keyless rule would add
     // events only fastaudit records).
     assert_agrees(&scenario_every_key_except(
+        FASTAUDIT,
         NOT_WRITTEN,
         "no-return",
         "-a never,exit -F arch=b64 -S exit_group -F a0=3\n\
@@ -403,9 +410,7 @@ fn syscalls_that_never_return() {
 
 #[test]
 fn failed_attempts_on_watches_however_the_path_is_spelled() {
-    if common::skip_without_kernel_oracle(
-        "differential::failed_attempts_on_watches_however_the_path_is_spelled",
-    ) {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // The kernel matches a failed attempt by the inode its lookup reached,
@@ -430,7 +435,7 @@ fn failed_attempts_on_watches_however_the_path_is_spelled() {
     .collect();
     let refs: Vec<&str> = cmds.iter().map(String::as_str).collect();
     let rules = "-w FILE -p wa -k file-wa\n-w TREE -p wa -k tree\n";
-    let outcome = run_scenario_except(NOT_WRITTEN, "spellings", rules, &refs, &[]);
+    let outcome = run_scenario_except(FASTAUDIT, NOT_WRITTEN, "spellings", rules, &refs, &[]);
     // Every spelling must have been recorded by the kernel, not just one
     // per rule: four chmods, three shells' opens, one Python open.
     for (comm, n) in [("chmod", 4), ("sh", 3), ("python3", 1)] {
@@ -450,7 +455,7 @@ fn failed_attempts_on_watches_however_the_path_is_spelled() {
 
 #[test]
 fn exit_group_through_its_own_tracepoint() {
-    if common::skip_without_kernel_oracle("differential::exit_group_through_its_own_tracepoint") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // Native rules only: judged by syscalls:sys_enter_exit_group.
@@ -458,7 +463,7 @@ fn exit_group_through_its_own_tracepoint() {
     let dir = tempdir();
     let file = dir.join("r");
     std::fs::write(&file, rules).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_fastaudit"))
+    let out = Command::new(FASTAUDIT)
         .args(["run", "--explain", "--rules", file.to_str().unwrap()])
         .output()
         .unwrap();
@@ -466,6 +471,7 @@ fn exit_group_through_its_own_tracepoint() {
     assert!(plan.contains("syscalls:sys_enter_exit_group"), "{plan}");
     assert!(!plan.contains("raw_syscalls"), "{plan}");
     assert_agrees(&scenario_every_key_except(
+        FASTAUDIT,
         NOT_WRITTEN,
         "no-return-tracepoint",
         rules,
@@ -475,13 +481,14 @@ fn exit_group_through_its_own_tracepoint() {
 
 #[test]
 fn executable_paths_and_terminals() {
-    if common::skip_without_kernel_oracle("differential::executable_paths_and_terminals") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // A controlling terminal (script gives a pts), an executable unlinked
     // while it runs (d_path adds " (deleted)", and the space makes the
     // kernel hex-encode exe=), and an executable path with a space.
     let (diffs, events) = run_scenario_except(
+        FASTAUDIT,
         NOT_WRITTEN,
         "exe-tty",
         "-a always,exit -F arch=b64 -S fchmodat,chmod -k c\n",
@@ -521,13 +528,14 @@ fn executable_paths_and_terminals() {
 
 #[test]
 fn setuid_exec_denied_access_and_signals() {
-    if common::skip_without_kernel_oracle("differential::setuid_exec_denied_access_and_signals") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // Typical hardening rules: a setuid exec (ids change at exec, the
     // arguments were saved at entry), every failed syscall of a logged-in
     // user (-S all), and signals by number.
     assert_agrees(&scenario_every_key_except(
+        FASTAUDIT,
         NOT_WRITTEN,
         "hardening",
         "-a always,exit -F arch=b64 -S execve -C uid!=euid -F euid=0 -k setuid\n-a always,exit -F arch=b64 -S all -F auid>=1000 -F auid!=unset -F success=0 -k denied\n-a always,exit -F arch=b64 -S kill,tkill,tgkill -F a1=15 -k term\n",
@@ -541,9 +549,7 @@ fn setuid_exec_denied_access_and_signals() {
 
 #[test]
 fn untyped_raw_tracepoints_where_tp_btf_is_refused() {
-    if common::skip_without_kernel_oracle(
-        "differential::untyped_raw_tracepoints_where_tp_btf_is_refused",
-    ) {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // With tp_btf and per-syscall tracepoints left out, the raw syscall,
@@ -553,6 +559,7 @@ fn untyped_raw_tracepoints_where_tp_btf_is_refused() {
          -w FILE -p wa -k watch\n\
          -a always,exit -F arch=b64 -S execve,exit_group -k proc\n";
     let outcome = run_scenario_except(
+        FASTAUDIT,
         NOT_WRITTEN,
         "raw_tp",
         rules,

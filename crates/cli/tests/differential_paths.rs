@@ -7,11 +7,13 @@
 //! a script, and failed lookups. Then ausearch and aureport must give the
 //! same answers on both logs.
 
-mod common;
-#[path = "differential/harness.rs"]
-mod harness;
-use common::*;
+use fastaudit_testsupport as support;
+use fastaudit_testsupport::differential as harness;
 use harness::*;
+use support::*;
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 /// Python without site packages or bytecode writing: fewer opens, none
 /// that differ from run to run.
@@ -20,7 +22,7 @@ const PY: &str = "/usr/bin/python3 -S -B -c";
 /// Run a scenario comparing every record; fails unless both agree and the
 /// kernel wrote every `nametype=` in `expected` at least once.
 fn check(name: &str, rules: &str, workload: &[&str], expected: &[&str]) {
-    let (diffs, events) = run_full(&[], name, rules, workload, &[]);
+    let (diffs, events) = run_full(FASTAUDIT, &[], name, rules, workload, &[]);
     assert_agrees(&diffs);
     for want in expected {
         let seen = events
@@ -37,9 +39,7 @@ fn check(name: &str, rules: &str, workload: &[&str], expected: &[&str]) {
 
 #[test]
 fn creates_deletes_links_renames_and_symlinks() {
-    if common::skip_without_kernel_oracle(
-        "differential_paths::creates_deletes_links_renames_and_symlinks",
-    ) {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     check(
@@ -63,7 +63,7 @@ fn creates_deletes_links_renames_and_symlinks() {
 
 #[test]
 fn relative_paths_and_dirfd() {
-    if common::skip_without_kernel_oracle("differential_paths::relative_paths_and_dirfd") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     check(
@@ -81,8 +81,7 @@ fn relative_paths_and_dirfd() {
 
 #[test]
 fn watched_file_deleted_and_recreated() {
-    if common::skip_without_kernel_oracle("differential_paths::watched_file_deleted_and_recreated")
-    {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     check(
@@ -101,7 +100,7 @@ fn watched_file_deleted_and_recreated() {
 
 #[test]
 fn exec_of_binaries_and_a_script() {
-    if common::skip_without_kernel_oracle("differential_paths::exec_of_binaries_and_a_script") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     check(
@@ -118,8 +117,7 @@ fn exec_of_binaries_and_a_script() {
 
 #[test]
 fn failed_lookups_and_refused_objects() {
-    if common::skip_without_kernel_oracle("differential_paths::failed_lookups_and_refused_objects")
-    {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     check(
@@ -141,9 +139,7 @@ fn failed_lookups_and_refused_objects() {
 
 #[test]
 fn attribute_changes_that_keep_the_attributes() {
-    if common::skip_without_kernel_oracle(
-        "differential_paths::attribute_changes_that_keep_the_attributes",
-    ) {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // The kernel prints the attributes its lookup saw, before the change;
@@ -165,9 +161,7 @@ fn attribute_changes_that_keep_the_attributes() {
 
 #[test]
 fn a_dir_rule_for_every_syscall_records_only_syscalls_that_name() {
-    if common::skip_without_kernel_oracle(
-        "differential_paths::a_dir_rule_for_every_syscall_records_only_syscalls_that_name",
-    ) {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // Writes, ftruncate and fsync change the file (its times) but name

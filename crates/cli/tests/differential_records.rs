@@ -6,11 +6,13 @@
 //! writes, PATH and CWD included, of every event is compared (only the
 //! types it does not write are left out: [`harness::NOT_WRITTEN`]).
 
-mod common;
-#[path = "differential/harness.rs"]
-mod harness;
-use common::*;
+use fastaudit_testsupport as support;
+use fastaudit_testsupport::differential as harness;
 use harness::*;
+use support::*;
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 /// The kernel wrote records of type `ty` for the workload (so agreeing
 /// on them means something).
@@ -34,7 +36,7 @@ fn check_except(
     expected: &[&str],
 ) -> FullEvents {
     let skip: Vec<&str> = NOT_WRITTEN.iter().chain(skip).copied().collect();
-    let (diffs, events) = run_full(&skip, name, rules, workload, &[]);
+    let (diffs, events) = run_full(FASTAUDIT, &skip, name, rules, workload, &[]);
     assert_agrees(&diffs);
     for ty in expected {
         assert!(
@@ -47,7 +49,7 @@ fn check_except(
 
 #[test]
 fn exec_arguments_of_every_kind() {
-    if common::skip_without_kernel_oracle("differential_records::exec_arguments_of_every_kind") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // Spaces, quotes, a newline, non-ASCII, an empty argument, many
@@ -78,7 +80,7 @@ fn exec_arguments_of_every_kind() {
 
 #[test]
 fn exec_through_the_raw_hooks() {
-    if common::skip_without_kernel_oracle("differential_records::exec_through_the_raw_hooks") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     check(
@@ -91,9 +93,7 @@ fn exec_through_the_raw_hooks() {
 
 #[test]
 fn socket_addresses_passed_and_returned() {
-    if common::skip_without_kernel_oracle(
-        "differential_records::socket_addresses_passed_and_returned",
-    ) {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // connect/bind on loopback (IPv4, IPv6), unix sockets by path and
@@ -118,9 +118,7 @@ fn socket_addresses_passed_and_returned() {
 
 #[test]
 fn descriptor_pairs_and_file_mappings() {
-    if common::skip_without_kernel_oracle(
-        "differential_records::descriptor_pairs_and_file_mappings",
-    ) {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     let cmds = [
@@ -138,7 +136,7 @@ fn descriptor_pairs_and_file_mappings() {
 
 #[test]
 fn capabilities_set_and_raised() {
-    if common::skip_without_kernel_oracle("differential_records::capabilities_set_and_raised") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // capset (setpriv drops capabilities) and execs by root, whose raised
@@ -153,7 +151,7 @@ fn capabilities_set_and_raised() {
 
 #[test]
 fn openat2_how() {
-    if common::skip_without_kernel_oracle("differential_records::openat2_how") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     check(
@@ -166,7 +164,7 @@ fn openat2_how() {
 
 #[test]
 fn signalled_and_traced_tasks() {
-    if common::skip_without_kernel_oracle("differential_records::signalled_and_traced_tasks") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // kill of a child (TERM, the existence check 0, KILL), a signal the
@@ -189,7 +187,7 @@ fn signalled_and_traced_tasks() {
 
 #[test]
 fn socket_address_family_rules() {
-    if common::skip_without_kernel_oracle("differential_records::socket_address_family_rules") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // saddr_fam= tests the family of the address the syscall passed or
@@ -209,21 +207,20 @@ fn socket_address_family_rules() {
          -a always,exit -F arch=b64 -S connect,bind -F saddr_fam=10 -k inet6\n\
          -a always,exit -F arch=b64 -S connect,bind,sendto,recvfrom -F saddr_fam!=1 -k not-local\n\
          -a always,exit -F arch=b64 -S connect,bind -F saddr_fam<=1 -k local\n";
-    let outcome = run_scenario_except(NOT_WRITTEN, "saddr-fam", rules, &cmds, &[]);
+    let outcome = run_scenario_except(FASTAUDIT, NOT_WRITTEN, "saddr-fam", rules, &cmds, &[]);
     assert_agrees(&every_key("saddr-fam", rules, outcome));
 }
 
 #[test]
 fn ausearch_and_aureport_by_executable() {
-    if common::skip_without_kernel_oracle(
-        "differential_records::ausearch_and_aureport_by_executable",
-    ) {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // `ausearch -x EXE` and `aureport -x --summary` on both logs: the same
     // events (every record fastaudit writes) and the same count, for an
     // executable of the scenario's own.
     let (diffs, _) = run_full_then(
+        FASTAUDIT,
         NOT_WRITTEN,
         "tools",
         "-a always,exit -F arch=b64 -S execve,connect -k tools\n",
@@ -234,7 +231,7 @@ fn ausearch_and_aureport_by_executable() {
         &[],
         |kernel, ours| {
             let exe = kernel.with_file_name("fa-py");
-            tool_diffs("tools", kernel, ours, &exe, NOT_WRITTEN)
+            tool_diffs(FASTAUDIT, "tools", kernel, ours, &exe, NOT_WRITTEN)
         },
     );
     assert_agrees(&diffs);
@@ -242,8 +239,7 @@ fn ausearch_and_aureport_by_executable() {
 
 #[test]
 fn exec_of_a_file_with_capabilities() {
-    if common::skip_without_kernel_oracle("differential_records::exec_of_a_file_with_capabilities")
-    {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // The file's own capabilities in BPRM_FCAPS (fver, fp, fe), for root
@@ -261,9 +257,7 @@ fn exec_of_a_file_with_capabilities() {
 
 #[test]
 fn delete_module_by_root_and_by_an_unprivileged_user() {
-    if common::skip_without_kernel_oracle(
-        "differential_records::delete_module_by_root_and_by_an_unprivileged_user",
-    ) {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // KERN_MODULE for root's delete_module of a module that is not loaded
@@ -307,7 +301,7 @@ const PY_SYSCALLS: &str = "import ctypes,os,struct\n\
 
 #[test]
 fn posix_message_queues() {
-    if common::skip_without_kernel_oracle("differential_records::posix_message_queues") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // mq_open with and without attributes, invalid ones (noted, then
@@ -364,7 +358,7 @@ fn posix_message_queues() {
 
 #[test]
 fn system_v_ipc_objects() {
-    if common::skip_without_kernel_oracle("differential_records::system_v_ipc_objects") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // A queue created (no IPC: nothing checked), found again by its key
@@ -443,7 +437,7 @@ fn system_v_ipc_objects() {
 /// Whether this kernel loads fexit programs (`fastaudit run --explain`):
 /// the NTP values are read by fentry/fexit programs on ntp_adjtimex.
 fn fexit_works() -> bool {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fastaudit"))
+    let out = std::process::Command::new(FASTAUDIT)
         .args(["run", "--explain", "--rules", "/dev/null"])
         .output()
         .expect("fastaudit run --explain");
@@ -452,7 +446,7 @@ fn fexit_works() -> bool {
 
 #[test]
 fn clock_adjustments() {
-    if common::skip_without_kernel_oracle("differential_records::clock_adjustments") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     if !fexit_works() {
@@ -503,7 +497,7 @@ fn clock_adjustments() {
 
 #[test]
 fn ia32_socketcall() {
-    if common::skip_without_kernel_oracle("differential_records::ia32_socketcall") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // ia32 socketcall through `int 0x80` from a 64-bit process (the kernel

@@ -7,13 +7,16 @@
 //! sums the events; kernel records (auditctl -m) come through JSON too;
 //! the loss counters close the stream.
 
-mod common;
-use common::*;
+use fastaudit_testsupport as support;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::process::Command;
+use support::*;
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 /// docs/json.md's escaping, written again: UTF-8 kept; controls, `%`,
 /// `+` and bytes that are not UTF-8 as `%xx`.
@@ -185,8 +188,13 @@ fn json_events_round_trip_the_raw_records() {
     }
     let json_log = dir.join("audit.json");
     let raw_log = dir.join("audit.raw");
-    let json = FastauditRun::start(&rules, &json_log, &["--format", "json"]);
-    let raw = FastauditRun::start(&rules, &raw_log, &["--bpf-only", "--format", "raw"]);
+    let json = FastauditRun::start(FASTAUDIT, &rules, &json_log, &["--format", "json"]);
+    let raw = FastauditRun::start(
+        FASTAUDIT,
+        &rules,
+        &raw_log,
+        &["--bpf-only", "--format", "raw"],
+    );
     let mut pids = Vec::new();
     for n in names {
         let child = Command::new(&tool)
@@ -199,7 +207,11 @@ fn json_events_round_trip_the_raw_records() {
     }
     let out = auditctl(&["-m", "json-log user message"]);
     assert!(out.status.success(), "{out:?}");
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    // The raw run (--bpf-only) reads its ring buffer to the end when
+    // stopped; the user message reaches the JSON run through kauditd.
+    wait_until(20, "the user message in the JSON log", || {
+        file_holds(&json_log, "json-log user message")
+    });
     raw.stop();
     json.stop();
 

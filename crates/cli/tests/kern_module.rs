@@ -8,11 +8,13 @@
 //! records follow from each call's `exit=`, so the test holds on a kernel
 //! with or without module support.
 
-mod common;
-use common::logread::{field, records, Rec};
-use common::*;
+use fastaudit_testsupport as support;
 use std::process::Command;
-use std::time::Duration;
+use support::logread::{field, records, Rec};
+use support::*;
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 /// Calls delete_module(NAME_HEX decoded, O_NONBLOCK) or, with `finit`,
 /// finit_module on the file PATH; prints the raw result.
@@ -140,7 +142,7 @@ fn kern_module_after_delete_module_when_the_kernel_noted_it() {
     )
     .unwrap();
     let log = dir.join("log/audit.log");
-    let fa = FastauditRun::start(&rules, &log, &["--bpf-only"]);
+    let fa = FastauditRun::start(FASTAUDIT, &rules, &log, &["--bpf-only"]);
 
     let calls = [
         call(&script, "delete", b"fa_no_such_module", false),
@@ -159,7 +161,13 @@ fn kern_module_after_delete_module_when_the_kernel_noted_it() {
             false,
         ),
     ];
-    std::thread::sleep(Duration::from_millis(300));
+    wait_until(20, "a SYSCALL record of every call", || {
+        let recs = records(&log);
+        calls.iter().all(|c| {
+            recs.iter()
+                .any(|r| r.ty == "SYSCALL" && field(&r.body, "pid") == Some(u64::from(c.pid)))
+        })
+    });
     fa.stop();
 
     let recs = records(&log);

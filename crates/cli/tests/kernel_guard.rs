@@ -1,13 +1,16 @@
 //! The test support never lets a test lock this machine's kernel audit:
 //! every auditctl command the tests make goes through
-//! `common::auditctl_command`, which refuses `-e 2` and
+//! `fastaudit_testsupport::auditctl_command`, which refuses `-e 2` and
 //! `--loginuid-immutable` however they are spelled (as arguments, getopt
 //! clusters, abbreviations, or a line of a `-R` file), and
 //! `FastauditRun` refuses a rules file asking fastaudit for
 //! `--loginuid-immutable`. None of these tests reaches the kernel.
 
-mod common;
-use common::*;
+use fastaudit_testsupport as support;
+use support::*;
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 fn words(line: &str) -> Vec<Vec<u8>> {
     line.split(' ').map(|w| w.as_bytes().to_vec()).collect()
@@ -87,7 +90,8 @@ fn fastaudit_run_is_not_given_loginuid_immutable() {
     )
     .unwrap();
     let log = dir.join("log");
-    let r = std::panic::catch_unwind(|| FastauditRun::start(&rules, &log, &["--bpf-only"]));
+    let r =
+        std::panic::catch_unwind(|| FastauditRun::start(FASTAUDIT, &rules, &log, &["--bpf-only"]));
     assert!(
         r.is_err(),
         "a rules file with --loginuid-immutable reached fastaudit run"

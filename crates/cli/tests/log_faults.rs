@@ -6,14 +6,16 @@
 //! rotation keeps O_APPEND; kill -9 in a storm leaves a log ausearch reads,
 //! and the restart repeats no serial.
 
-mod common;
-use common::auditd::wait_for;
-use common::logread::*;
-use common::*;
+use fastaudit_testsupport as support;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
+use support::logread::*;
+use support::*;
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 /// The workload's chmod mode (0o1601 = 0x381): its calls and no others.
 const RULE: &str = "-a always,exit -F arch=b64 -S chmod -F a1=0x381 -k fill\n";
@@ -42,14 +44,17 @@ fn signal(pid: u32, sig: nix::sys::signal::Signal) {
 }
 
 fn run_once(log: &Path, rules: &Path) -> Output {
-    fastaudit(&[
-        "run",
-        "--bpf-only",
-        "--rules",
-        rules.to_str().unwrap(),
-        "--log",
-        log.to_str().unwrap(),
-    ])
+    fastaudit(
+        FASTAUDIT,
+        &[
+            "run",
+            "--bpf-only",
+            "--rules",
+            rules.to_str().unwrap(),
+            "--log",
+            log.to_str().unwrap(),
+        ],
+    )
 }
 
 fn refused_with(log: &Path, rules: &Path, why: &str) {
@@ -115,13 +120,13 @@ fn planted_foreign_and_writable_logs_are_refused() {
     let readable = dir.join("readable.log");
     std::fs::write(&readable, "").unwrap();
     std::fs::set_permissions(&readable, std::fs::Permissions::from_mode(0o644)).unwrap();
-    let fa = FastauditRun::start(&rules, &readable, &["--bpf-only"]);
+    let fa = FastauditRun::start(FASTAUDIT, &rules, &readable, &["--bpf-only"]);
     assert_eq!(std::fs::metadata(&readable).unwrap().mode() & 0o777, 0o600);
     fa.stop();
 
     // A fresh log and its new directory: 0600 in 0700.
     let fresh = dir.join("new/audit.log");
-    let fa = FastauditRun::start(&rules, &fresh, &["--bpf-only"]);
+    let fa = FastauditRun::start(FASTAUDIT, &rules, &fresh, &["--bpf-only"]);
     fa.stop();
     assert_eq!(std::fs::metadata(&fresh).unwrap().mode() & 0o7777, 0o600);
     assert_eq!(
@@ -198,6 +203,7 @@ fn disk_full(action: &str) {
     std::fs::write(&target, "x").unwrap();
     let log = fs.0.join("audit.log");
     let fa = FastauditRun::start(
+        FASTAUDIT,
         &rules,
         &log,
         &[
@@ -215,6 +221,8 @@ fn disk_full(action: &str) {
         ],
     );
     chmods(&target, N);
+    // No record to wait for: the daemon works through the events
+    // (writing, dropping or suspended, which is what is checked).
     std::thread::sleep(Duration::from_millis(300));
     // The administrator frees space (the log itself here) and, for
     // suspend, says so with SIGUSR2.
@@ -232,8 +240,12 @@ fn disk_full(action: &str) {
             .set_len(0)
             .unwrap();
     }
+    // No record to wait for: the daemon works through the events
+    // (writing, dropping or suspended, which is what is checked).
     std::thread::sleep(Duration::from_millis(300));
     chmods(&target, MORE);
+    // No record to wait for: the daemon works through the events
+    // (writing, dropping or suspended, which is what is checked).
     std::thread::sleep(Duration::from_millis(300));
     let said = fa.stop();
     let (generated, logged, ring, dropped) =
@@ -306,6 +318,7 @@ fn low_space_runs_the_space_actions() {
     std::fs::write(&target, "x").unwrap();
     let log = fs.0.join("audit.log");
     let fa = FastauditRun::start(
+        FASTAUDIT,
         &rules,
         &log,
         &[
@@ -321,13 +334,19 @@ fn low_space_runs_the_space_actions() {
         ],
     );
     chmods(&target, N);
+    // No record to wait for: the daemon works through the events
+    // (writing, dropping or suspended, which is what is checked).
     std::thread::sleep(Duration::from_millis(300));
     let size = std::fs::metadata(&log).unwrap().len();
     assert!(size < 400 << 10, "suspended before the disk filled: {size}");
     std::fs::remove_file(&log).unwrap();
     signal(fa.pid(), nix::sys::signal::SIGUSR2);
+    // No record to wait for: the daemon works through the events
+    // (writing, dropping or suspended, which is what is checked).
     std::thread::sleep(Duration::from_millis(300));
     chmods(&target, 10);
+    // No record to wait for: the daemon works through the events
+    // (writing, dropping or suspended, which is what is checked).
     std::thread::sleep(Duration::from_millis(300));
     let said = fa.stop();
     assert!(
@@ -366,7 +385,10 @@ fn unsupported_actions_are_refused_with_the_reason() {
         ("--space-left-action", "email", "sends no mail"),
         ("--admin-space-left-action", "exec", "runs no program"),
     ] {
-        let out = fastaudit(&["run", "--log", dir.join("l").to_str().unwrap(), flag, word]);
+        let out = fastaudit(
+            FASTAUDIT,
+            &["run", "--log", dir.join("l").to_str().unwrap(), flag, word],
+        );
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
             !out.status.success() && err.contains(why),
@@ -406,7 +428,12 @@ fn rotation_keeps_o_append_whatever_num_logs() {
     let rules = rules(&dir);
     for num_logs in ["0", "1", "2"] {
         let log = dir.join(format!("n{num_logs}.log"));
-        let fa = FastauditRun::start(&rules, &log, &["--bpf-only", "--num-logs", num_logs]);
+        let fa = FastauditRun::start(
+            FASTAUDIT,
+            &rules,
+            &log,
+            &["--bpf-only", "--num-logs", num_logs],
+        );
         let flags = fd_flags(fa.pid(), &log);
         assert_eq!(
             flags & (O_APPEND | O_CLOEXEC),
@@ -414,10 +441,9 @@ fn rotation_keeps_o_append_whatever_num_logs() {
             "{flags:o}"
         );
         signal(fa.pid(), nix::sys::signal::SIGUSR1);
-        wait_for(
-            || records(&log).iter().any(|r| r.ty == "DAEMON_ROTATE"),
-            "DAEMON_ROTATE",
-        );
+        wait_until(20, "DAEMON_ROTATE", || {
+            records(&log).iter().any(|r| r.ty == "DAEMON_ROTATE")
+        });
         let flags = fd_flags(fa.pid(), &log);
         assert_eq!(
             flags & (O_APPEND | O_CLOEXEC),
@@ -449,6 +475,7 @@ fn a_write_error_follows_disk_error_action_and_resumes_on_sigusr2() {
     std::fs::write(&target, "x").unwrap();
     let log = dir.join("audit.log");
     let fa = FastauditRun::start(
+        FASTAUDIT,
         &rules,
         &log,
         &["--bpf-only", "--disk-error-action", "suspend"],
@@ -465,6 +492,8 @@ fn a_write_error_follows_disk_error_action_and_resumes_on_sigusr2() {
     // The soft limit only: raising it back needs no privilege.
     prlimit("200000:unlimited");
     chmods(&target, 3000);
+    // No record to wait for: the daemon works through the events
+    // (writing, dropping or suspended, which is what is checked).
     std::thread::sleep(Duration::from_millis(300));
     let size = std::fs::metadata(&log).unwrap().len();
     assert!(size <= 200000, "{size}");
@@ -472,8 +501,12 @@ fn a_write_error_follows_disk_error_action_and_resumes_on_sigusr2() {
     assert!(bytes.ends_with(b"\n"), "no part of a line is left");
     prlimit("unlimited:unlimited");
     signal(fa.pid(), nix::sys::signal::SIGUSR2);
+    // No record to wait for: the daemon works through the events
+    // (writing, dropping or suspended, which is what is checked).
     std::thread::sleep(Duration::from_millis(300));
     chmods(&target, 10);
+    // No record to wait for: the daemon works through the events
+    // (writing, dropping or suspended, which is what is checked).
     std::thread::sleep(Duration::from_millis(300));
     let said = fa.stop();
     let (generated, logged, ring, dropped) = final_counts(&said).expect("final counts");
@@ -500,7 +533,12 @@ fn kill_9_in_a_storm_then_restart_repeats_no_serial() {
     let target = dir.join("target");
     std::fs::write(&target, "x").unwrap();
     let log = dir.join("audit.log");
-    let fa = FastauditRun::start(&rules, &log, &["--bpf-only", "--max-log-file", "0"]);
+    let fa = FastauditRun::start(
+        FASTAUDIT,
+        &rules,
+        &log,
+        &["--bpf-only", "--max-log-file", "0"],
+    );
     let script = format!(
         "import os\nfor _ in range(100000): os.chmod({:?}, 0o1601)\n",
         target.to_str().unwrap()
@@ -509,6 +547,7 @@ fn kill_9_in_a_storm_then_restart_repeats_no_serial() {
         .args(["-c", &script])
         .spawn()
         .unwrap();
+    // The point: the daemon is killed in the middle of the storm.
     std::thread::sleep(Duration::from_millis(700));
     fa.kill();
     let status = storm.wait_with_output().unwrap().status;
@@ -526,8 +565,15 @@ fn kill_9_in_a_storm_then_restart_repeats_no_serial() {
         "killed mid-storm"
     );
 
-    let fa = FastauditRun::start(&rules, &log, &["--bpf-only", "--max-log-file", "0"]);
+    let fa = FastauditRun::start(
+        FASTAUDIT,
+        &rules,
+        &log,
+        &["--bpf-only", "--max-log-file", "0"],
+    );
     chmods(&target, 100);
+    // No record to wait for: the daemon works through the events
+    // (writing, dropping or suspended, which is what is checked).
     std::thread::sleep(Duration::from_millis(300));
     fa.stop();
     let all = records(&log);

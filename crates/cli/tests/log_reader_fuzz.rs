@@ -3,12 +3,10 @@
 //! panic, and what a reader finds in a log made of real lines is what was
 //! written.
 
-mod common;
-#[allow(dead_code)]
-#[path = "daemon/records.rs"]
-mod records;
-use common::logread::*;
+use fastaudit_testsupport as support;
+use fastaudit_testsupport::daemon_log as records;
 use proptest::prelude::*;
+use support::logread::*;
 
 /// A record line as fastaudit writes it, or bytes that damage one.
 fn line() -> impl Strategy<Value = Vec<u8>> {
@@ -35,7 +33,7 @@ proptest! {
         for r in &recs {
             let _ = field(&r.body, "pid");
         }
-        let dir = common::tempdir();
+        let dir = support::tempdir();
         let log = dir.join("log");
         std::fs::write(&log, &bytes).unwrap();
         let _ = records::records_of(&log, &[("1".into(), "x")]);

@@ -7,15 +7,18 @@
 //! -h/--help clap does not see is `fastaudit help COMMAND`'s. Nothing here
 //! needs root or the kernel.
 
-mod common;
+use fastaudit_testsupport as support;
 
-use common::{bench_bin::build_bench_binary, fastaudit, tempdir};
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
+use support::{bench_bin::build_bench_binary, fastaudit, tempdir};
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 fn stdout_of(args: &[&str]) -> String {
-    let out = fastaudit(args);
+    let out = fastaudit(FASTAUDIT, args);
     assert!(out.status.success(), "fastaudit {args:?}: {out:?}");
     String::from_utf8(out.stdout).expect("UTF-8 help")
 }
@@ -43,7 +46,7 @@ fn command_paths() -> Vec<Vec<String>> {
         args.extend(path.iter().map(String::as_str));
         if path.first().is_some_and(|c| c == "bench") {
             // `fastaudit help bench` is the benchmark binary's.
-            build_bench_binary();
+            build_bench_binary(FASTAUDIT);
         }
         let help = stdout_of(&args);
         for c in commands_in(&help) {
@@ -67,14 +70,17 @@ fn page(path: &[String]) -> String {
 /// The pages as the package makes them, in a temp dir.
 fn generate_pages() -> std::path::PathBuf {
     let dir = tempdir();
-    let out = fastaudit(&[
-        "generate-man",
-        "--date",
-        "2026-01-01",
-        dir.to_str().unwrap(),
-    ]);
+    let out = fastaudit(
+        FASTAUDIT,
+        &[
+            "generate-man",
+            "--date",
+            "2026-01-01",
+            dir.to_str().unwrap(),
+        ],
+    );
     assert!(out.status.success(), "{out:?}");
-    let out = Command::new(build_bench_binary())
+    let out = Command::new(build_bench_binary(FASTAUDIT))
         .args(["generate-man", "--date", "2026-01-01"])
         .arg(&dir)
         .output()
@@ -181,7 +187,7 @@ fn every_command_has_a_man_page_that_renders_cleanly_and_names_its_options() {
 #[test]
 fn the_completions_offer_the_commands_and_the_options_values() {
     let dir = tempdir();
-    let out = fastaudit(&["generate-completions", dir.to_str().unwrap()]);
+    let out = fastaudit(FASTAUDIT, &["generate-completions", dir.to_str().unwrap()]);
     assert!(out.status.success(), "{out:?}");
     let names: BTreeSet<String> = std::fs::read_dir(&dir)
         .unwrap()

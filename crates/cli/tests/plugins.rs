@@ -5,13 +5,15 @@
 //! given up after max_restarts; audisp-remote delivers to a second, central
 //! auditd; audisp-syslog reaches rsyslog; Laurel writes its JSON.
 
-mod common;
-#[path = "plugins/support.rs"]
-mod support;
-use common::KernelAudit;
+use fastaudit_testsupport as support;
+use fastaudit_testsupport::plugins;
+use plugins::*;
 use std::collections::HashSet;
 use std::path::Path;
-use support::*;
+use support::{file_holds, wait_until, KernelAudit};
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 /// A plugin that copies its stdin to `out` line by line (bash reads a
 /// socket byte by byte, so it never holds more than the line it is on).
@@ -52,7 +54,7 @@ fn without_eoe(lines: &[String]) -> Vec<String> {
 #[test]
 fn test_plugin_gets_every_logged_event_once_also_across_kills_and_restarts() {
     let _ka = KernelAudit::acquire();
-    let dir = common::tempdir();
+    let dir = support::tempdir();
     let out = dir.join("plugin.out");
     let target = dir.join("target");
     let rules = chmod_rules(&dir, &target);
@@ -60,7 +62,7 @@ fn test_plugin_gets_every_logged_event_once_also_across_kills_and_restarts() {
     plugin_conf(&plugins, "copy", &copying_plugin(&dir, &out), "");
     let log = dir.join("audit.log");
     let d = Daemon::start(
-        fastaudit_cmd(&rules, &log, &plugins, &[]),
+        fastaudit_cmd(FASTAUDIT, &rules, &log, &plugins, &[]),
         "fastaudit: ready",
     );
     let caught_up = || {
@@ -68,7 +70,7 @@ fn test_plugin_gets_every_logged_event_once_also_across_kills_and_restarts() {
         !want.is_empty() && without_eoe(&lines(&out)) == want
     };
     chmods(&target, 30);
-    common::auditctl(&["-m", "plugin-test-user-message"]);
+    support::auditctl(&["-m", "plugin-test-user-message"]);
     wait_until(30, "the plugin to have every logged record", caught_up);
     // Killed while idle: the events of the restart window reach the next one.
     let kids = d.children();
@@ -90,6 +92,8 @@ fn test_plugin_gets_every_logged_event_once_also_across_kills_and_restarts() {
     let mut killed = 0;
     let mut load = load;
     while killed < 3 {
+        // The point: the kills are spread over the load (the check
+        // below also waits for the restarted plugin).
         std::thread::sleep(std::time::Duration::from_millis(300));
         if let [k] = d.children()[..] {
             signal(k, nix::sys::signal::SIGKILL);
@@ -97,7 +101,12 @@ fn test_plugin_gets_every_logged_event_once_also_across_kills_and_restarts() {
         }
     }
     assert!(load.wait().expect("load").success());
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    // A killed plugin may lose the line it had read: the copy is complete
+    // but for one line a kill.
+    wait_until(30, "the plugin's copy of the log", || {
+        let got: HashSet<String> = without_eoe(&lines(&out)).into_iter().collect();
+        lines(&log).iter().filter(|l| !got.contains(*l)).count() <= killed
+    });
     let printed = d.stop();
     let logged = lines(&log);
     let got = without_eoe(&lines(&out));
@@ -163,7 +172,7 @@ fn central_auditd(dir: &Path, port: u16) -> (std::process::Child, std::path::Pat
 #[test]
 fn audisp_remote_delivers_to_a_central_auditd() {
     let _ka = KernelAudit::acquire();
-    let dir = common::tempdir();
+    let dir = support::tempdir();
     let port = 40000 + (std::process::id() % 20000) as u16;
     let (mut central, central_log) = central_auditd(&dir, port);
     // audisp-remote reads only /etc/audit/audisp-remote.conf: fastaudit
@@ -187,12 +196,14 @@ fn audisp_remote_delivers_to_a_central_auditd() {
         .arg("mount --bind \"$1\" /etc/audit/audisp-remote.conf && shift && exec \"$@\"")
         .arg("sh")
         .arg(&remote_conf)
-        .arg(fastaudit_bin())
-        .args(fastaudit_cmd(&rules, &log, &plugins, &[]).get_args());
+        .arg(FASTAUDIT)
+        .args(fastaudit_cmd(FASTAUDIT, &rules, &log, &plugins, &[]).get_args());
     let d = Daemon::start(cmd, "fastaudit: ready");
     chmods(&target, 25);
-    common::auditctl(&["-m", "to-the-central-collector"]);
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    support::auditctl(&["-m", "to-the-central-collector"]);
+    wait_until(20, "the user message to be logged", || {
+        file_holds(&log, "to-the-central-collector")
+    });
     let printed = d.stop();
     let logged = lines(&log);
     let central_has_all = || {
@@ -203,7 +214,7 @@ fn audisp_remote_delivers_to_a_central_auditd() {
         std::thread::sleep(std::time::Duration::from_millis(100));
         central_has_all()
     });
-    support::signal(central.id(), nix::sys::signal::SIGTERM);
+    plugins::signal(central.id(), nix::sys::signal::SIGTERM);
     let _ = central.wait();
     let central: HashSet<String> = lines(&central_log).into_iter().collect();
     let missing: Vec<&String> = logged.iter().filter(|l| !central.contains(*l)).collect();
@@ -228,7 +239,7 @@ fn audisp_remote_delivers_to_a_central_auditd() {
 #[test]
 fn audisp_syslog_lines_reach_rsyslog() {
     let _ka = KernelAudit::acquire();
-    let dir = common::tempdir();
+    let dir = support::tempdir();
     // rsyslog listens on DIR/dev/log; fastaudit (and so audisp-syslog)
     // runs in a mount namespace whose /dev is DIR/dev (with /dev/null), so
     // the system's /dev/log is neither needed nor touched.
@@ -265,12 +276,14 @@ fn audisp_syslog_lines_reach_rsyslog() {
         .arg("mount --bind /dev/null \"$1/null\" && mount --rbind \"$1\" /dev && shift && exec \"$@\"")
         .arg("sh")
         .arg(&dev)
-        .arg(fastaudit_bin())
-        .args(fastaudit_cmd(&rules, &log, &plugins, &[]).get_args());
+        .arg(FASTAUDIT)
+        .args(fastaudit_cmd(FASTAUDIT, &rules, &log, &plugins, &[]).get_args());
     let d = Daemon::start(cmd, "fastaudit: ready");
     chmods(&target, 20);
-    common::auditctl(&["-m", "to-syslog"]);
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    support::auditctl(&["-m", "to-syslog"]);
+    wait_until(20, "the user message to be logged", || {
+        file_holds(&log, "to-syslog")
+    });
     let printed = d.stop();
     let logged = lines(&log);
     let in_syslog = || {
@@ -284,7 +297,7 @@ fn audisp_syslog_lines_reach_rsyslog() {
         std::thread::sleep(std::time::Duration::from_millis(100));
         in_syslog() == 0
     });
-    support::signal(rsyslog.id(), nix::sys::signal::SIGTERM);
+    plugins::signal(rsyslog.id(), nix::sys::signal::SIGTERM);
     let _ = rsyslog.wait();
     assert!(
         ok,
@@ -312,7 +325,7 @@ fn laurel_turns_the_plugin_feed_into_its_json() {
         "{LAUREL} missing: run scripts/setup.sh (cargo install laurel)"
     );
     let _ka = KernelAudit::acquire();
-    let dir = common::tempdir();
+    let dir = support::tempdir();
     let out = dir.join("laurel");
     std::fs::create_dir_all(&out).expect("laurel dir");
     let conf = dir.join("laurel.toml");
@@ -335,12 +348,14 @@ fn laurel_turns_the_plugin_feed_into_its_json() {
     );
     let log = dir.join("audit.log");
     let d = Daemon::start(
-        fastaudit_cmd(&rules, &log, &plugins, &[]),
+        fastaudit_cmd(FASTAUDIT, &rules, &log, &plugins, &[]),
         "fastaudit: ready",
     );
     chmods(&target, 15);
-    common::auditctl(&["-m", "to-laurel"]);
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    support::auditctl(&["-m", "to-laurel"]);
+    wait_until(20, "the user message to be logged", || {
+        file_holds(&log, "to-laurel")
+    });
     let printed = d.stop();
     let logged = lines(&log);
     let json: Vec<serde_json::Value> = lines(&out.join("audit.log"))
@@ -396,7 +411,7 @@ fn report(printed: &[String], name: &str) -> (u64, u64, u64, bool) {
 #[test]
 fn a_plugin_that_does_not_read_loses_its_records_counted_and_holds_up_nothing() {
     let _ka = KernelAudit::acquire();
-    let dir = common::tempdir();
+    let dir = support::tempdir();
     let target = dir.join("target");
     let rules = chmod_rules(&dir, &target);
     let plugins = dir.join("plugins");
@@ -406,6 +421,7 @@ fn a_plugin_that_does_not_read_loses_its_records_counted_and_holds_up_nothing() 
     let log = dir.join("audit.log");
     let d = Daemon::start(
         fastaudit_cmd(
+            FASTAUDIT,
             &rules,
             &log,
             &plugins,
@@ -421,7 +437,13 @@ fn a_plugin_that_does_not_read_loses_its_records_counted_and_holds_up_nothing() 
         d.early
     );
     chmods(&target, 100);
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    wait_until(20, "every chmod to be logged", || {
+        lines(&log)
+            .iter()
+            .filter(|l| l.contains("key=\"plugtest\""))
+            .count()
+            == 100
+    });
     let started = std::time::Instant::now();
     let printed = d.stop();
     assert!(started.elapsed() < std::time::Duration::from_secs(15));
@@ -451,7 +473,7 @@ fn a_plugin_that_does_not_read_loses_its_records_counted_and_holds_up_nothing() 
 #[test]
 fn a_plugin_that_keeps_dying_is_given_up_after_max_restarts() {
     let _ka = KernelAudit::acquire();
-    let dir = common::tempdir();
+    let dir = support::tempdir();
     let target = dir.join("target");
     let rules = chmod_rules(&dir, &target);
     let plugins = dir.join("plugins");
@@ -467,10 +489,12 @@ fn a_plugin_that_keeps_dying_is_given_up_after_max_restarts() {
     plugin_conf(&plugins, "dying", &dying.display().to_string(), "");
     let log = dir.join("audit.log");
     let d = Daemon::start(
-        fastaudit_cmd(&rules, &log, &plugins, &["--max-restarts", "2"]),
+        fastaudit_cmd(FASTAUDIT, &rules, &log, &plugins, &["--max-restarts", "2"]),
         "fastaudit: ready",
     );
     chmods(&target, 10);
+    // Nothing to wait for: fastaudit gives the plugin up some time after
+    // its last start, and says so only at stop.
     std::thread::sleep(std::time::Duration::from_millis(500));
     let early = d.early.clone();
     let printed = d.stop();

@@ -6,12 +6,14 @@
 //! DAEMON_CONFIG says which, as auditd writes it.
 //! `write_logs = no`: no log, and the plugins still get every event.
 
-mod common;
-use common::*;
+use fastaudit_testsupport as support;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
+use support::*;
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 /// The sanity checks need space_left above admin_space_left; no space
 /// action may fire on the test machine.
@@ -23,17 +25,6 @@ fn lines(p: &Path) -> Vec<String> {
         .lines()
         .map(str::to_string)
         .collect()
-}
-
-fn wait_until(what: &str, mut ok: impl FnMut() -> bool) {
-    let start = std::time::Instant::now();
-    while !ok() {
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 fn hup(fa: &FastauditRun) {
@@ -85,7 +76,7 @@ fn start_with(dir: &Path, conf: &Path, target: &Path, extra: &[&str]) -> Fastaud
         rules.to_str().expect("utf8"),
     ];
     args.extend_from_slice(extra);
-    FastauditRun::spawn(&args)
+    FastauditRun::spawn(FASTAUDIT, &args)
 }
 
 fn keyed(l: &str) -> bool {
@@ -129,7 +120,9 @@ fn sighup_applies_a_changed_auditd_conf_while_running() {
     let fa = start(&dir, &conf, &target);
     assert_eq!(nice_of(fa.pid()), 0);
     chmods(&target, 1);
-    wait_until("the first event", || lines(&log).iter().any(|l| keyed(l)));
+    wait_until(30, "the first event", || {
+        lines(&log).iter().any(|l| keyed(l))
+    });
     // ENRICHED, rotation at 1 MiB keeping 2 files, a priority boost, a
     // flush after every event, and a key read at start only (line 11).
     let second = first
@@ -142,15 +135,24 @@ fn sighup_applies_a_changed_auditd_conf_while_running() {
         .replace("end_of_event_timeout = 2", "end_of_event_timeout = 9");
     write_conf(&conf, &second);
     hup(&fa);
-    wait_until("DAEMON_CONFIG", || !daemon_config(&lines(&log)).is_empty());
+    wait_until(30, "DAEMON_CONFIG", || {
+        !daemon_config(&lines(&log)).is_empty()
+    });
     assert_eq!(nice_of(fa.pid()), -6, "priority_boost = 6, live");
     // About 1.5 MiB of ENRICHED records (about 980 bytes an event): past
     // max_log_file once, so both files kept hold every event.
     const N: usize = 1500;
     chmods(&target, N);
-    std::thread::sleep(Duration::from_millis(500));
-    let printed = fa.stop();
     let old = logs.join("audit.log.1");
+    wait_until(30, "every chmod to be logged", || {
+        lines(&old)
+            .iter()
+            .chain(&lines(&log))
+            .filter(|l| keyed(l))
+            .count()
+            > N
+    });
+    let printed = fa.stop();
     assert!(old.exists(), "rotated at the new max_log_file");
     assert!(!logs.join("audit.log.2").exists(), "num_logs = 2");
     let mut all = lines(&old);
@@ -215,7 +217,9 @@ fn a_broken_auditd_conf_is_refused_with_file_and_line_and_the_running_one_stays(
         ),
     );
     hup(&fa);
-    wait_until("DAEMON_CONFIG", || !daemon_config(&lines(&log)).is_empty());
+    wait_until(30, "DAEMON_CONFIG", || {
+        !daemon_config(&lines(&log)).is_empty()
+    });
     // A log that cannot be opened: refused too (its directory is a file).
     std::fs::write(dir.join("file"), "").expect("file");
     write_conf(
@@ -226,11 +230,13 @@ fn a_broken_auditd_conf_is_refused_with_file_and_line_and_the_running_one_stays(
         ),
     );
     hup(&fa);
-    wait_until("the second DAEMON_CONFIG", || {
+    wait_until(30, "the second DAEMON_CONFIG", || {
         daemon_config(&lines(&log)).len() == 2
     });
     chmods(&target, 1);
-    std::thread::sleep(Duration::from_millis(500));
+    wait_until(30, "the chmod to be logged", || {
+        lines(&log).iter().any(|l| keyed(l))
+    });
     let printed = fa.stop();
     let all = lines(&log);
     for d in daemon_config(&all) {
@@ -278,13 +284,17 @@ fn a_flag_keeps_winning_over_the_file_read_again() {
         ),
     );
     hup(&fa);
-    wait_until("DAEMON_CONFIG", || {
+    wait_until(30, "DAEMON_CONFIG", || {
         lines(&log)
             .iter()
             .any(|l| l.starts_with("node=hup-node type=DAEMON_CONFIG "))
     });
     chmods(&target, 1);
-    std::thread::sleep(Duration::from_millis(500));
+    wait_until(30, "the chmod to be logged", || {
+        lines(&log)
+            .iter()
+            .any(|l| l.starts_with("node=hup-node type=SYSCALL ") && l.contains("key=\"reconf\""))
+    });
     fa.stop();
     let all = lines(&log);
     let event = all
@@ -346,7 +356,7 @@ fn write_logs_no_writes_no_log_while_plugins_get_every_event() {
         nix::sys::signal::SIGUSR1,
     )
     .expect("SIGUSR1");
-    wait_until("the plugin's copy", || {
+    wait_until(30, "the plugin's copy", || {
         lines(&out).iter().filter(|l| keyed(l)).count() == N
     });
     assert!(!missing.exists(), "no log, no directory");
@@ -364,9 +374,13 @@ fn write_logs_no_writes_no_log_while_plugins_get_every_event() {
     );
     hup(&fa);
     let log = logs.join("audit.log");
-    wait_until("DAEMON_CONFIG", || !daemon_config(&lines(&log)).is_empty());
+    wait_until(30, "DAEMON_CONFIG", || {
+        !daemon_config(&lines(&log)).is_empty()
+    });
     chmods(&target, N);
-    std::thread::sleep(Duration::from_millis(500));
+    wait_until(30, "the plugin's copy of every event", || {
+        lines(&out).iter().filter(|l| keyed(l)).count() >= 2 * N
+    });
     let printed = fa.stop();
     assert!(!missing.exists());
     let copied = lines(&out);

@@ -4,18 +4,19 @@
 //! none recorded twice; the change is logged as the kernel's CONFIG_CHANGE
 //! records; a rules file with an error is refused and the rules stay.
 
-mod common;
-#[path = "plugins/support.rs"]
-#[allow(dead_code)]
-mod support;
-use common::KernelAudit;
+use fastaudit_testsupport as support;
+use fastaudit_testsupport::plugins;
+use plugins::*;
 use std::collections::HashSet;
-use support::*;
+use support::{wait_until, KernelAudit};
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 #[test]
 fn sighup_switches_rules_while_a_workload_runs_with_no_gap_and_no_duplicate() {
     let _ka = KernelAudit::acquire();
-    let dir = common::tempdir();
+    let dir = support::tempdir();
     let target = dir.join("target");
     std::fs::write(&target, "x").expect("target");
     let rules = dir.join("live.rules");
@@ -31,8 +32,8 @@ fn sighup_switches_rules_while_a_workload_runs_with_no_gap_and_no_duplicate() {
     };
     set("setA");
     let log = dir.join("audit.log");
-    let d = Daemon::start(
-        fastaudit_cmd(&rules, &log, &dir.join("no-plugins"), &[]),
+    let mut d = Daemon::start(
+        fastaudit_cmd(FASTAUDIT, &rules, &log, &dir.join("no-plugins"), &[]),
         "fastaudit: ready",
     );
     const N: usize = 3000;
@@ -62,7 +63,15 @@ fn sighup_switches_rules_while_a_workload_runs_with_no_gap_and_no_duplicate() {
     .expect("rules");
     signal(d.pid(), nix::sys::signal::SIGHUP);
     assert!(load.wait().expect("workload").success());
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    let bad = format!("{}:1: ", rules.display());
+    d.wait_printed(30, "the bad line to be named", |l| l.starts_with(&bad));
+    wait_until(60, "every chmod to be logged", || {
+        lines(&log)
+            .iter()
+            .filter(|l| l.starts_with("type=SYSCALL ") && l.contains("comm=\"chmod\""))
+            .count()
+            >= N
+    });
     let printed = d.stop();
     let logged = lines(&log);
     let chmods: Vec<&String> = logged
@@ -117,7 +126,6 @@ fn sighup_switches_rules_while_a_workload_runs_with_no_gap_and_no_duplicate() {
         "{}",
         changes[1]
     );
-    let bad = format!("{}:1: ", rules.display());
     assert!(
         printed.iter().any(|l| l.starts_with(&bad)),
         "the bad line is named: {printed:#?}"

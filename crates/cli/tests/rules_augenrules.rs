@@ -4,13 +4,16 @@
 //! listing as `fastaudit rules list DIR`; the combined file itself is held
 //! against the kernel line for line.
 
-mod common;
-use common::*;
+use fastaudit_testsupport as support;
 use std::process::Command;
+use support::*;
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 #[test]
 fn directory_matches_real_augenrules() {
-    if common::skip_without_kernel_oracle("rules_augenrules::directory_matches_real_augenrules") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     let ka = KernelAudit::acquire();
@@ -19,7 +22,7 @@ fn directory_matches_real_augenrules() {
     std::fs::create_dir_all(&rulesd).unwrap();
     let mut used = 0;
     for f in corpus_files() {
-        let check = fastaudit(&["rules", "check", f.to_str().unwrap()]);
+        let check = fastaudit(FASTAUDIT, &["rules", "check", f.to_str().unwrap()]);
         if check.status.success() {
             std::fs::copy(&f, rulesd.join(f.file_name().unwrap())).unwrap();
             used += 1;
@@ -55,11 +58,17 @@ fn directory_matches_real_augenrules() {
     );
 
     let lines = raw_lines(&combined);
-    let diffs = differential(&ka, "augenrules-combined", &lines);
+    let diffs = differential(FASTAUDIT, &ka, "augenrules-combined", &lines);
     assert_agrees(&diffs);
 
-    let from_dir = fastaudit(&["rules", "list", "--settings", rulesd.to_str().unwrap()]);
-    let from_file = fastaudit(&["rules", "list", "--settings", combined.to_str().unwrap()]);
+    let from_dir = fastaudit(
+        FASTAUDIT,
+        &["rules", "list", "--settings", rulesd.to_str().unwrap()],
+    );
+    let from_file = fastaudit(
+        FASTAUDIT,
+        &["rules", "list", "--settings", combined.to_str().unwrap()],
+    );
     // A member file with no rule (the samples that are all comments) is
     // worth a warning in directory mode; augenrules' combined file has no
     // members to name. Every other warning must be the same in number.

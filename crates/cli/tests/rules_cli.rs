@@ -1,8 +1,11 @@
 //! `fastaudit rules` behaviour that needs no kernel: error format, exit
 //! status, directories combined as augenrules does, settings.
 
-mod common;
-use common::*;
+use fastaudit_testsupport as support;
+use support::*;
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
     let p = dir.join(name);
@@ -18,7 +21,7 @@ fn refusal_names_file_and_line_and_prints_nothing() {
         "bad.rules",
         "# c\n-a always,exit -F arch=b64 -S open\n\n-a always,exit -F nosuch=1\n-k x\n",
     );
-    let out = fastaudit(&["rules", "list", &f]);
+    let out = fastaudit(FASTAUDIT, &["rules", "list", &f]);
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
     let err = String::from_utf8(out.stderr).unwrap();
@@ -50,7 +53,10 @@ fn directory_is_combined_like_augenrules() {
     );
     write(&d, "99-last.rules", "-b 100\n-e 2\n");
     write(&d, "ignored.txt", "-a bogus\n");
-    let out = fastaudit(&["rules", "list", "--settings", d.to_str().unwrap()]);
+    let out = fastaudit(
+        FASTAUDIT,
+        &["rules", "list", "--settings", d.to_str().unwrap()],
+    );
     assert!(
         out.status.success(),
         "{}",
@@ -70,14 +76,14 @@ fn control_lines_are_settings_not_rules() {
         "c.rules",
         "-e 2\n--loginuid-immutable\n-f 1\n--backlog_wait_time 60000\n-r 0\n--reset-lost\n",
     );
-    let out = fastaudit(&["rules", "list", "--settings", &f]);
+    let out = fastaudit(FASTAUDIT, &["rules", "list", "--settings", &f]);
     assert!(out.status.success());
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
         "-e 2\n--loginuid-immutable\n-f 1\n--backlog_wait_time 60000\n-r 0\n--reset-lost\nNo rules\n"
     );
     let bad = write(&d, "b.rules", "-e 3\n-b x\n");
-    let out = fastaudit(&["rules", "check", &bad]);
+    let out = fastaudit(FASTAUDIT, &["rules", "check", &bad]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         String::from_utf8(out.stderr).unwrap().lines().count(),
@@ -89,14 +95,14 @@ fn control_lines_are_settings_not_rules() {
 #[test]
 fn empty_privileged_recipe_parses_to_no_rules() {
     let f = corpus().join("audit-userspace/31-privileged.rules");
-    let out = fastaudit(&["rules", "list", f.to_str().unwrap()]);
+    let out = fastaudit(FASTAUDIT, &["rules", "list", f.to_str().unwrap()]);
     assert!(out.status.success());
     assert_eq!(out.stdout, b"No rules\n");
 }
 
 #[test]
 fn missing_file_is_an_error() {
-    let out = fastaudit(&["rules", "check", "/nonexistent/x.rules"]);
+    let out = fastaudit(FASTAUDIT, &["rules", "check", "/nonexistent/x.rules"]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),

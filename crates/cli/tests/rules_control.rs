@@ -3,15 +3,17 @@
 //! is saved before and restored after every line. `-e 2` and
 //! `--loginuid-immutable` are never sent (they cannot be undone).
 
-mod common;
-#[path = "common/control.rs"]
-mod control;
-use common::*;
 use control::{restore, send_control_line, status, LINES};
+use fastaudit_testsupport as support;
+use fastaudit_testsupport::control;
+use support::*;
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 #[test]
 fn control_lines_match_auditctl() {
-    if common::skip_without_kernel_oracle("rules_control::control_lines_match_auditctl") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     let _ka = KernelAudit::acquire();
@@ -26,7 +28,7 @@ fn control_lines_match_auditctl() {
         );
         let k = send_control_line(line, &one).status.success();
         restore(&saved);
-        let f = fastaudit(&["rules", "check", one.to_str().unwrap()])
+        let f = fastaudit(FASTAUDIT, &["rules", "check", one.to_str().unwrap()])
             .status
             .success();
         if k != f {

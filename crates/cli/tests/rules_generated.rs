@@ -1,11 +1,13 @@
 //! Generated rules (lists × fields × operators × values) compared against
 //! the real kernel audit: the same lines refused, the same listing.
 
-mod common;
-#[path = "common/generate.rs"]
-mod generate;
-use common::*;
+use fastaudit_testsupport as support;
+use fastaudit_testsupport::generate;
 use generate::generated;
+use support::*;
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 fn run(seed: &str, count: usize) {
     let ka = KernelAudit::acquire();
@@ -13,14 +15,13 @@ fn run(seed: &str, count: usize) {
     if std::env::var_os("FASTAUDIT_DUMP").is_some() {
         std::fs::write(format!("/tmp/{seed}.rules"), lines.join(&b"\n"[..])).unwrap();
     }
-    let diffs = differential(&ka, seed, &lines);
+    let diffs = differential(FASTAUDIT, &ka, seed, &lines);
     assert_agrees(&diffs);
 }
 
 #[test]
 fn generated_rules_match_auditctl_batch_a() {
-    if common::skip_without_kernel_oracle("rules_generated::generated_rules_match_auditctl_batch_a")
-    {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     run("fastaudit-generated-a", 400);
@@ -28,8 +29,7 @@ fn generated_rules_match_auditctl_batch_a() {
 
 #[test]
 fn generated_rules_match_auditctl_batch_b() {
-    if common::skip_without_kernel_oracle("rules_generated::generated_rules_match_auditctl_batch_b")
-    {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     run("fastaudit-generated-b", 400);
@@ -37,8 +37,7 @@ fn generated_rules_match_auditctl_batch_b() {
 
 #[test]
 fn generated_rules_match_auditctl_batch_c() {
-    if common::skip_without_kernel_oracle("rules_generated::generated_rules_match_auditctl_batch_c")
-    {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     run("fastaudit-generated-c", 600);
@@ -47,9 +46,7 @@ fn generated_rules_match_auditctl_batch_c() {
 /// Deeper local runs: `FASTAUDIT_SEEDS=20 cargo test --test rules_generated extra`.
 #[test]
 fn generated_rules_match_auditctl_extra_seeds() {
-    if common::skip_without_kernel_oracle(
-        "rules_generated::generated_rules_match_auditctl_extra_seeds",
-    ) {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     let n: usize = std::env::var("FASTAUDIT_SEEDS")

@@ -14,17 +14,14 @@
 //! Without root, `goldens_hold_the_current_lines` checks that the goldens
 //! were recorded from the sets as they are now.
 
-mod common;
-#[path = "common/control.rs"]
-mod control;
-#[path = "common/generate.rs"]
-mod generate;
-#[path = "../../rules/tests/support/golden.rs"]
-mod golden;
+use fastaudit_testsupport as support;
+use fastaudit_testsupport::control;
+use fastaudit_testsupport::generate;
+use fastaudit_testsupport::golden;
 
-use common::*;
 use golden::{fastaudit_answers, listing_delta, Golden, RecordingHost, Verdict};
 use std::path::{Path, PathBuf};
+use support::*;
 
 /// One recorded set: its golden file and its lines.
 struct Set {
@@ -66,7 +63,7 @@ fn sets() -> Vec<Set> {
         file_set("default", "../../rules/default.rules"),
         Set {
             name: "control",
-            source: "crates/cli/tests/common/control.rs LINES".into(),
+            source: "crates/testsupport/src/control.rs LINES".into(),
             lines: control::LINES
                 .iter()
                 .map(|l| l.as_bytes().to_vec())

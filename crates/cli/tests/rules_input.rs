@@ -4,10 +4,13 @@
 //! warned about) once, clearly, naming the file, with a non-zero exit and
 //! nothing loaded; `run` reads rules the same way. No kernel is needed.
 
-mod common;
-use common::*;
+use fastaudit_testsupport as support;
 use std::path::Path;
 use std::process::{Command, Output};
+use support::*;
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
@@ -22,7 +25,7 @@ fn rules_file(name: &str, data: &[u8]) -> String {
 
 /// `fastaudit rules ARGS`: refused (exit 1, no listing); its stderr.
 fn refused(args: &[&str]) -> String {
-    let out = fastaudit(args);
+    let out = fastaudit(FASTAUDIT, args);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert!(out.stdout.is_empty(), "no listing: {}", text(&out.stdout));
     let err = text(&out.stderr);
@@ -183,7 +186,7 @@ fn warnings_are_capped_too_and_the_load_goes_on() {
         .map(|i| format!("-a always,exit -F arch=b64 -S open -F auid>=1000abc -k k{i}\n"))
         .collect();
     let f = rules_file("warn.rules", data.as_bytes());
-    let out = fastaudit(&["rules", "check", &f]);
+    let out = fastaudit(FASTAUDIT, &["rules", "check", &f]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let err = text(&out.stderr);
     let lines: Vec<&str> = err.lines().collect();
@@ -198,7 +201,7 @@ fn warnings_are_capped_too_and_the_load_goes_on() {
 fn run_explain_as_nobody(file: &str) -> Output {
     Command::new("setpriv")
         .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-        .arg(env!("CARGO_BIN_EXE_fastaudit"))
+        .arg(FASTAUDIT)
         .args(["run", "--explain", "--rules", file])
         .output()
         .expect("run setpriv")

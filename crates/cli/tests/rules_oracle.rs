@@ -1,12 +1,15 @@
 //! `fastaudit rules` against the real kernel audit: every corpus rule file
 //! and hand-written sets mixing every form, line for line.
 
-mod common;
-use common::*;
+use fastaudit_testsupport as support;
+use support::*;
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 #[test]
 fn corpus_files_match_auditctl() {
-    if common::skip_without_kernel_oracle("rules_oracle::corpus_files_match_auditctl") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     let ka = KernelAudit::acquire();
@@ -15,33 +18,33 @@ fn corpus_files_match_auditctl() {
     assert!(files.len() > 30, "corpus missing");
     for file in files {
         let name = file.file_name().unwrap().to_string_lossy().into_owned();
-        diffs.extend(differential(&ka, &name, &raw_lines(&file)));
+        diffs.extend(differential(FASTAUDIT, &ka, &name, &raw_lines(&file)));
     }
     assert_agrees(&diffs);
 }
 
 #[test]
 fn hand_written_mixed_set_matches_auditctl() {
-    if common::skip_without_kernel_oracle("rules_oracle::hand_written_mixed_set_matches_auditctl") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     let ka = KernelAudit::acquire();
     let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/mixed.rules");
-    let diffs = differential(&ka, "mixed.rules", &raw_lines(&file));
+    let diffs = differential(FASTAUDIT, &ka, "mixed.rules", &raw_lines(&file));
     assert_agrees(&diffs);
 }
 
 #[test]
 fn shipped_default_rules_match_auditctl() {
-    if common::skip_without_kernel_oracle("rules_oracle::shipped_default_rules_match_auditctl") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     let ka = KernelAudit::acquire();
     let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../rules/default.rules");
     let lines = raw_lines(&file);
-    let diffs = differential(&ka, "default.rules", &lines);
+    let diffs = differential(FASTAUDIT, &ka, "default.rules", &lines);
     assert_agrees(&diffs);
-    let out = fastaudit(&["rules", "check", file.to_str().unwrap()]);
+    let out = fastaudit(FASTAUDIT, &["rules", "check", file.to_str().unwrap()]);
     assert!(
         out.status.success(),
         "default rules must load: {}",
@@ -51,10 +54,15 @@ fn shipped_default_rules_match_auditctl() {
 
 #[test]
 fn cis_style_set_matches_auditctl() {
-    if common::skip_without_kernel_oracle("rules_oracle::cis_style_set_matches_auditctl") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     let ka = KernelAudit::acquire();
     let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cis-style.rules");
-    assert_agrees(&differential(&ka, "cis-style.rules", &raw_lines(&file)));
+    assert_agrees(&differential(
+        FASTAUDIT,
+        &ka,
+        "cis-style.rules",
+        &raw_lines(&file),
+    ));
 }

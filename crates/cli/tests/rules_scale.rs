@@ -1,9 +1,12 @@
 //! 100,000 distinct rules are all accepted and listed (not timed here: the
 //! time is measured by `fastaudit bench rules-scale`).
 
-mod common;
-use common::*;
+use fastaudit_testsupport as support;
 use std::fmt::Write as _;
+use support::*;
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 #[test]
 fn a_hundred_thousand_distinct_rules_are_accepted() {
@@ -26,7 +29,7 @@ fn a_hundred_thousand_distinct_rules_are_accepted() {
     }
     let f = tempdir().join("scale.rules");
     std::fs::write(&f, &text).unwrap();
-    let out = fastaudit(&["rules", "list", f.to_str().unwrap()]);
+    let out = fastaudit(FASTAUDIT, &["rules", "list", f.to_str().unwrap()]);
     assert!(
         out.status.success(),
         "{}",

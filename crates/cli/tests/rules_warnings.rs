@@ -5,10 +5,13 @@
 //! auditctl's (`auditctl -R` of the same line, then `auditctl -l`, on this
 //! machine): a warning never changes what is loaded.
 
-mod common;
-use common::*;
+use fastaudit_testsupport as support;
 use std::path::Path;
 use std::process::{Command, Output};
+use support::*;
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
@@ -25,7 +28,7 @@ fn rules_file(data: &[u8]) -> String {
 /// `warning` on stderr, and `--strict` refuses it at that line.
 fn warns(data: &[u8], line: usize, warning: &str, listing: &str) {
     let f = rules_file(data);
-    let out = fastaudit(&["rules", "list", "--settings", &f]);
+    let out = fastaudit(FASTAUDIT, &["rules", "list", "--settings", &f]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), listing, "the listing is auditctl's");
     let err = text(&out.stderr);
@@ -35,7 +38,7 @@ fn warns(data: &[u8], line: usize, warning: &str, listing: &str) {
             .any(|l| l.starts_with(&at) && l.contains(warning)),
         "want {at}...{warning}\ngot:\n{err}"
     );
-    let strict = fastaudit(&["rules", "list", "--strict", &f]);
+    let strict = fastaudit(FASTAUDIT, &["rules", "list", "--strict", &f]);
     assert_eq!(strict.status.code(), Some(1), "--strict refuses");
     assert!(strict.stdout.is_empty(), "--strict prints no listing");
     let err = text(&strict.stderr);
@@ -175,18 +178,18 @@ fn empty_directory_and_empty_file_are_reported() {
     let d = tempdir();
     std::fs::write(d.join("audit.rule"), "-w /etc/passwd\n").unwrap();
     let dir = d.to_str().unwrap();
-    let out = fastaudit(&["rules", "check", dir]);
+    let out = fastaudit(FASTAUDIT, &["rules", "check", dir]);
     assert!(out.status.success());
     assert_eq!(
         text(&out.stderr),
         format!("{dir}: warning: no *.rules file in this directory (1 other entries ignored): no rules\n")
     );
-    let strict = fastaudit(&["rules", "check", "--strict", dir]);
+    let strict = fastaudit(FASTAUDIT, &["rules", "check", "--strict", dir]);
     assert_eq!(strict.status.code(), Some(1));
     assert!(text(&strict.stderr).starts_with(&format!("{dir}: no *.rules file")));
 
     let f = rules_file(b"# nothing here\n\n   \n");
-    let out = fastaudit(&["rules", "list", &f]);
+    let out = fastaudit(FASTAUDIT, &["rules", "list", &f]);
     assert!(out.status.success());
     assert_eq!(text(&out.stdout), "No rules\n");
     assert_eq!(
@@ -205,7 +208,7 @@ fn chmod(path: &Path, mode: u32) {
 fn world_writable_rules_file_and_directory_are_reported() {
     let f = rules_file(b"-w /etc/passwd -p wa\n");
     chmod(Path::new(&f), 0o666);
-    let out = fastaudit(&["rules", "list", &f]);
+    let out = fastaudit(FASTAUDIT, &["rules", "list", &f]);
     assert!(out.status.success());
     assert_eq!(text(&out.stdout), "-w /etc/passwd -p wa\n");
     assert_eq!(
@@ -214,13 +217,13 @@ fn world_writable_rules_file_and_directory_are_reported() {
             "{f}: warning: writable by any user (mode 666): anyone could change the audit rules\n"
         )
     );
-    let strict = fastaudit(&["rules", "check", "--strict", &f]);
+    let strict = fastaudit(FASTAUDIT, &["rules", "check", "--strict", &f]);
     assert_eq!(strict.status.code(), Some(1));
 
     let d = tempdir();
     std::fs::write(d.join("a.rules"), "-w /etc/passwd -p wa\n").unwrap();
     chmod(&d, 0o777);
-    let out = fastaudit(&["rules", "check", d.to_str().unwrap()]);
+    let out = fastaudit(FASTAUDIT, &["rules", "check", d.to_str().unwrap()]);
     assert!(out.status.success());
     assert!(
         text(&out.stderr).starts_with(&format!(
@@ -241,7 +244,7 @@ fn rules_file_owned_by_another_user_is_reported() {
     let f = rules_file(b"-w /etc/passwd -p wa\n");
     nix::unistd::chown(Path::new(&f), Some(nix::unistd::Uid::from_raw(65534)), None)
         .expect("chown");
-    let out = fastaudit(&["rules", "list", &f]);
+    let out = fastaudit(FASTAUDIT, &["rules", "list", &f]);
     assert!(out.status.success());
     assert_eq!(text(&out.stdout), "-w /etc/passwd -p wa\n");
     assert_eq!(
@@ -261,7 +264,7 @@ fn as_nobody_with_etc_audit(etc_audit: &Path, args: &[&str]) -> Output {
     );
     Command::new("unshare")
         .args(["--mount", "--propagation", "private", "sh", "-c", &script])
-        .arg(env!("CARGO_BIN_EXE_fastaudit"))
+        .arg(FASTAUDIT)
         .args(args)
         .output()
         .expect("run unshare")
@@ -339,7 +342,7 @@ fn run_strict_refuses_before_anything_is_applied() {
     let nobody = |extra: &[&str]| {
         Command::new("setpriv")
             .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-            .arg(env!("CARGO_BIN_EXE_fastaudit"))
+            .arg(FASTAUDIT)
             .args(["run", "--explain", "--rules", f])
             .args(extra)
             .output()

@@ -3,11 +3,14 @@
 //! real run (log place and format, node name, log group, rotation,
 //! priority), with flags winning over the file.
 
-mod common;
-use common::*;
+use fastaudit_testsupport as support;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
 use std::process::Command;
+use support::*;
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 /// The sanity checks need space_left above admin_space_left.
 const BASE: &str = "space_left = 75\nadmin_space_left = 50\n";
@@ -15,15 +18,18 @@ const BASE: &str = "space_left = 75\nadmin_space_left = 50\n";
 fn run_with(conf: &Path, dir: &Path) -> std::process::Output {
     let rules = dir.join("empty.rules");
     std::fs::write(&rules, "").unwrap();
-    fastaudit(&[
-        "run",
-        "--config",
-        conf.to_str().unwrap(),
-        "--rules",
-        rules.to_str().unwrap(),
-        "--log",
-        dir.join("never.log").to_str().unwrap(),
-    ])
+    fastaudit(
+        FASTAUDIT,
+        &[
+            "run",
+            "--config",
+            conf.to_str().unwrap(),
+            "--rules",
+            rules.to_str().unwrap(),
+            "--log",
+            dir.join("never.log").to_str().unwrap(),
+        ],
+    )
 }
 
 fn refused(conf: &Path, dir: &Path, text: &str) -> Vec<String> {
@@ -147,14 +153,17 @@ fn keys_away_from_their_defaults_take_effect_and_flags_win() {
     .unwrap();
     let target = dir.join("target");
     std::fs::write(&target, "").unwrap();
-    let fa = FastauditRun::spawn(&[
-        "run",
-        "--config",
-        conf.to_str().unwrap(),
-        "--rules",
-        rules.to_str().unwrap(),
-        "--bpf-only",
-    ]);
+    let fa = FastauditRun::spawn(
+        FASTAUDIT,
+        &[
+            "run",
+            "--config",
+            conf.to_str().unwrap(),
+            "--rules",
+            rules.to_str().unwrap(),
+            "--bpf-only",
+        ],
+    );
     let c = conf.display().to_string();
     assert_eq!(
         fa.before_ready,
@@ -169,7 +178,9 @@ fn keys_away_from_their_defaults_take_effect_and_flags_win() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    wait_until(30, "the log to rotate", || {
+        logs.join("audit.log.1").exists()
+    });
     fa.stop();
     let adm = 4;
     let live = logs.join("audit.log");
@@ -206,24 +217,29 @@ fn keys_away_from_their_defaults_take_effect_and_flags_win() {
     // The flags win over the file: another log, ENRICHED; the log group
     // applies to the file, not to a directory the file never named.
     let flag_log = dir.join("flag.log");
-    let fa = FastauditRun::spawn(&[
-        "run",
-        "--config",
-        conf.to_str().unwrap(),
-        "--rules",
-        rules.to_str().unwrap(),
-        "--bpf-only",
-        "--format",
-        "enriched",
-        "--log",
-        flag_log.to_str().unwrap(),
-    ]);
+    let fa = FastauditRun::spawn(
+        FASTAUDIT,
+        &[
+            "run",
+            "--config",
+            conf.to_str().unwrap(),
+            "--rules",
+            rules.to_str().unwrap(),
+            "--bpf-only",
+            "--format",
+            "enriched",
+            "--log",
+            flag_log.to_str().unwrap(),
+        ],
+    );
     let out = Command::new("chmod")
         .args(["600", target.to_str().unwrap()])
         .output()
         .unwrap();
     assert!(out.status.success());
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    wait_until(20, "the chmod to be logged", || {
+        file_holds(&flag_log, "key=\"opsconf\"")
+    });
     fa.stop();
     let text = std::fs::read_to_string(&flag_log).unwrap();
     let event = text
@@ -259,17 +275,22 @@ fn space_keys_and_a_json_log_format_from_the_file_take_effect() {
             .output()
             .unwrap();
         assert!(out.status.success());
+        // Nothing to wait for: in some steps the event must not be logged
+        // at all; the time lets a wrong one show.
         std::thread::sleep(std::time::Duration::from_millis(500));
     };
     let start = || {
-        FastauditRun::spawn(&[
-            "run",
-            "--config",
-            conf.to_str().unwrap(),
-            "--rules",
-            rules.to_str().unwrap(),
-            "--bpf-only",
-        ])
+        FastauditRun::spawn(
+            FASTAUDIT,
+            &[
+                "run",
+                "--config",
+                conf.to_str().unwrap(),
+                "--rules",
+                rules.to_str().unwrap(),
+                "--bpf-only",
+            ],
+        )
     };
     // Below space_left (10 TB) with SYSLOG: a warning, and logging goes on,
     // as JSON lines.

@@ -2,13 +2,15 @@
 //! kernel's d_path gives), or past PATH_MAX the kernel's own marker,
 //! `"<too_long>"`: never a shorter path that could pass for another.
 
-mod common;
-use common::*;
+use fastaudit_testsupport as support;
 use nix::fcntl::{openat, OFlag};
 use nix::sys::stat::{mkdirat, Mode};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::process::Command;
-use std::time::Duration;
+use support::*;
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 /// A directory `name` made and opened inside `parent`.
 fn sub_dir(parent: &OwnedFd, name: &str) -> OwnedFd {
@@ -77,12 +79,18 @@ fn exe_is_whole_however_deep_or_marked_past_path_max() {
     )
     .unwrap();
     let log = dir.join("log/audit.log");
-    let fa = FastauditRun::start(&rules, &log, &["--bpf-only"]);
+    let fa = FastauditRun::start(FASTAUDIT, &rules, &log, &["--bpf-only"]);
     let ran = [
         Command::new(&deep_true).status(),
         Command::new(&long_true).status(),
     ];
-    std::thread::sleep(Duration::from_millis(300));
+    wait_until(20, "both executions to be logged", || {
+        String::from_utf8_lossy(&std::fs::read(&log).unwrap_or_default())
+            .lines()
+            .filter(|l| l.starts_with("type=SYSCALL ") && l.contains("key=\"exe-depth\""))
+            .count()
+            >= 2
+    });
     fa.stop();
     for r in &ran {
         assert!(r.as_ref().is_ok_and(|s| s.success()), "{ran:?}");

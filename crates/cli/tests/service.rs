@@ -7,12 +7,15 @@
 //! unit itself is not started here, so its mount namespace settings are not
 //! exercised.)
 
-mod common;
-use common::*;
+use fastaudit_testsupport as support;
 use std::collections::BTreeSet;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use support::*;
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 /// What `systemd-analyze security` rated the unit before SystemCallFilter,
 /// PrivateMounts and DevicePolicy: the score must stay below 4.0.
@@ -38,11 +41,7 @@ fn value<'a>(unit: &'a str, key: &str) -> &'a str {
 fn unit_here() -> PathBuf {
     let dir = tempdir();
     let copy = dir.join("fastaudit.service");
-    std::fs::write(
-        &copy,
-        unit().replace("/usr/sbin/fastaudit", env!("CARGO_BIN_EXE_fastaudit")),
-    )
-    .unwrap();
+    std::fs::write(&copy, unit().replace("/usr/sbin/fastaudit", FASTAUDIT)).unwrap();
     copy
 }
 
@@ -60,12 +59,15 @@ fn the_unit_passes_systemd_analyze_verify() {
     // the package holds, generated here.
     let man = tempdir();
     std::fs::create_dir_all(man.join("man8")).unwrap();
-    let out = fastaudit(&[
-        "generate-man",
-        "--date",
-        "2026-01-01",
-        man.join("man8").to_str().unwrap(),
-    ]);
+    let out = fastaudit(
+        FASTAUDIT,
+        &[
+            "generate-man",
+            "--date",
+            "2026-01-01",
+            man.join("man8").to_str().unwrap(),
+        ],
+    );
     assert!(out.status.success(), "{out:?}");
     let out = Command::new("systemd-analyze")
         .arg("verify")
@@ -292,7 +294,7 @@ fn fastaudit_and_a_plugin_run_under_the_units_capabilities_and_system_call_filte
     cmd.arg("--bounding-set")
         .arg(bounding_set(&text))
         .args(["--inh-caps", "-all", "--no-new-privs", "--"])
-        .arg(env!("CARGO_BIN_EXE_fastaudit"))
+        .arg(FASTAUDIT)
         .args(["run", "--no-config", "--rules"])
         .arg(&rules)
         .arg("--log")
@@ -341,7 +343,9 @@ fn fastaudit_and_a_plugin_run_under_the_units_capabilities_and_system_call_filte
         .output()
         .unwrap();
     assert!(out.status.success());
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    wait_until(20, "the chmod to be logged", || {
+        file_holds(&log, "key=\"unitcaps\"")
+    });
     let pid = fa.pid().to_string();
     let s = auditctl(&["-s"]);
     assert!(

@@ -5,13 +5,15 @@
 //! CWD and PATH records of ops that name files (inline: in io_uring_enter's
 //! event; io-wq: in the op's own), connect's SOCKADDR, and the
 //! io_uring_enter SYSCALL (items= included) and PROCTITLE must agree. The
-//! harness is in `uring/harness.rs`.
+//! harness is in `fastaudit_testsupport::uring`.
 
-mod common;
-#[path = "uring/harness.rs"]
-mod harness;
-use common::assert_agrees;
+use fastaudit_testsupport as support;
+use fastaudit_testsupport::uring as harness;
 use harness::{run, Scenario};
+use support::assert_agrees;
+
+/// The binary under test (cargo gives its path to integration tests only).
+const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 const RULES: &str = "-a always,io_uring -S openat,openat2,connect,bind,renameat,unlinkat,mkdirat,symlinkat,linkat,close -k ur\n";
 
@@ -48,22 +50,24 @@ fn steps(prefix: &str) -> Vec<String> {
 
 fn scenario(name: &str, rules: &str, steps: &[String], sqpoll: bool, not_compared: &[&str]) {
     let steps: Vec<&str> = steps.iter().map(String::as_str).collect();
-    let (diffs, results) = run(&Scenario {
-        name,
-        rules,
-        steps: &steps,
-        sqpoll,
-        as_user: None,
-        not_compared,
-    });
+    let (diffs, results) = run(
+        FASTAUDIT,
+        &Scenario {
+            name,
+            rules,
+            steps: &steps,
+            sqpoll,
+            as_user: None,
+            not_compared,
+        },
+    );
     assert_agrees(&diffs);
     assert_eq!(results.len(), steps.len(), "every step ran");
 }
 
 #[test]
 fn inline_ops_and_their_io_uring_enter() {
-    if common::skip_without_kernel_oracle("uring_differential::inline_ops_and_their_io_uring_enter")
-    {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     scenario("inline", RULES, &steps(""), false, &[]);
@@ -71,7 +75,7 @@ fn inline_ops_and_their_io_uring_enter() {
 
 #[test]
 fn forced_async_ops_run_by_io_wq() {
-    if common::skip_without_kernel_oracle("uring_differential::forced_async_ops_run_by_io_wq") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     scenario("async", RULES, &steps("async "), false, &[]);
@@ -79,7 +83,7 @@ fn forced_async_ops_run_by_io_wq() {
 
 #[test]
 fn sqpoll_ops() {
-    if common::skip_without_kernel_oracle("uring_differential::sqpoll_ops") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // A SQPOLL ring's ops take their names outside any audit context, and
@@ -97,7 +101,7 @@ fn sqpoll_ops() {
 
 #[test]
 fn linked_requests() {
-    if common::skip_without_kernel_oracle("uring_differential::linked_requests") {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // Linked chains submitted in one io_uring_enter: names from several
@@ -122,9 +126,7 @@ fn linked_requests() {
 
 #[test]
 fn first_match_never_rules_fields_and_skipped_ops() {
-    if common::skip_without_kernel_oracle(
-        "uring_differential::first_match_never_rules_fields_and_skipped_ops",
-    ) {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // never before always, success/exit of the issue attempt (connect's
@@ -136,9 +138,7 @@ fn first_match_never_rules_fields_and_skipped_ops() {
 
 #[test]
 fn credentials_of_an_unprivileged_submitter() {
-    if common::skip_without_kernel_oracle(
-        "uring_differential::credentials_of_an_unprivileged_submitter",
-    ) {
+    if support::skip_without_kernel_oracle!() {
         return;
     }
     // Workers run with the submitter's credentials (taken when queued).
@@ -149,14 +149,17 @@ fn credentials_of_an_unprivileged_submitter() {
         "mkdir DIR/n",
         "rmdir DIR/n",
     ];
-    let (diffs, _) = run(&Scenario {
-        name: "nobody",
-        rules,
-        steps: &steps,
-        sqpoll: false,
-        as_user: Some(65534),
-        not_compared: &[],
-    });
+    let (diffs, _) = run(
+        FASTAUDIT,
+        &Scenario {
+            name: "nobody",
+            rules,
+            steps: &steps,
+            sqpoll: false,
+            as_user: Some(65534),
+            not_compared: &[],
+        },
+    );
     assert_agrees(&diffs);
 }
 
@@ -172,15 +175,16 @@ fn skipped_ops_are_audited_only_when_asked_and_ausearch_reads_them() {
         "read /etc/passwd",
         "openat /etc/passwd",
     ];
-    let (log, pid) = harness::fastaudit_only(rules, &steps, &[]);
+    let (log, pid) = harness::fastaudit_only(FASTAUDIT, rules, &steps, &[]);
     assert_eq!(harness::uring_ops(&log, &pid), ["18"], "{log}");
-    let (log, pid) = harness::fastaudit_only(rules, &steps, &["--audit-skipped-uring-ops"]);
+    let (log, pid) =
+        harness::fastaudit_only(FASTAUDIT, rules, &steps, &["--audit-skipped-uring-ops"]);
     assert_eq!(
         harness::uring_ops(&log, &pid),
         ["0", "21", "22", "18"],
         "{log}"
     );
-    let file = common::tempdir().join("log");
+    let file = support::tempdir().join("log");
     std::fs::write(&file, &log).unwrap();
     // ausearch 3.0.9 finds a URINGOP of its own (an io-wq attempt: statx)
     // by type only, not by -k or -p, for the kernel's records as well.

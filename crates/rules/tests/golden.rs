@@ -2,7 +2,7 @@
 //! root, in `crates/cli/tests/rules_golden.rs`): runs anywhere, without
 //! root or the kernel, in well under a second.
 //!
-//! For every `tests/testdata/*.golden` (format in `support/golden.rs`) the
+//! For every `tests/testdata/*.golden` (format in `fastaudit_testsupport::golden`) the
 //! lines are loaded one after another, as `fastaudit rules check` loads a
 //! file (the control lines each on its own), on a host that replays the
 //! facts recorded with the golden, not the live system. Then:
@@ -17,10 +17,7 @@
 //! Re-recording (root, takes the kernel audit lock):
 //! `cargo test -p fastaudit --test rules_golden -- --ignored record`.
 
-#[path = "support/golden.rs"]
-mod golden;
-
-use golden::{fastaudit_answers, Golden, ReplayHost, Verdict};
+use fastaudit_testsupport::golden::{fastaudit_answers, Golden, ReplayHost, Verdict};
 use std::path::{Path, PathBuf};
 
 fn golden_files() -> Vec<PathBuf> {

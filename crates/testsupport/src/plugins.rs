@@ -6,17 +6,14 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::Receiver;
-use std::time::{Duration, Instant};
-
-/// The fastaudit binary.
-pub fn fastaudit_bin() -> &'static str {
-    env!("CARGO_BIN_EXE_fastaudit")
-}
+use std::time::Duration;
 
 /// A daemon (fastaudit, maybe under `unshare`) past its ready line.
 pub struct Daemon {
     child: Child,
     stderr: Receiver<String>,
+    /// What it printed after ready that [`Daemon::wait_printed`] read.
+    printed: Vec<String>,
     /// What it printed before ready.
     pub early: Vec<String>,
 }
@@ -47,7 +44,31 @@ impl Daemon {
         Daemon {
             child,
             stderr: rx,
+            printed: Vec::new(),
             early,
+        }
+    }
+
+    /// Wait up to `secs` seconds for a stderr line for which `ok` holds,
+    /// failing the test with `what` otherwise. The lines read are kept
+    /// for [`Daemon::stop`].
+    pub fn wait_printed(&mut self, secs: u64, what: &str, ok: impl Fn(&str) -> bool) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(secs);
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.stderr.recv_timeout(left) {
+                Ok(l) => {
+                    let done = ok(&l);
+                    self.printed.push(l);
+                    if done {
+                        return;
+                    }
+                }
+                Err(_) => panic!(
+                    "timed out after {secs} s waiting for {what}: {:#?}",
+                    self.printed
+                ),
+            }
         }
     }
 
@@ -72,8 +93,8 @@ impl Daemon {
     pub fn stop(mut self) -> Vec<String> {
         signal(self.pid(), nix::sys::signal::SIGTERM);
         let status = self.child.wait().expect("wait daemon");
-        std::thread::sleep(Duration::from_millis(100));
-        let printed: Vec<String> = self.stderr.try_iter().collect();
+        let mut printed = std::mem::take(&mut self.printed);
+        printed.extend(crate::run::rest_of(&self.stderr));
         assert!(
             status.success(),
             "exit 0 after SIGTERM: {status}: {printed:#?}"
@@ -143,18 +164,6 @@ pub fn chmods(file: &Path, n: usize) {
     assert!(st.success());
 }
 
-/// Wait up to `secs` for `ok`.
-pub fn wait_until(secs: u64, what: &str, mut ok: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !ok() {
-        assert!(
-            start.elapsed() < Duration::from_secs(secs),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 /// The stamp `audit(...)` of a record line.
 pub fn stamp(line: &str) -> Option<&str> {
     let s = line.find("msg=audit(")? + "msg=".len();
@@ -164,8 +173,6 @@ pub fn stamp(line: &str) -> Option<&str> {
 
 /// Whether a record line is fastaudit's own (its serials are in
 /// [2^31, 2^32); the kernel's own records keep theirs).
-// Included by several test binaries; not each of them asks this.
-#[allow(dead_code)]
 pub fn own_serial(line: &str) -> bool {
     stamp(line)
         .and_then(|s| {
@@ -193,9 +200,15 @@ pub fn chmod_rules(dir: &Path, target: &Path) -> PathBuf {
     r
 }
 
-/// `fastaudit run` with `rules`, `log`, the plugin directory and `extra`.
-pub fn fastaudit_cmd(rules: &Path, log: &Path, plugin_dir: &Path, extra: &[&str]) -> Command {
-    let mut c = Command::new(fastaudit_bin());
+/// `BIN run` with `rules`, `log`, the plugin directory and `extra`.
+pub fn fastaudit_cmd(
+    bin: &str,
+    rules: &Path,
+    log: &Path,
+    plugin_dir: &Path,
+    extra: &[&str],
+) -> Command {
+    let mut c = Command::new(bin);
     c.arg("run")
         // The machine's auditd.conf is not part of the test.
         .arg("--no-config")

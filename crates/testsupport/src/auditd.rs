@@ -2,22 +2,10 @@
 //! private configuration; its records go to `kernel.log` in the test's
 //! directory (auditd -f writes them to stdout).
 
-use super::auditctl;
+use crate::kernel::auditctl;
+use crate::wait::wait_until;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
-
-/// Wait up to 20 s for `ok`, failing the test with `what` otherwise.
-pub fn wait_for(mut ok: impl FnMut() -> bool, what: &str) {
-    let start = Instant::now();
-    while !ok() {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 /// A field of `auditctl -s`.
 pub fn status_field(k: &str) -> String {
@@ -30,6 +18,7 @@ pub fn status_field(k: &str) -> String {
 /// auditd in the foreground, registered with the kernel; stopped on drop
 /// (`child` is there for tests that watch it exit).
 pub struct Auditd {
+    /// The auditd process.
     pub child: Child,
     log: PathBuf,
 }
@@ -57,8 +46,19 @@ impl Auditd {
             .spawn()
             .expect("auditd");
         let pid = child.id().to_string();
-        wait_for(|| status_field("pid") == pid, "auditd to register");
+        wait_until(20, "auditd to register", || status_field("pid") == pid);
         Auditd { child, log }
+    }
+
+    /// Its log.
+    pub fn log(&self) -> &Path {
+        &self.log
+    }
+
+    /// Wait until its log holds every record the kernel has queued so far
+    /// (see [`crate::kernel::wait_caught_up`]).
+    pub fn wait_caught_up(&self) {
+        crate::kernel::wait_caught_up(&self.log);
     }
 
     /// Stop auditd (SIGTERM) and return its log.

@@ -2,18 +2,17 @@
 //! the same rules and workload, and the comparison of their events: the
 //! sequence of records of each and every field of every record.
 
-#![allow(dead_code)]
-
-use super::common::auditd::*;
-use super::common::*;
+use crate::auditd::Auditd;
+use crate::kernel::{auditctl, auditctl_command, restore_kernel, KernelAudit};
+use crate::run::{attrs_masked_for, tempdir, FastauditRun};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 /// Appended to every scenario's rules: forks, so the workload's process
 /// tree can be followed.
 pub const TREE_RULE: &str = "-a always,exit -F arch=b64 -S clone,clone3,fork,vfork -k fa-tree\n";
+/// The SYSCALL `key=` of [`TREE_RULE`]'s records.
 pub const TREE_KEY: &str = "\"fa-tree\"";
 
 /// The records the kernel's `audit_log_exit` writes for a syscall, in
@@ -62,7 +61,9 @@ pub const MASKED: &[(&str, &str)] = &[];
 /// One record: its type name and its fields, in order, values as encoded.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Rec {
+    /// Type name.
     pub ty: String,
+    /// `key=value` fields, in order.
     pub fields: Vec<(String, String)>,
 }
 
@@ -118,9 +119,9 @@ pub fn syscall_fields(ev: &[Rec]) -> BTreeMap<String, String> {
 
 /// An event as compared: its records of the compared types, each with its
 /// unmasked fields, one line per record.
-fn comparable(ev: &[Rec], skip: &[&str]) -> String {
+fn comparable(bin: &str, ev: &[Rec], skip: &[&str]) -> String {
     let mut out = String::new();
-    let changed = attrs_changed_by(ev);
+    let changed = attrs_changed_by(bin, ev);
     for r in ev.iter().filter(|r| !skip.contains(&r.ty.as_str())) {
         out.push_str("\n  ");
         out.push_str(&r.ty);
@@ -137,21 +138,28 @@ fn comparable(ev: &[Rec], skip: &[&str]) -> String {
 }
 
 /// The PATH fields left out for an event's syscall (`attrs_masked_for`).
-fn attrs_changed_by(ev: &[Rec]) -> &'static [&'static str] {
+fn attrs_changed_by(bin: &str, ev: &[Rec]) -> &'static [&'static str] {
     syscall_fields(ev)
         .get("syscall")
-        .map_or(&[], |nr| attrs_masked_for(nr))
+        .map_or(&[], |nr| attrs_masked_for(bin, nr))
 }
 
-/// Run a scenario; returns the differences (empty when both agree).
-pub fn scenario(name: &str, rules: &str, workload: &[&str]) -> Vec<String> {
-    run_scenario(name, rules, workload, &[]).0
+/// Run a scenario with the fastaudit binary `bin` (every function here
+/// takes it); returns the differences (empty when both agree).
+pub fn scenario(bin: &str, name: &str, rules: &str, workload: &[&str]) -> Vec<String> {
+    run_scenario(bin, name, rules, workload, &[]).0
 }
 
 /// [`scenario`], leaving records of the types in `skip` out of the
 /// comparison.
-pub fn scenario_except(skip: &[&str], name: &str, rules: &str, workload: &[&str]) -> Vec<String> {
-    run_scenario_except(skip, name, rules, workload, &[]).0
+pub fn scenario_except(
+    bin: &str,
+    skip: &[&str],
+    name: &str,
+    rules: &str,
+    workload: &[&str],
+) -> Vec<String> {
+    run_scenario_except(bin, skip, name, rules, workload, &[]).0
 }
 
 /// The key field of a SYSCALL record as the kernel writes it for a rule's
@@ -169,12 +177,13 @@ pub fn encoded_key(keys: &[&str]) -> String {
 
 /// Like [`scenario`], and also a difference for every keyed rule the
 /// kernel never selected: each rule must be exercised by the workload.
-pub fn scenario_every_key(name: &str, rules: &str, workload: &[&str]) -> Vec<String> {
-    every_key(name, rules, run_scenario(name, rules, workload, &[]))
+pub fn scenario_every_key(bin: &str, name: &str, rules: &str, workload: &[&str]) -> Vec<String> {
+    every_key(name, rules, run_scenario(bin, name, rules, workload, &[]))
 }
 
 /// [`scenario_every_key`], leaving records of the types in `skip` out.
 pub fn scenario_every_key_except(
+    bin: &str,
     skip: &[&str],
     name: &str,
     rules: &str,
@@ -183,7 +192,7 @@ pub fn scenario_every_key_except(
     every_key(
         name,
         rules,
-        run_scenario_except(skip, name, rules, workload, &[]),
+        run_scenario_except(bin, skip, name, rules, workload, &[]),
     )
 }
 
@@ -218,24 +227,26 @@ pub type Events = Vec<BTreeMap<String, String>>;
 /// differences and the kernel's events for the workload. Every record
 /// of every event is compared.
 pub fn run_scenario(
+    bin: &str,
     name: &str,
     rules: &str,
     workload: &[&str],
     fa_args: &[&str],
 ) -> (Vec<String>, Events) {
-    run_scenario_except(&[], name, rules, workload, fa_args)
+    run_scenario_except(bin, &[], name, rules, workload, fa_args)
 }
 
 /// [`run_scenario`], leaving records of the types in `skip` out of the
 /// comparison.
 pub fn run_scenario_except(
+    bin: &str,
     skip: &[&str],
     name: &str,
     rules: &str,
     workload: &[&str],
     fa_args: &[&str],
 ) -> (Vec<String>, Events) {
-    let (diffs, kernel) = run_full(skip, name, rules, workload, fa_args);
+    let (diffs, kernel) = run_full(bin, skip, name, rules, workload, fa_args);
     (diffs, kernel.iter().map(|e| syscall_fields(e)).collect())
 }
 
@@ -245,18 +256,20 @@ pub type FullEvents = Vec<Vec<Rec>>;
 /// Run a scenario; returns the differences and the kernel's events for
 /// the workload with all their records.
 pub fn run_full(
+    bin: &str,
     skip: &[&str],
     name: &str,
     rules: &str,
     workload: &[&str],
     fa_args: &[&str],
 ) -> (Vec<String>, FullEvents) {
-    run_full_then(skip, name, rules, workload, fa_args, |_, _| Vec::new())
+    run_full_then(bin, skip, name, rules, workload, fa_args, |_, _| Vec::new())
 }
 
 /// [`run_full`], then `after(kernel_log, fastaudit_log)` (both in the
 /// scenario's directory, where FILE is), whose differences are added.
 pub fn run_full_then(
+    bin: &str,
     skip: &[&str],
     name: &str,
     rules: &str,
@@ -294,7 +307,7 @@ pub fn run_full_then(
     // auditd is the kernel's daemon here: fastaudit runs beside it.
     let mut args = vec!["--bpf-only"];
     args.extend_from_slice(fa_args);
-    let fa = FastauditRun::start(&rules_file, &fa_log, &args);
+    let fa = FastauditRun::start(bin, &rules_file, &fa_log, &args);
 
     let mut pids = BTreeSet::new();
     for cmd in workload {
@@ -308,7 +321,13 @@ pub fn run_full_then(
         pids.insert(child.id().to_string());
         child.wait().unwrap();
     }
-    std::thread::sleep(Duration::from_millis(300));
+    // Nothing to wait for yet: a workload's records can come after it is
+    // reaped (a thread's `exit` on 6.18: syscalls_that_never_return fails
+    // without this time), so no event of it says all are written.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // Then everything the kernel has queued is in auditd's log once it is
+    // caught up; fastaudit reads its ring buffer to the end when stopped.
+    auditd.wait_caught_up();
     fa.stop();
     auditctl(&["-e", "0"]);
     drop(auditd);
@@ -352,7 +371,7 @@ pub fn run_full_then(
     let pick = |v: &FullEvents| {
         let mut counts: BTreeMap<String, usize> = BTreeMap::new();
         for e in v.iter().filter(|e| of_workload(e)) {
-            *counts.entry(comparable(e, skip)).or_default() += 1;
+            *counts.entry(comparable(bin, e, skip)).or_default() += 1;
         }
         counts
     };
@@ -390,6 +409,7 @@ pub fn run_full_then(
 /// `ausearch -x EXE --raw` must give the same events (every record but
 /// those in `skip`), and `aureport -x --summary` the same count.
 pub fn tool_diffs(
+    bin: &str,
     name: &str,
     kernel: &Path,
     ours: &Path,
@@ -413,7 +433,7 @@ pub fn tool_diffs(
         std::fs::write(&tmp, text).expect("write ausearch output");
         let mut counts = BTreeMap::new();
         for e in events(&tmp) {
-            *counts.entry(comparable(&e, skip)).or_default() += 1;
+            *counts.entry(comparable(bin, &e, skip)).or_default() += 1;
         }
         counts
     };

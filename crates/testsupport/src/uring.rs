@@ -5,8 +5,10 @@
 //! workload's URINGOP records, with the SYSCALL, SOCKADDR, CWD, PATH and
 //! PROCTITLE records the kernel writes with them, compared event by event.
 
-use super::common::auditd::*;
-use super::common::*;
+use crate::auditd::Auditd;
+use crate::bench_bin;
+use crate::kernel::{auditctl, restore_kernel, KernelAudit};
+use crate::run::{tempdir, FastauditRun};
 use fastaudit_rules::{RuleSet, SystemHost};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -30,11 +32,13 @@ const SOCKADDR_FIELDS: &[&str] = &["saddr"];
 
 /// One scenario.
 pub struct Scenario<'a> {
+    /// Named in the differences.
     pub name: &'a str,
     /// Rules; DIR stands for the scenario's scratch directory.
     pub rules: &'a str,
     /// Workload steps (see the bench worker's uring_script); DIR as above.
     pub steps: &'a [&'a str],
+    /// Submit through an SQPOLL ring.
     pub sqpoll: bool,
     /// Run the workload as this uid/gid (setpriv) instead of root.
     pub as_user: Option<u32>,
@@ -106,7 +110,7 @@ fn load_into_kernel(rules_file: &Path) {
 }
 
 /// The workload's report: its pid and each step's CQE result.
-fn run_workload(dir: &Path, s: &Scenario) -> (String, Vec<i64>) {
+fn run_workload(bin: &str, dir: &Path, s: &Scenario) -> (String, Vec<i64>) {
     let steps: Vec<String> = s
         .steps
         .iter()
@@ -116,7 +120,7 @@ fn run_workload(dir: &Path, s: &Scenario) -> (String, Vec<i64>) {
         "work": {"work": "uring-script", "sqpoll": s.sqpoll, "steps": steps},
         "pin": null,
     });
-    let bench = bench_bin::build_bench_binary();
+    let bench = bench_bin::build_bench_binary(bin);
     let mut cmd = match s.as_user {
         Some(id) => {
             let mut c = Command::new("setpriv");
@@ -147,9 +151,9 @@ fn run_workload(dir: &Path, s: &Scenario) -> (String, Vec<i64>) {
     (report["pid"].to_string(), results)
 }
 
-/// Run a scenario; returns the differences (empty when both agree) and
+/// Run a scenario with the fastaudit binary `bin`; returns the differences (empty when both agree) and
 /// the workload's CQE results.
-pub fn run(s: &Scenario) -> (Vec<String>, Vec<i64>) {
+pub fn run(bin: &str, s: &Scenario) -> (Vec<String>, Vec<i64>) {
     let _ka = KernelAudit::acquire();
     let dir = tempdir();
     // Writable by the workload whatever its uid.
@@ -165,9 +169,12 @@ pub fn run(s: &Scenario) -> (Vec<String>, Vec<i64>) {
     let logs = dir.join("logs");
     std::fs::create_dir(&logs).expect("log directory");
     let fa_log = logs.join("fastaudit.log");
-    let fa = FastauditRun::start(&rules_file, &fa_log, &["--bpf-only"]);
-    let (pid, results) = run_workload(&dir, s);
-    std::thread::sleep(Duration::from_millis(300));
+    let fa = FastauditRun::start(bin, &rules_file, &fa_log, &["--bpf-only"]);
+    let (pid, results) = run_workload(bin, &dir, s);
+    // The workload has exited: its events are in fastaudit's ring buffer,
+    // which it reads to the end when stopped, and in the kernel's queue,
+    // which auditd has written once it is caught up.
+    auditd.wait_caught_up();
     fa.stop();
     auditctl(&["-e", "0"]);
     drop(auditd);
@@ -199,9 +206,14 @@ pub fn run(s: &Scenario) -> (Vec<String>, Vec<i64>) {
     (diffs, results)
 }
 
-/// `fastaudit run --bpf-only` alone with `rules` and `fa_args` while the
+/// `BIN run --bpf-only` alone with `rules` and `fa_args` while the
 /// workload runs `steps`: its log and the workload's pid.
-pub fn fastaudit_only(rules: &str, steps: &[&str], fa_args: &[&str]) -> (String, String) {
+pub fn fastaudit_only(
+    bin: &str,
+    rules: &str,
+    steps: &[&str],
+    fa_args: &[&str],
+) -> (String, String) {
     let _ka = KernelAudit::acquire();
     let dir = tempdir();
     let rules_file = dir.join("rules");
@@ -209,7 +221,7 @@ pub fn fastaudit_only(rules: &str, steps: &[&str], fa_args: &[&str]) -> (String,
     let fa_log = dir.join("fastaudit.log");
     let mut args = vec!["--bpf-only"];
     args.extend_from_slice(fa_args);
-    let fa = FastauditRun::start(&rules_file, &fa_log, &args);
+    let fa = FastauditRun::start(bin, &rules_file, &fa_log, &args);
     let s = Scenario {
         name: "fastaudit-only",
         rules,
@@ -218,8 +230,9 @@ pub fn fastaudit_only(rules: &str, steps: &[&str], fa_args: &[&str]) -> (String,
         as_user: None,
         not_compared: &[],
     };
-    let (pid, _) = run_workload(&dir, &s);
-    std::thread::sleep(Duration::from_millis(300));
+    let (pid, _) = run_workload(bin, &dir, &s);
+    // The workload has exited: its events are in the ring buffer, which
+    // fastaudit reads to the end when stopped.
     fa.stop();
     let log = String::from_utf8_lossy(&std::fs::read(&fa_log).unwrap_or_default()).into_owned();
     let _ = std::fs::remove_dir_all(&dir);

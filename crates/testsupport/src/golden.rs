@@ -2,9 +2,9 @@
 //! recorded once as root, so that fastaudit can be compared against it
 //! anywhere, without root or the kernel.
 //!
-//! Shared (by `#[path]`) between the check, `crates/rules/tests/golden.rs`,
-//! and the recording, `crates/cli/tests/rules_golden.rs`, so both read and
-//! write one format:
+//! Shared between the check, `crates/rules/tests/golden.rs`, and the
+//! recording, `crates/cli/tests/rules_golden.rs`, so both read and write
+//! one format:
 //!
 //! ```text
 //! # comment lines (what the set is, how it was recorded)
@@ -25,8 +25,6 @@
 //! listing                             the final `auditctl -l`
 //!   -a always,exit ...
 //! ```
-#![allow(dead_code)]
-
 use fastaudit_rules::tables::Machine;
 use fastaudit_rules::{lexer, Host, Origin, RuleSet};
 use std::cell::RefCell;

@@ -70,6 +70,7 @@ pub fn login_event(log: &Path) -> (Vec<String>, bool) {
     (types, three.iter().all(|l| stamp(l) == stamp(three[0])))
 }
 
+/// `ausearch -if LOG ARGS...`: its output, which must not be empty.
 pub fn ausearch(log: &Path, args: &[&str]) -> String {
     let out = Command::new("ausearch")
         .arg("-if")

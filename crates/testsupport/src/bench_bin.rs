@@ -7,13 +7,12 @@ use std::sync::Once;
 
 /// `fastaudit bench` execs `fastaudit-bench` from beside `fastaudit`; that
 /// binary belongs to another package, which `cargo test -p fastaudit` does
-/// not build: build it, with the same profile, into the same directory.
+/// not build: build it, with the same profile, into the same directory
+/// as `bin` (the fastaudit binary).
 /// Returns its path.
-pub fn build_bench_binary() -> PathBuf {
+pub fn build_bench_binary(bin: &str) -> PathBuf {
     static BUILT: Once = Once::new();
-    let dir = Path::new(env!("CARGO_BIN_EXE_fastaudit"))
-        .parent()
-        .expect("fastaudit's directory");
+    let dir = Path::new(bin).parent().expect("fastaudit's directory");
     let bench = dir.join("fastaudit-bench");
     // Built beforehand where cargo cannot run (a VM guest over a read-only
     // checkout: scripts/vm/guest-checks.sh sets this).

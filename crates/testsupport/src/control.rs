@@ -3,7 +3,7 @@
 //! giving a line to auditctl as a rules file would. Shared by
 //! `rules_control` and `rules_golden`.
 
-use super::{auditctl, restore_kernel};
+use crate::kernel::{auditctl, auditctl_command, restore_kernel};
 use std::path::Path;
 use std::process::Output;
 
@@ -112,9 +112,9 @@ pub fn send_control_line(line: &str, file: &Path) -> Output {
     std::fs::write(file, format!("{line}\n")).expect("write control line");
     let words: Vec<&str> = line.split(' ').collect();
     if words.contains(&"-i") {
-        super::auditctl_command(&words).output()
+        auditctl_command(&words).output()
     } else {
-        super::auditctl_command(&[std::ffi::OsStr::new("-R"), file.as_os_str()]).output()
+        auditctl_command(&[std::ffi::OsStr::new("-R"), file.as_os_str()]).output()
     }
     .expect("run auditctl")
 }

@@ -1,0 +1,215 @@
+//! The `fastaudit` binary under test: one-shot commands and a `fastaudit
+//! run` in the background. The binary's path is the calling test's
+//! `env!("CARGO_BIN_EXE_fastaudit")`, which cargo gives only the cli
+//! package's integration tests, so every function here takes it as `bin`.
+
+use crate::kernel::in_vm_guest;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Run the fastaudit binary `bin` with `args`.
+pub fn fastaudit(bin: &str, args: &[&str]) -> Output {
+    Command::new(bin)
+        .args(args)
+        .output()
+        .expect("run fastaudit")
+}
+/// The PATH fields x86_64 syscall `nr` (as a SYSCALL record's `syscall=`)
+/// changes and fastaudit reads after the change where
+/// [`attrs_after_change`] says so: chmod's mode, chown's owner. Empty
+/// otherwise: compared.
+pub fn attrs_masked_for(bin: &str, nr: &str) -> &'static [&'static str] {
+    if !attrs_after_change(bin) {
+        return &[];
+    }
+    // chmod, fchmod, fchmodat, fchmodat2; chown, fchown, lchown, fchownat.
+    match nr {
+        "90" | "91" | "268" | "452" => &["mode"],
+        "92" | "93" | "94" | "260" => &["ouid", "ogid"],
+        _ => &[],
+    }
+}
+
+/// Whether fastaudit reads a changed object's attributes after the change
+/// on this kernel, by its own account.
+pub fn attrs_after_change(bin: &str) -> bool {
+    static AFTER: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *AFTER.get_or_init(|| {
+        let dir = tempdir();
+        let rules = dir.join("attrs.rules");
+        std::fs::write(
+            &rules,
+            "-a always,exit -F arch=b64 -S fchmodat -F dir=/tmp -k attrs\n",
+        )
+        .expect("write rules");
+        let out = fastaudit(
+            bin,
+            &[
+                "run",
+                "--no-config",
+                "--rules",
+                rules.to_str().expect("utf8"),
+                "--explain",
+            ],
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && text.contains("hooks:"),
+            "fastaudit run --explain: {text}"
+        );
+        text.contains("PATH attributes of changed objects: as the syscall left them")
+    })
+}
+
+/// A fresh private temporary directory.
+pub fn tempdir() -> PathBuf {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let d = std::env::temp_dir().join(format!("fastaudit-test-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+/// A `fastaudit run` in the background, started and past "fastaudit: ready";
+/// killed on drop if still running (a failed test leaves nothing attached).
+pub struct FastauditRun {
+    child: std::process::Child,
+    stderr: std::sync::mpsc::Receiver<String>,
+    /// What it printed before "fastaudit: ready".
+    pub before_ready: Vec<String>,
+}
+
+impl FastauditRun {
+    /// `BIN run --rules RULES --log LOG EXTRA...`, waiting for the ready line.
+    pub fn start(bin: &str, rules: &Path, log: &Path, extra: &[&str]) -> FastauditRun {
+        let mut args = vec![
+            "run",
+            // The machine's auditd.conf is not part of the test.
+            "--no-config",
+            "--rules",
+            rules.to_str().expect("utf8"),
+            "--log",
+            log.to_str().expect("utf8"),
+        ];
+        args.extend_from_slice(extra);
+        FastauditRun::spawn(bin, &args)
+    }
+
+    /// `BIN ARGS...`, waiting for the ready line.
+    pub fn spawn(bin: &str, args: &[&str]) -> FastauditRun {
+        // `fastaudit run` applies a rules file's --loginuid-immutable to
+        // the kernel (its -e 2 is fastaudit's own and never sent).
+        if !in_vm_guest() {
+            for (i, a) in args.iter().enumerate() {
+                if *a == "--rules" {
+                    let file = args.get(i + 1).map_or(Path::new(""), Path::new);
+                    let text = std::fs::read(file).unwrap_or_default();
+                    for line in text.split(|&b| b == b'\n') {
+                        let words = fastaudit_rules::lexer::words(line).unwrap_or_default();
+                        let lu = words.iter().any(|w| {
+                            w.len() > 4 && b"--loginuid-immutable".starts_with(w.as_slice())
+                        });
+                        assert!(
+                            !lu,
+                            "refused: {} holds --loginuid-immutable, which fastaudit run would apply to this machine's kernel until reboot",
+                            file.display()
+                        );
+                    }
+                }
+            }
+        }
+        let mut cmd = Command::new(bin);
+        cmd.args(args);
+        FastauditRun::spawn_command(cmd)
+    }
+
+    /// A command that runs `fastaudit run` (under a wrapper, say), waiting
+    /// for the ready line.
+    pub fn spawn_command(mut cmd: Command) -> FastauditRun {
+        use std::io::BufRead;
+        let mut child = cmd
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start fastaudit run");
+        let stderr = child.stderr.take().expect("stderr piped");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for l in std::io::BufReader::new(stderr)
+                .lines()
+                .map_while(Result::ok)
+            {
+                let _ = tx.send(l);
+            }
+        });
+        let mut before_ready = Vec::new();
+        loop {
+            match rx.recv_timeout(std::time::Duration::from_secs(30)) {
+                Ok(l) if l == "fastaudit: ready" => break,
+                Ok(l) => before_ready.push(l),
+                Err(_) => panic!("fastaudit run ended or hung before ready: {before_ready:?}"),
+            }
+        }
+        FastauditRun {
+            child,
+            stderr: rx,
+            before_ready,
+        }
+    }
+
+    /// Its pid.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// SIGKILL, as a crash: nothing of it runs afterwards.
+    pub fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// SIGTERM; asserts exit 0 and returns what it printed afterwards.
+    pub fn stop(mut self) -> Vec<String> {
+        nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(self.child.id() as i32),
+            nix::sys::signal::SIGTERM,
+        )
+        .expect("signal fastaudit");
+        let status = self.child.wait().expect("wait fastaudit");
+        assert!(status.success(), "exit 0 after SIGTERM: {status}");
+        rest_of(&self.stderr)
+    }
+}
+
+/// A run left behind by a failing test is stopped, so that nothing stays
+/// attached: SIGTERM first (it detaches and puts the kernel back), then SIGKILL.
+impl Drop for FastauditRun {
+    fn drop(&mut self) {
+        let pid = nix::unistd::Pid::from_raw(self.child.id() as i32);
+        if let Ok(None) = self.child.try_wait() {
+            let _ = nix::sys::signal::kill(pid, nix::sys::signal::SIGTERM);
+            for _ in 0..100 {
+                if !matches!(self.child.try_wait(), Ok(None)) {
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// The lines a stopped process printed last: read until its stderr is
+/// closed (the reader thread ends), or for 5 s at most if something it
+/// started still holds the pipe open.
+pub(crate) fn rest_of(stderr: &std::sync::mpsc::Receiver<String>) -> Vec<String> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let mut lines = Vec::new();
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match stderr.recv_timeout(left) {
+            Ok(l) => lines.push(l),
+            Err(_) => return lines,
+        }
+    }
+}
