@@ -7,7 +7,7 @@
 
 use fastaudit_log::{Source, Writer};
 use fastaudit_records::enrich::SystemNames;
-use fastaudit_records::group::{Event, Grouper};
+use fastaudit_records::group::{self, Event, Grouper};
 use fastaudit_records::json;
 use fastaudit_records::Stamp;
 use std::time::{Duration, Instant};
@@ -83,7 +83,7 @@ impl Output {
             self.writer.write_events(&lines, source, events);
             return;
         }
-        let mut records: Vec<(json::Record, Stamp)> = lines
+        let mut records: Vec<(group::Record, Stamp)> = lines
             .split(|&b| b == b'\n')
             .filter_map(json::parse_line)
             .collect();

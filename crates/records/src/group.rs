@@ -6,10 +6,18 @@
 //! (1100-1299, 2100-2999) is an event alone; anything else is complete
 //! when no record of it came for auditd's `end_of_event_timeout`.
 
-use crate::json::Record;
 use crate::line::Stamp;
 use fastaudit_rules::tables;
 use std::time::{Duration, Instant};
+
+/// A record of an event: its type name (`SYSCALL`) and RAW body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// auditd's type name, `UNKNOWN[N]` for an unnamed type.
+    pub ty: String,
+    /// The body after `msg=audit(...): `, without ENRICHED's additions.
+    pub body: Vec<u8>,
+}
 
 /// An event: its stamp and records in arrival order.
 pub type Event = (Stamp, Vec<Record>);

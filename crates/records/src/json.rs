@@ -20,18 +20,9 @@ pub use escape::percent;
 pub use fields::fields;
 
 use crate::enrich::Names;
-use crate::group;
+use crate::group::{self, Record};
 use crate::line::Stamp;
 use serde_json::{Map, Value};
-
-/// A record of an event: its type name (`SYSCALL`) and RAW body.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Record {
-    /// auditd's type name, `UNKNOWN[N]` for an unnamed type.
-    pub ty: String,
-    /// The body after `msg=audit(...): `, without ENRICHED's additions.
-    pub body: Vec<u8>,
-}
 
 /// Split a RAW or ENRICHED line into its record and stamp.
 pub fn parse_line(line: &[u8]) -> Option<(Record, Stamp)> {

@@ -8,7 +8,7 @@ use fastaudit_records::enrich::Names;
 use fastaudit_records::line::line;
 use fastaudit_records::path::{cwd_body, Inode, NameType, PathItem};
 use fastaudit_records::syscall::proctitle_body;
-use fastaudit_records::{execve, json, types, Format, Stamp, Syscall};
+use fastaudit_records::{execve, group, json, types, Format, Stamp, Syscall};
 use serde_json::{json, Value};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -133,7 +133,7 @@ fn json_log(test: &str) -> PathBuf {
         raw.extend(raw_lines(100 + i as u64, e));
     }
     raw.extend_from_slice(b"type=USER msg=audit(1795375435.001:200): pid=9 uid=0 auid=1000 ses=3 msg='text=hello + bye exe=\"/usr/sbin/auditctl\" res=success'\n");
-    let mut events: Vec<(Stamp, Vec<json::Record>)> = Vec::new();
+    let mut events: Vec<(Stamp, Vec<group::Record>)> = Vec::new();
     for l in raw.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
         let (r, s) = json::parse_line(l).expect("a RAW line");
         match events.last_mut() {

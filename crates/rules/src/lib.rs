@@ -18,6 +18,7 @@ pub mod getopt;
 pub mod host;
 pub mod lexer;
 pub mod listing;
+mod origin;
 pub mod os_error;
 pub mod parse;
 pub mod report;

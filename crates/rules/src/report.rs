@@ -4,7 +4,7 @@
 //! its thousands of lines), then, for a file with several messages and an
 //! error, or with messages left out, how many there were.
 
-use crate::ruleset::{by_origin, LineError, Origin};
+use crate::origin::{by_origin, LineError, Origin};
 use crate::warning::Warning;
 use std::collections::HashMap;
 use std::path::PathBuf;

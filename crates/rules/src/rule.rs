@@ -3,7 +3,7 @@
 
 use crate::abi::{self, field, list, op};
 use crate::host::{self, Host};
-use crate::ruleset::Origin;
+use crate::origin::Origin;
 use thiserror::Error;
 
 /// One field of a rule: type, operator, numeric value, and text for string fields.

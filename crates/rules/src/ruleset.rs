@@ -4,6 +4,8 @@
 
 use crate::host::Host;
 use crate::listing::Lister;
+use crate::origin::by_origin;
+pub use crate::origin::{LineError, Origin};
 use crate::parse::{self, Parsed, Request};
 use crate::report;
 use crate::rule::{self, KernelError, Rule};
@@ -11,39 +13,9 @@ use crate::settings::{Query, Setting};
 use crate::source;
 use crate::warning::Warning;
 use std::collections::HashMap;
-use std::fmt;
 use std::io::{self, Write};
 use std::path::PathBuf;
 use thiserror::Error;
-
-/// Where a line came from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Origin {
-    /// The file, as named to the loader.
-    pub file: PathBuf,
-    /// 1-based line number (0 for errors about the whole file).
-    pub line: usize,
-}
-
-impl fmt::Display for Origin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.line == 0 {
-            write!(f, "{}", self.file.display())
-        } else {
-            write!(f, "{}:{}", self.file.display(), self.line)
-        }
-    }
-}
-
-/// A refused line: where, and what is wrong with it.
-#[derive(Debug, Error, PartialEq, Eq)]
-#[error("{origin}: {message}")]
-pub struct LineError {
-    /// The offending line.
-    pub origin: Origin,
-    /// What is wrong, naming the option or value.
-    pub message: String,
-}
 
 /// Every refused line of a load, with the warnings about what was read
 /// (nothing is loaded, but they are worth fixing in the same pass).
@@ -297,11 +269,6 @@ impl RuleSet {
             })
         }
     }
-}
-
-/// File, then line order (stable sorts keep a line's own order).
-pub(crate) fn by_origin(a: &Origin, b: &Origin) -> std::cmp::Ordering {
-    (&a.file, a.line).cmp(&(&b.file, b.line))
 }
 
 /// `-D -k key`: auditctl deletes rules whose key contains `key`.

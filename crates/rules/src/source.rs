@@ -6,8 +6,8 @@
 
 use crate::content;
 use crate::lexer::{self, RawLine};
+use crate::origin::{LineError, Origin};
 use crate::os_error::describe;
-use crate::ruleset::{LineError, Origin};
 use crate::warning::Warning;
 use std::cmp::Ordering;
 use std::fs::Metadata;
