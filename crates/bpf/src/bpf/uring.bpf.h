@@ -130,7 +130,7 @@ struct uring_enter {
 	__u32 names;      /* file names the syscall's context holds (items=) */
 	__u32 prio;       /* rule_prio of the last match (ctx->prio): 0 none */
 	__u32 active;     /* inside io_uring_enter now (the storage outlives the call) */
-	__u32 pad;
+	__u32 cwd_sent;   /* its CWD sent (with its first recorded op that follows a name) */
 	__u64 stamp;      /* the syscall's event stamp: its names and address travel under it */
 };
 
@@ -221,6 +221,7 @@ static __always_inline void uring_enter_begin(void)
 	in->names = 0;
 	in->prio = 0;
 	in->active = 1;
+	in->cwd_sent = 0;
 	in->stamp = bpf_ktime_get_ns();
 }
 
@@ -334,6 +335,21 @@ __noinline int fa_uring_worker_paths(__u64 req, __u64 stamp)
 	return lost;
 }
 
+/* The working directory of the current thread's io_uring_enter (its
+ * context took it with its first name; it has not changed since: no op
+ * changes it), under that syscall's stamp. */
+__noinline int fa_uring_enter_cwd(__u64 stamp)
+{
+	__u32 lost = 0;
+	struct fa_msg m = {
+		.kind = FA_MSG_AUX,
+		.tid = (__u32)bpf_get_current_pid_tgid(),
+		.stamp = stamp,
+	};
+	send_cwd(bpf_get_current_task_btf(), &m, &lost);
+	return 0;
+}
+
 /* Send the file names the prep of request `req` (op `op`) took, as the
  * io_uring_enter context of thread tid holds them from `index` on,
  * under that syscall's stamp. */
@@ -374,9 +390,6 @@ __noinline int fa_uring_prep_names(__u64 req, __u32 op, __u32 index, __u64 stamp
 		/* setxattr, getxattr: their name is counted, not spelled. */
 		break;
 	}
-	/* The context's working directory is taken with its first name. */
-	if (index == 0)
-		send_cwd(bpf_get_current_task_btf(), &m, &lost);
 	for (int i = 0; i < 2; i++) {
 		if (i >= (int)uring_prep_names(op))
 			break;
@@ -559,6 +572,12 @@ static __always_inline void uring_attempt(struct io_kiocb *req, __u32 op, struct
 	if (in->state >= 0) {
 		in->recorded += 1;
 		uring_emit_op(&s, in->key_rule, FA_EV_URING_INLINE, tid, in->names, bpf_ktime_get_ns());
+		/* The syscall's CWD record, once it holds a name and will be
+		 * written: spelled only for a recorded io_uring_enter. */
+		if (in->names && !in->cwd_sent) {
+			in->cwd_sent = 1;
+			fa_uring_enter_cwd(in->stamp);
+		}
 	}
 }
 
