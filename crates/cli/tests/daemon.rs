@@ -289,11 +289,21 @@ fn kernel_and_user_records_match_auditd_and_the_kernel_is_put_back() {
         "fastaudit's own records are stamped from 2^31 up"
     );
     assert!(serials.iter().any(|&s| s < 1 << 31) && serials.iter().any(|&s| s >= 1 << 31));
-    // DAEMON_END names who sent SIGTERM: this test process.
-    assert!(
-        text.contains(&format!(" pid={} res=success", std::process::id())),
-        "DAEMON_END sender"
-    );
+    // DAEMON_END names who sent SIGTERM: this test process, with its LSM
+    // context where an LSM gives one (AppArmor: `subj=unconfined`).
+    let end = text
+        .lines()
+        .find(|l| l.starts_with("type=DAEMON_END "))
+        .unwrap_or("");
+    let context = std::fs::read_to_string("/proc/self/attr/current")
+        .ok()
+        .map(|c| c.trim_end_matches(['\0', '\n']).to_string())
+        .filter(|c| !c.is_empty());
+    let tail = match context {
+        Some(c) => format!(" pid={} subj={c} res=success", std::process::id()),
+        None => format!(" pid={} res=success", std::process::id()),
+    };
+    assert!(end.contains(&tail), "DAEMON_END sender: {end}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

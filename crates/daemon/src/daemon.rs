@@ -74,7 +74,7 @@ impl Daemon {
             env!("CARGO_PKG_VERSION"),
             format,
             &uname,
-            crate::procinfo::me(),
+            &crate::procinfo::me(),
         );
         sink.own(types::DAEMON_START, &body);
         sink.log.commit();

@@ -140,13 +140,9 @@ impl Kernel {
     }
 
     /// Who sent the last TERM/HUP/USR1/USR2, as auditd reports it: the
-    /// kernel's signal info, the owner and session of /proc/PID.
+    /// kernel's signal info (with the sender's LSM context, if it gave
+    /// one), the owner and session of /proc/PID.
     pub fn sender(&mut self) -> Option<Sender> {
-        self.sender_and_context().map(|(s, _)| s)
-    }
-
-    /// [`Kernel::sender`] and its LSM context, if the kernel gave one.
-    pub fn sender_and_context(&mut self) -> Option<(Sender, Option<String>)> {
         let s = self.daemon.as_mut()?.signal_info().ok()?;
         let uid = std::fs::metadata(format!("/proc/{}", s.pid))
             .map(|m| std::os::unix::fs::MetadataExt::uid(&m))
@@ -159,8 +155,9 @@ impl Kernel {
             uid,
             ses,
             pid: s.pid,
+            context: s.context,
         };
-        Some((sender, s.context))
+        Some(sender)
     }
 
     /// The kernel record reader's counters so far (zero with --bpf-only).

@@ -121,20 +121,20 @@ fn say(line: &str) {
     syslog(Priority::Err, line);
 }
 
-/// The sender of a SIGHUP and its LSM context (None: unknown, as with
-/// --bpf-only, where fastaudit is not the kernel's audit daemon).
-struct Requester(Option<(Sender, Option<String>)>);
+/// The sender of a SIGHUP (None: unknown, as with --bpf-only, where
+/// fastaudit is not the kernel's audit daemon).
+struct Requester(Option<Sender>);
 
 /// Who asked (the kernel's signal info), said as auditd says it before
 /// reconfiguring.
 fn requested(kernel: &mut Kernel) -> Requester {
-    let who = kernel.sender_and_context();
+    let who = kernel.sender();
     let text = match &who {
-        Some((s, ctx)) => format!(
+        Some(s) => format!(
             "config change requested by pid={} auid={} subj={}",
             s.pid,
             s.auid,
-            ctx.as_deref().unwrap_or("?")
+            s.context.as_deref().unwrap_or("?")
         ),
         None => "config change requested by an unknown sender".into(),
     };
@@ -144,11 +144,7 @@ fn requested(kernel: &mut Kernel) -> Requester {
 
 /// DAEMON_CONFIG: the new configuration taken (`changed`) or refused.
 fn log_reconfigured(sink: &mut Sink, who: &Requester, changed: bool) {
-    let (sender, ctx) = match &who.0 {
-        Some((s, c)) => (Some(s), c.as_deref()),
-        None => (None, None),
-    };
-    let body = own::config_body(changed, sender, ctx);
+    let body = own::config_body(changed, who.0.as_ref());
     syslog(Priority::Notice, &body);
     sink.own(types::DAEMON_CONFIG, &body);
 }

@@ -14,13 +14,6 @@ use std::path::PathBuf;
 /// BINPRM_BUF_SIZE: the bytes of a file the kernel reads to recognize it.
 const BINPRM_BUF_SIZE: usize = 256;
 
-/// The kernel dev_t (major << 20 | minor) of a user-space st_dev.
-pub(crate) fn kernel_dev(d: u64) -> u32 {
-    let major = ((d >> 8) & 0xfff) | ((d >> 32) & !0xfff);
-    let minor = (d & 0xff) | ((d >> 12) & !0xff);
-    ((major as u32) << 20) | (minor as u32 & 0xfffff)
-}
-
 /// `name` as the exec's task would resolve it (relative: under `cwd`).
 pub(crate) fn resolve(cwd: Option<&[u8]>, name: &[u8]) -> PathBuf {
     let name = std::ffi::OsStr::from_bytes(name);
@@ -32,15 +25,16 @@ pub(crate) fn resolve(cwd: Option<&[u8]>, name: &[u8]) -> PathBuf {
     }
 }
 
-/// A PATH record's attributes from a file's metadata.
-pub(crate) fn inode_of(md: &std::fs::Metadata) -> Inode {
+/// A PATH record's attributes from the metadata of the file at `path`
+/// (its device as the kernel's inode has it).
+pub(crate) fn inode_of(path: &std::path::Path, md: &std::fs::Metadata) -> Inode {
     Inode {
         ino: md.ino(),
-        dev: kernel_dev(md.dev()),
+        dev: crate::identity::kernel_file_dev(path, md.is_dir(), md.dev()),
         mode: md.mode(),
         uid: md.uid(),
         gid: md.gid(),
-        rdev: kernel_dev(md.rdev()),
+        rdev: crate::identity::kernel_dev(md.rdev()),
         caps: Default::default(),
     }
 }
@@ -63,7 +57,7 @@ pub(crate) fn add_file_caps(cwd: Option<&[u8]>, items: &mut [PathItem]) {
         }
         let path = resolve(cwd, name);
         let same = std::fs::metadata(&path)
-            .is_ok_and(|m| m.ino() == inode.ino && kernel_dev(m.dev()) == inode.dev);
+            .is_ok_and(|m| crate::identity::kernel_identity(&path, &m) == (inode.ino, inode.dev));
         if !same {
             continue;
         }
@@ -91,7 +85,7 @@ fn shebang(buf: &[u8]) -> Option<Vec<u8>> {
 /// executable's, `exe`): its attributes and the interpreter it names.
 pub fn script(cwd: Option<&[u8]>, name: &[u8], exe: Option<&Inode>) -> Option<(Inode, Vec<u8>)> {
     let path = resolve(cwd, name);
-    let inode = inode_of(&std::fs::metadata(&path).ok()?);
+    let inode = inode_of(&path, &std::fs::metadata(&path).ok()?);
     if exe.is_some_and(|e| e.ino == inode.ino && e.dev == inode.dev) {
         return None;
     }
@@ -152,12 +146,6 @@ mod tests {
         );
         assert_eq!(shebang(b"#!\n"), None);
         assert_eq!(shebang(b"\x7fELF"), None);
-    }
-
-    #[test]
-    fn devices() {
-        assert_eq!(kernel_dev(0xfe00), 0xfe << 20);
-        assert_eq!(kernel_dev(0x0103), (1 << 20) | 3);
     }
 
     #[test]

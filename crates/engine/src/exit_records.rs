@@ -131,6 +131,11 @@ pub fn decode(aux: &[Aux], exe: Option<&[u8]>) -> Vec<ExitRecord> {
                         uid: o.uid,
                         ses: o.ses,
                         comm: cstr(&comm),
+                        obj: o
+                            .obj
+                            .get(..o.obj_len as usize)
+                            .filter(|l| !l.is_empty())
+                            .map(|l| l.iter().map(|&c| c as u8).collect()),
                     }));
                 }
             }

@@ -56,6 +56,18 @@ impl Plan {
                 "PATH attributes of changed objects: as the syscall left them (chmod's mode, chown's ouid/ogid after the change; the kernel's are from its lookup, before)"
             );
         }
+        match &self.features.labels {
+            crate::kinds::LsmLabels::None => {}
+            crate::kinds::LsmLabels::AppArmor(_) => {
+                let _ = writeln!(
+                    s,
+                    "LSM labels (subj=, obj=): AppArmor's, read from the tasks' credentials"
+                );
+            }
+            crate::kinds::LsmLabels::Unread(why) => {
+                let _ = writeln!(s, "LSM labels (subj=, obj=): not written ({why}); the kernel's records carry them");
+            }
+        }
         if let Some(why) = crate::hooks::noted::ntp_unwritten(self) {
             let _ = writeln!(
                 s,

@@ -105,6 +105,10 @@ impl Generation {
                 ro.atime_fn_start = start;
                 ro.atime_fn_end = end;
             }
+            if let crate::kinds::LsmLabels::AppArmor(addr) = plan.features.labels {
+                ro.apparmor_blob_sizes_addr = addr;
+            }
+            ro.fmode_backing = plan.features.fmode_backing;
             ro.generation = number;
         }
         // Maps only the loader writes, at most one entry per watch: sized

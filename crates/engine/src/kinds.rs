@@ -232,6 +232,26 @@ pub struct Features {
     pub uring_complete_res_arg: Option<bool>,
     /// The kernel functions the noted hooks attach to.
     pub functions: KernelFunctions,
+    /// Who gives the tasks' LSM labels (`subj=`, `obj=`).
+    pub labels: LsmLabels,
+    /// `file->f_mode`'s FMODE_BACKING bit (0: no backing files, before
+    /// Linux 6.6): overlayfs maps them in place of its own files.
+    pub fmode_backing: u32,
+}
+
+/// Where the kernel's audit records get a task's LSM label from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum LsmLabels {
+    /// No LSM with task contexts runs: the kernel writes no `subj=`.
+    #[default]
+    None,
+    /// AppArmor: its credential blob offset is read at the kernel's
+    /// `apparmor_blob_sizes`, at this address.
+    AppArmor(u64),
+    /// An LSM gives labels fastaudit cannot read (named), or AppArmor's
+    /// blob offset could not be found: the kernel writes `subj=`,
+    /// fastaudit does not.
+    Unread(String),
 }
 
 impl Features {

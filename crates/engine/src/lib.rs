@@ -27,6 +27,7 @@ mod explain;
 mod generation;
 mod hook;
 mod hooks;
+mod identity;
 mod image;
 mod kinds;
 mod limits;
@@ -61,7 +62,8 @@ pub use generation::Attached;
 pub use hook::{AttachPoint, Attachment, Hook, Noted};
 pub use image::{ImageError, MapImages, Rodata};
 pub use kinds::{
-    Features, FunctionLookup, HookKinds, InodeSource, KernelFunctions, Kind, Probe, UringSubmit,
+    Features, FunctionLookup, HookKinds, InodeSource, KernelFunctions, Kind, LsmLabels, Probe,
+    UringSubmit,
 };
 pub use limits::RING_BUFFER_BYTES;
 pub use options::Options;

@@ -78,11 +78,11 @@ impl Call<'_> {
     fn stat(&self, i: usize, parent: bool, follow: bool) -> Option<Inode> {
         let p = self.path(i, parent)?;
         let md = if follow {
-            std::fs::metadata(p)
+            std::fs::metadata(&p)
         } else {
-            std::fs::symlink_metadata(p)
+            std::fs::symlink_metadata(&p)
         };
-        md.ok().map(|m| inode_of(&m))
+        md.ok().map(|m| inode_of(&p, &m))
     }
 
     /// The directory part of argument i as the kernel prints it (the
@@ -137,6 +137,80 @@ impl Call<'_> {
             _ => true,
         }
     }
+}
+
+/// Whether this kernel names the directory (PARENT, before the file) of
+/// an O_CREAT open that finds the file already there: before Linux 6.12
+/// every O_CREAT open took the create path of fs/namei.c's
+/// open_last_lookups, which notes the directory; 6.12 first looks for an
+/// existing file, and finds it without noting the directory.
+pub(crate) fn creat_names_parent_of_existing() -> bool {
+    crate::probe::kernel_version() < (6, 12)
+}
+
+/// The open flags of an open, openat or creat (0 for openat2, whose
+/// flags are in its struct open_how).
+pub(crate) fn open_flags(c: &Call) -> u64 {
+    match c.name {
+        "open" => c.args[1],
+        "openat" => c.args[2],
+        "creat" => O_CREAT,
+        _ => 0,
+    }
+}
+
+/// Whether an O_CREAT open of a file that exists has the kernel name its
+/// directory first (see [`creat_names_parent_of_existing`]).
+pub(crate) fn open_names_parent(c: &Call) -> bool {
+    open_flags(c) & O_CREAT != 0 && creat_names_parent_of_existing()
+}
+
+/// Whether the kernel names an exec's program a second time: TOMOYO
+/// (in Debian's kernels' LSM list) looks the program's name up again, not
+/// following a final symlink, when it checks the exec
+/// (tomoyo_find_next_domain's tomoyo_realpath_nofollow), and the lookup
+/// adds a PATH item after the first.
+pub(crate) fn exec_names_program_twice() -> bool {
+    crate::probe::active_lsms().is_some_and(|l| l.iter().any(|m| m == "tomoyo"))
+}
+
+/// The second item TOMOYO's lookup adds for an exec whose first item is
+/// `first`: the same name, and the same file unless the name is a
+/// symlink (looked up here, from user space), which that lookup does not
+/// follow. An execveat relative to a directory descriptor is named
+/// `/dev/fd/N/NAME` there (the kernel's bprm->filename).
+pub(crate) fn program_again(c: &Call, first: &PathItem) -> PathItem {
+    let dfd = c.args[0] as u32 as i32;
+    let name = match (c.name, c.names[0].as_ref()) {
+        ("execveat", Some(n)) if dfd != AT_FDCWD as u32 as i32 && !n.starts_with(b"/") => {
+            let mut s = format!("/dev/fd/{dfd}").into_bytes();
+            if !n.is_empty() {
+                s.push(b'/');
+                s.extend_from_slice(n);
+            }
+            Some(s)
+        }
+        _ => first.name.clone(),
+    };
+    let link = c.path(0, false).and_then(|p| {
+        let m = std::fs::symlink_metadata(&p).ok()?;
+        m.file_type().is_symlink().then(|| inode_of(&p, &m))
+    });
+    PathItem {
+        name,
+        inode: link.or(first.inode),
+        nametype: first.nametype,
+    }
+}
+
+/// Where path argument i is from here (`None`: no such argument).
+pub(crate) fn path_of(c: &Call, i: usize) -> Option<PathBuf> {
+    c.path(i, false)
+}
+
+/// The PARENT item of path argument 0, looked up from user space.
+pub(crate) fn parent(c: &Call) -> Option<PathItem> {
+    c.parent_item(0)
 }
 
 /// The items of a create that succeeded outside BPF's view (bind of an
@@ -212,13 +286,13 @@ pub(crate) fn items(c: &Call, nargs: usize) -> Vec<PathItem> {
             v
         }
         "open" | "openat" | "creat" | "openat2" => {
-            let flags = match c.name {
-                "open" => c.args[1],
-                "openat" => c.args[2],
-                "creat" => O_CREAT,
-                _ => 0,
-            };
+            let flags = open_flags(c);
             match c.stat(0, false, c.follows()) {
+                Some(o) if open_names_parent(c) => c
+                    .parent_item(0)
+                    .into_iter()
+                    .chain([c.item(0, Some(o), NameType::Normal)])
+                    .collect(),
                 Some(o) => vec![c.item(0, Some(o), NameType::Normal)],
                 None if flags & O_CREAT != 0 => vec![c.parent_or_name(0)],
                 None => vec![c.item(0, None, NameType::Unknown)],
@@ -227,5 +301,80 @@ pub(crate) fn items(c: &Call, nargs: usize) -> Vec<PathItem> {
         _ => (0..nargs)
             .map(|i| c.item(i, c.stat(i, false, c.follows()), NameType::Normal))
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::ffi::OsStrExt as _;
+
+    fn call<'a>(
+        name: &'a str,
+        args: [u64; 4],
+        cwd: &'a [u8],
+        names: &'a [Option<Vec<u8>>; 3],
+    ) -> Call<'a> {
+        const NO_BASES: &[Option<Vec<u8>>; 2] = &[None, None];
+        Call {
+            name,
+            args,
+            pid: std::process::id() as i32,
+            cwd: Some(cwd),
+            names,
+            bases: NO_BASES,
+        }
+    }
+
+    #[test]
+    fn tomoyos_second_item_is_the_name_again_and_a_symlink_unfollowed() {
+        let dir = std::env::temp_dir().join(format!("fa-lookup-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let prog = dir.join("prog");
+        std::fs::write(&prog, b"#!/bin/sh\n").unwrap();
+        let link = dir.join("link");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&prog, &link).unwrap();
+        let cwd = dir.as_os_str().as_bytes();
+        let target = inode_of(&prog, &std::fs::metadata(&prog).unwrap());
+        let first = |n: &str| PathItem {
+            name: Some(n.as_bytes().to_vec()),
+            inode: Some(target),
+            nametype: NameType::Normal,
+        };
+        // A plain file: the first item again.
+        let names = [Some(b"prog".to_vec()), None, None];
+        let again = program_again(&call("execve", [0; 4], cwd, &names), &first("prog"));
+        assert_eq!(again, first("prog"));
+        // A symlink: its own inode, as a lookup that does not follow it finds.
+        let names = [Some(b"link".to_vec()), None, None];
+        let again = program_again(&call("execve", [0; 4], cwd, &names), &first("link"));
+        assert_eq!(again.name.as_deref(), Some(&b"link"[..]));
+        let mode = again.inode.map(|i| i.mode & 0o170000);
+        assert_eq!(mode, Some(0o120000), "{again:?}");
+        // execveat relative to a directory descriptor: /dev/fd/N/NAME.
+        let names = [Some(b"prog".to_vec()), None, None];
+        let again = program_again(&call("execveat", [5, 0, 0, 0], cwd, &names), &first("prog"));
+        assert_eq!(again.name.as_deref(), Some(&b"/dev/fd/5/prog"[..]));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn open_flags_come_from_each_calls_own_argument() {
+        let names = [Some(b"f".to_vec()), None, None];
+        let creat = O_CREAT | 1;
+        assert_eq!(
+            open_flags(&call("open", [0, creat, 0, 0], b"/", &names)),
+            creat
+        );
+        assert_eq!(
+            open_flags(&call("openat", [0, 0, creat, 0], b"/", &names)),
+            creat
+        );
+        assert_eq!(open_flags(&call("creat", [0; 4], b"/", &names)), O_CREAT);
+        assert_eq!(
+            open_flags(&call("openat2", [0, 0, creat, 0], b"/", &names)),
+            0
+        );
     }
 }

@@ -134,18 +134,30 @@ fn lookup_failed(name: &str, exit: i64) -> bool {
 /// The CWD and PATH records of ev's syscall (`None` when it names no
 /// path, or on another ABI than the native one).
 pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
+    path_records_on(sc, aux, crate::probe::kernel_version())
+}
+
+/// [`path_records`] as the kernel of version `kernel` (major, minor)
+/// writes them.
+fn path_records_on(sc: &Syscall, aux: &[Aux], kernel: (u32, u32)) -> Option<PathRecords> {
     let mut sent = decode(aux)?;
     if sc.arch != arch::X86_64 {
         return None;
     }
     let name = x86_64_name(sc.syscall)?;
     if name == "io_uring_enter" {
-        return Some(crate::uring_paths::enter_paths(sent));
+        return Some(crate::uring_paths::enter_paths(sent, sc.pid));
     }
     // An empty path with AT_EMPTY_PATH (glibc's fstat is newfstatat(fd,
     // "", AT_EMPTY_PATH)) names the open file without a lookup: since
     // Linux 6.11 the kernel takes no name for it, so no CWD or PATH.
+    // Before 6.11 the stat family took the empty name, and its PATH item
+    // (`name=""`) is the file stat returned.
+    let stat_takes_empty_name = matches!(name, "newfstatat" | "statx") && kernel < (6, 11);
     for n in &mut sent.names[..2] {
+        if stat_takes_empty_name {
+            break;
+        }
         if n.as_ref().is_some_and(|n| n.is_empty()) {
             *n = None;
         }
@@ -228,8 +240,8 @@ fn failed_items(call: &lookup::Call, nargs: usize, exit: Option<i64>) -> Vec<Pat
 impl Build<'_> {
     fn family_items(&mut self, call: &lookup::Call, nargs: usize, exe_path: Option<&[u8]>) {
         match call.name {
-            "open" | "openat" | "openat2" | "creat" => self.opened(),
-            "execve" | "execveat" => self.executed(exe_path),
+            "open" | "openat" | "openat2" | "creat" => self.opened(call),
+            "execve" | "execveat" => self.executed(call, exe_path),
             "mkdir" | "mkdirat" | "mknod" | "mknodat" | "symlink" | "symlinkat" => {
                 self.made(call.name.starts_with("symlink"))
             }
@@ -240,8 +252,11 @@ impl Build<'_> {
         }
     }
 
-    /// open and creat: the file opened, or a new file and its directory.
-    fn opened(&mut self) {
+    /// open and creat: the file opened, or a new file and its directory
+    /// (before Linux 6.12, the directory also for an O_CREAT open of a
+    /// file that was there: looked up from user space, as BPF sends the
+    /// directory only of a create).
+    fn opened(&mut self, call: &lookup::Call) {
         let opened = self.obj(|o| o.has(F::FA_OBJ_OPENED)).cloned();
         match opened {
             Some(o) if o.has(F::FA_OBJ_CREATED) => {
@@ -249,13 +264,18 @@ impl Build<'_> {
                 self.push(self.parent_name(0), dir.as_ref(), NameType::Parent);
                 self.push(self.name(0), Some(&o), NameType::Create);
             }
-            o => self.push(self.name(0), o.as_ref(), NameType::Normal),
+            o => {
+                if lookup::open_names_parent(call) {
+                    self.items.extend(lookup::parent(call));
+                }
+                self.push(self.name(0), o.as_ref(), NameType::Normal)
+            }
         }
     }
 
     /// An exec: the program (a script and its interpreter), then its ELF
     /// interpreter.
-    fn executed(&mut self, exe_path: Option<&[u8]>) {
+    fn executed(&mut self, call: &lookup::Call, exe_path: Option<&[u8]>) {
         let exe = self.obj(|o| o.has(F::FA_OBJ_EXEC)).cloned();
         let script = self.name(0).and_then(|n| {
             exec_files::script(self.sent.cwd.as_deref(), &n, exe.as_ref().map(|e| &e.inode))
@@ -270,6 +290,12 @@ impl Build<'_> {
                 self.push(Some(interp), exe.as_ref(), NameType::Normal);
             }
             None => self.push(self.name(0), exe.as_ref(), NameType::Normal),
+        }
+        if lookup::exec_names_program_twice() {
+            if let Some(first) = self.items.first() {
+                let again = lookup::program_again(call, first);
+                self.items.insert(1, again);
+            }
         }
         if let Some(loader) = self.obj(|o| o.has(F::FA_OBJ_LOADER)).cloned() {
             let name = exe_path.and_then(exec_files::elf_interp);
@@ -375,11 +401,19 @@ impl Build<'_> {
         match self.obj(|o| o.has(F::FA_OBJ_CHANGED)).cloned() {
             Some(o) => self.push(self.name(0), Some(&o), NameType::Normal),
             // A stat's own buffer: its lookup's view, not a later one.
-            None if self.sent.stat.is_some() && nargs == 1 => self.items.push(PathItem {
-                name: self.name(0),
-                inode: self.sent.stat,
-                nametype: NameType::Normal,
-            }),
+            None if self.sent.stat.is_some() && nargs == 1 => {
+                // Its st_dev: on overlayfs a layer's, not the kernel's.
+                let mut inode = self.sent.stat;
+                if let (Some(i), Some(p)) = (inode.as_mut(), lookup::path_of(call, 0)) {
+                    i.dev =
+                        crate::identity::kernel_dev_of(&p, i.mode & 0o170000 == 0o040000, i.dev);
+                }
+                self.items.push(PathItem {
+                    name: self.name(0),
+                    inode,
+                    nametype: NameType::Normal,
+                })
+            }
             None => self.items = lookup::items(call, nargs),
         }
     }
@@ -448,6 +482,40 @@ mod tests {
             ..Syscall::default()
         };
         path_records(&sc, aux).unwrap()
+    }
+
+    #[test]
+    fn an_fstat_by_empty_path_names_its_file_before_linux_6_11() {
+        let sc = Syscall {
+            arch: arch::X86_64,
+            syscall: fastaudit_rules::tables::Machine::X86_64
+                .syscall_number(b"newfstatat")
+                .unwrap(),
+            exit: Some(0),
+            args: [4, 0x7000, 0x7100, 0x1000],
+            ..Syscall::default()
+        };
+        // What the BPF side sends: the cwd, the empty name, the stat buffer.
+        // (struct fa_aux_stat: statx flag, length, a struct stat).
+        let mut stat = vec![0u8; 8 + 144];
+        stat[4..8].copy_from_slice(&144u32.to_ne_bytes());
+        stat[8..16].copy_from_slice(&0x19u64.to_ne_bytes()); // st_dev
+        stat[16..24].copy_from_slice(&1211u64.to_ne_bytes()); // st_ino
+        stat[32..36].copy_from_slice(&FILE.to_ne_bytes()); // st_mode
+        let aux = [
+            name(fa_aux_kind::FA_AUX_CWD, 0, "/w"),
+            name(fa_aux_kind::FA_AUX_NAME, 0, ""),
+            Aux {
+                ty: fa_aux_kind::FA_AUX_STAT.0,
+                data: stat,
+            },
+        ];
+        assert!(path_records_on(&sc, &aux, (6, 11)).is_none());
+        let p = path_records_on(&sc, &aux, (6, 1)).expect("records before 6.11");
+        assert_eq!(p.cwd.as_deref(), Some(&b"/w"[..]));
+        assert_eq!(p.items.len(), 1);
+        assert_eq!(p.items[0].name.as_deref(), Some(&b""[..]));
+        assert_eq!(p.items[0].inode.map(|i| i.ino), Some(1211));
     }
 
     fn shown(p: &PathRecords) -> Vec<String> {

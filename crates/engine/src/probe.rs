@@ -6,7 +6,8 @@
 
 use crate::hook::NOTED_FUNCTIONS;
 use crate::kinds::{
-    Features, FunctionLookup, HookKinds, InodeSource, KernelFunctions, Kind, Probe, UringSubmit,
+    Features, FunctionLookup, HookKinds, InodeSource, KernelFunctions, Kind, LsmLabels, Probe,
+    UringSubmit,
 };
 use crate::plan::Environment;
 use fastaudit_bpf::FastauditSkelBuilder;
@@ -431,8 +432,102 @@ impl Features {
             uring_submit,
             uring_complete_res_arg,
             functions: KernelFunctions::Lookup(FunctionLookup(kernel_has_function)),
+            labels: lsm_labels(),
+            fmode_backing: fmode_backing(),
         }
     }
+}
+
+/// Who gives the tasks' LSM labels. The kernel's audit takes the first
+/// LSM with task contexts; Debian and Ubuntu run AppArmor, whose label
+/// fastaudit reads (its blob offset from `apparmor_blob_sizes`, which
+/// root sees in /proc/kallsyms).
+fn lsm_labels() -> LsmLabels {
+    let lsms = active_lsms();
+    let apparmor = match lsms {
+        Some(l) => l.iter().any(|m| m == "apparmor"),
+        // securityfs not mounted: AppArmor's own switch and attribute.
+        None => {
+            std::fs::read_to_string("/sys/module/apparmor/parameters/enabled")
+                .is_ok_and(|v| v.trim() == "Y")
+                && Path::new("/proc/self/attr/apparmor/current").exists()
+        }
+    };
+    let other = ["selinux", "smack"].into_iter().find(|m| match lsms {
+        Some(l) => l.iter().any(|x| x == m),
+        None => *m == "selinux" && Path::new("/sys/fs/selinux/enforce").exists(),
+    });
+    match (other, apparmor) {
+        (Some(m), _) => LsmLabels::Unread(format!("{m} labels are not read")),
+        (None, false) => LsmLabels::None,
+        (None, true) => match kernel_symbol("apparmor_blob_sizes") {
+            Some(a) => LsmLabels::AppArmor(a),
+            None => LsmLabels::Unread(
+                "AppArmor runs, but /proc/kallsyms does not show apparmor_blob_sizes (kptr_restrict?)"
+                    .into(),
+            ),
+        },
+    }
+}
+
+/// The LSMs this kernel runs, in order (securityfs' `lsm`, mounted if
+/// it is not, as systemd does at boot); `None` when unreadable.
+pub(crate) fn active_lsms() -> Option<&'static [String]> {
+    static LSMS: std::sync::OnceLock<Option<Vec<String>>> = std::sync::OnceLock::new();
+    LSMS.get_or_init(|| {
+        const LIST: &str = "/sys/kernel/security/lsm";
+        if !Path::new(LIST).exists() {
+            let _ = nix::mount::mount(
+                Some("securityfs"),
+                "/sys/kernel/security",
+                Some("securityfs"),
+                nix::mount::MsFlags::empty(),
+                None::<&str>,
+            );
+        }
+        let list = std::fs::read_to_string(LIST).ok()?;
+        Some(list.split(',').map(|m| m.trim().to_string()).collect())
+    })
+    .as_deref()
+}
+
+/// FMODE_BACKING on this kernel: bit 25 from Linux 6.6 (backing files),
+/// bit 24 from 6.14 (the fsnotify mode bits took 25 and 26).
+fn fmode_backing() -> u32 {
+    match kernel_version() {
+        v if v >= (6, 14) => 1 << 24,
+        v if v >= (6, 6) => 1 << 25,
+        _ => 0,
+    }
+}
+
+/// This kernel's (major, minor) version, from its release ((0, 0) when
+/// unreadable). For behaviour no BTF type or symbol tells apart.
+pub(crate) fn kernel_version() -> (u32, u32) {
+    static VERSION: std::sync::OnceLock<(u32, u32)> = std::sync::OnceLock::new();
+    *VERSION.get_or_init(|| {
+        let release = nix::sys::utsname::uname()
+            .map(|u| u.release().to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut v = release
+            .split(|c: char| !c.is_ascii_digit())
+            .map(|n| n.parse::<u32>().unwrap_or(0));
+        (v.next().unwrap_or(0), v.next().unwrap_or(0))
+    })
+}
+
+/// The address of kernel data symbol `name` in /proc/kallsyms (0 or
+/// absent: hidden from this user, or no such symbol).
+fn kernel_symbol(name: &str) -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/kallsyms").ok()?;
+    text.lines().find_map(|line| {
+        let mut f = line.split_whitespace();
+        let (a, _kind, sym) = (f.next()?, f.next()?, f.next()?);
+        (sym == name && f.next().is_none())
+            .then(|| u64::from_str_radix(a, 16).ok())
+            .flatten()
+            .filter(|&a| a != 0)
+    })
 }
 
 /// Whether this kernel's `io_uring_complete` passes the result as an

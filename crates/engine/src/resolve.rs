@@ -6,7 +6,7 @@
 //! (a thread of the runtime keeps the `watched` map on their paths).
 
 use crate::plan::Plan;
-use crate::watches::{self, WatchTable};
+use crate::watches::WatchTable;
 use fastaudit_bpf::types::fa_exe;
 
 /// Identities of the plan's paths on this host, now.
@@ -32,10 +32,11 @@ impl Resolved {
 fn exe_identity(path: &[u8]) -> fa_exe {
     use std::os::unix::ffi::OsStrExt;
     use std::os::unix::fs::MetadataExt;
-    match std::fs::metadata(std::ffi::OsStr::from_bytes(path)) {
+    let path = std::path::Path::new(std::ffi::OsStr::from_bytes(path));
+    match std::fs::metadata(path) {
         Ok(m) => fa_exe {
             ino: m.ino(),
-            dev: watches::kernel_dev(m.dev()),
+            dev: crate::identity::kernel_file_dev(path, m.is_dir(), m.dev()),
             pad: 0,
         },
         Err(_) => fa_exe {

@@ -259,17 +259,16 @@ impl Reader {
     fn deliver(&mut self, plans: &[Plan], handler: &mut impl Handler) -> bool {
         let before = self.stats.delivered;
         let mut ready = self.pending.take(std::mem::take(&mut self.spare));
-        for (ev, exe, aux) in ready.drain(..) {
+        for (ev, exe, subj, aux) in ready.drain(..) {
             self.stats.delivered += 1;
             let plan = plans
                 .get(ev.generation as usize)
                 .or_else(|| plans.last())
                 .expect("at least one plan");
             let clock = &self.clock;
-            if let Some(out) = self
-                .uring_groups
-                .take(plan, &ev, |e| assemble(plan, e, exe, aux, clock))
-            {
+            if let Some(out) = self.uring_groups.take(plan, &ev, &subj, |e| {
+                assemble(plan, e, exe, &subj, aux, clock)
+            }) {
                 handler.event(out);
             }
         }
@@ -399,6 +398,7 @@ pub(crate) fn assemble(
     plan: &Plan,
     ev: &fa_event,
     exe: Vec<u8>,
+    subj: &[u8],
     aux: Vec<Aux>,
     clock: &Clock,
 ) -> AuditEvent {
@@ -444,7 +444,7 @@ pub(crate) fn assemble(
             ses: ev.ses,
             comm: bytes(&ev.comm),
             exe,
-            subj: None,
+            subj: (!subj.is_empty()).then(|| subj.to_vec()),
             key,
         },
         cmdline,

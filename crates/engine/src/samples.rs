@@ -26,8 +26,9 @@ pub(crate) struct Samples {
     ready: Vec<Ready>,
 }
 
-/// A complete event: with its executable's path and auxiliary records.
-pub(crate) type Ready = (fa_event, Vec<u8>, Vec<Aux>);
+/// A complete event: with its executable's path, its task's LSM label
+/// (empty: none) and its auxiliary records.
+pub(crate) type Ready = (fa_event, Vec<u8>, Vec<u8>, Vec<Aux>);
 
 pub(crate) fn read<T: Copy>(data: &[u8]) -> Option<T> {
     // SAFETY: T is a plain repr(C) struct of integers and byte arrays
@@ -74,6 +75,12 @@ impl Samples {
                     Vec::new()
                 }
             };
+            // Then the LSM label, subj_len bytes.
+            let subj = data
+                .get(size.saturating_add(ev.exe_len as usize)..)
+                .and_then(|rest| rest.get(..ev.subj_len as usize))
+                .map(<[u8]>::to_vec)
+                .unwrap_or_default();
             // An op issued inside io_uring_enter has no records of its
             // own: what waits is that syscall's (sent as its ops' preps ran).
             let inline = ev.flags & fa_event_flag::FA_EV_URING_INLINE.0 != 0;
@@ -84,7 +91,7 @@ impl Samples {
                     _ => Vec::new(),
                 },
             };
-            self.ready.push((ev, exe, aux));
+            self.ready.push((ev, exe, subj, aux));
         }
     }
 

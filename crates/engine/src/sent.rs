@@ -3,10 +3,9 @@
 //! inodes the syscall touched; and the records made of them. Read by the
 //! syscall path records (`names`) and the io_uring ones (`uring_paths`).
 
-use crate::exec_files;
 use crate::samples::Aux;
 use fastaudit_bpf::types::{
-    fa_aux_kind, fa_aux_uring_obj, fa_name_index, fa_obj, fa_obj_flag, fa_objs,
+    fa_aux_kind, fa_aux_uring_obj, fa_aux_uring_punt, fa_name_index, fa_obj, fa_obj_flag, fa_objs,
 };
 use fastaudit_records::path::{Inode, PathItem};
 use fastaudit_rules::abi::S_IFMT;
@@ -47,6 +46,8 @@ pub(crate) struct Sent {
     pub(crate) uring_names: Vec<(u32, Vec<u8>)>,
     /// io_uring_enter: what its inline opens opened, by name place.
     pub(crate) uring_opened: Vec<(u32, Inode)>,
+    /// io_uring_enter: its ops that went to io-wq after an inline attempt.
+    pub(crate) uring_punted: Vec<fa_aux_uring_punt>,
 }
 
 pub(crate) fn u32_at(d: &[u8], at: usize) -> Option<u32> {
@@ -122,6 +123,9 @@ pub(crate) fn decode(aux: &[Aux]) -> Option<Sent> {
             if let Some(u) = crate::samples::read::<fa_aux_uring_obj>(&a.data) {
                 s.uring_opened.push((u.index, obj_of(&u.obj).inode));
             }
+        } else if a.ty == fa_aux_kind::FA_AUX_URING_PUNT.0 {
+            s.uring_punted
+                .extend(crate::samples::read::<fa_aux_uring_punt>(&a.data));
         }
     }
     any.then_some(s)
@@ -155,11 +159,11 @@ fn statbuf_inode(d: &[u8]) -> Option<Inode> {
     }
     Some(Inode {
         ino: u64_(8)?,
-        dev: exec_files::kernel_dev(u64_(0)?),
+        dev: crate::identity::kernel_dev(u64_(0)?),
         mode: u32_(24)?,
         uid: u32_(28)?,
         gid: u32_(32)?,
-        rdev: exec_files::kernel_dev(u64_(40)?),
+        rdev: crate::identity::kernel_dev(u64_(40)?),
         caps: Default::default(),
     })
 }

@@ -23,6 +23,7 @@ impl Groups {
         &mut self,
         plan: &Plan,
         ev: &fa_event,
+        subj: &[u8],
         assemble: impl FnOnce(&fa_event) -> AuditEvent,
     ) -> Option<AuditEvent> {
         let flag = |f: fa_event_flag| ev.flags & f.0 != 0;
@@ -34,7 +35,7 @@ impl Groups {
                 ppid: ev.ppid as i32,
                 pid: ev.pid as i32,
                 ids: ev.ids,
-                subj: None,
+                subj: (!subj.is_empty()).then(|| subj.to_vec()),
                 key: plan.rule_key(ev.rule),
             };
             if flag(fa_event_flag::FA_EV_URING_INLINE) {
@@ -92,21 +93,23 @@ mod tests {
         };
         let mut g = Groups::default();
         let inline = f::FA_EV_URINGOP.0 | f::FA_EV_URING_INLINE.0;
-        assert!(g.take(&p, &ev(7, inline, 18), plain).is_none());
-        assert!(g.take(&p, &ev(8, inline, 18), plain).is_none());
+        assert!(g.take(&p, &ev(7, inline, 18), &[], plain).is_none());
+        assert!(g.take(&p, &ev(8, inline, 18), &[], plain).is_none());
         // Another thread's io_uring op of its own comes at once.
-        let alone = g.take(&p, &ev(9, f::FA_EV_URINGOP.0, 37), plain).unwrap();
+        let alone = g
+            .take(&p, &ev(9, f::FA_EV_URINGOP.0, 37), &[], plain)
+            .unwrap();
         assert!(alone.no_syscall && alone.uringops[0].op == 37);
         assert_eq!(alone.uringops[0].key, Some(b"o".to_vec()));
         let end = g
-            .take(&p, &ev(7, f::FA_EV_URING_END.0, 426), plain)
+            .take(&p, &ev(7, f::FA_EV_URING_END.0, 426), &[], plain)
             .unwrap();
         assert!(!end.no_syscall && end.uringops.len() == 1 && end.syscall.syscall == 426);
         let none = f::FA_EV_URING_END.0 | f::FA_EV_NO_RECORD.0;
-        let end = g.take(&p, &ev(8, none, 0), plain).unwrap();
+        let end = g.take(&p, &ev(8, none, 0), &[], plain).unwrap();
         assert!(end.no_syscall && end.uringops.len() == 1);
         assert!(
-            g.take(&p, &ev(8, none, 0), plain).is_none(),
+            g.take(&p, &ev(8, none, 0), &[], plain).is_none(),
             "nothing held: nothing to write"
         );
     }

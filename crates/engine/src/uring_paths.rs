@@ -3,7 +3,9 @@
 //! - inside io_uring_enter, each op's prep takes its file names with
 //!   getname(): they are the syscall's names (`name=` as given, nametype
 //!   UNKNOWN), and an open issued inline resolves its own (NORMAL, with
-//!   the file it opened);
+//!   the file it opened); an op sent to an io-wq worker after its inline
+//!   attempt has them filled in by the worker's lookups (PARENT, or
+//!   NORMAL with the object);
 //! - an io-wq worker has a context of its own with no names: each
 //!   `audit_inode_child()` of the op finds none to match and adds a
 //!   nameless (`name=(null)`) parent and child, once when the name is
@@ -12,17 +14,19 @@
 //! The SQPOLL thread's context (which takes the names itself) is not
 //! followed: its URINGOP records carry no CWD or PATH.
 
+use crate::exec_files::{inode_of, resolve};
 use crate::samples::Aux;
 use crate::sent::{decode, Obj, PathRecords, Sent};
-use fastaudit_bpf::types::fa_obj_flag;
-use fastaudit_records::path::{NameType, PathItem};
+use fastaudit_bpf::types::{fa_aux_uring_punt, fa_obj_flag};
+use fastaudit_records::path::{parent_len, NameType, PathItem};
 use fastaudit_rules::tables;
+use std::path::PathBuf;
 
 /// io_uring_enter's CWD and PATH records: its ops' names in the order
-/// their preps took them.
-pub(crate) fn enter_paths(mut sent: Sent) -> PathRecords {
+/// their preps took them (of process `pid`).
+pub(crate) fn enter_paths(mut sent: Sent, pid: i32) -> PathRecords {
     sent.uring_names.sort_by_key(|(i, _)| *i);
-    let items = sent
+    let mut items = sent
         .uring_names
         .iter()
         .map(|(i, name)| {
@@ -37,10 +41,103 @@ pub(crate) fn enter_paths(mut sent: Sent) -> PathRecords {
             }
         })
         .collect::<Vec<_>>();
+    for p in &sent.uring_punted {
+        punted(&mut items, p, sent.cwd.as_deref(), pid);
+    }
     PathRecords {
         cwd: (!items.is_empty()).then_some(sent.cwd).flatten(),
         items,
     }
+}
+
+/// An op sent to an io-wq worker after its inline attempt: the worker's
+/// lookups find the syscall's entries for its names through the shared
+/// struct filename (`name->aname`) and fill them in, as they would their
+/// own: the directory (PARENT, the name cut to it) for a create, mkdir,
+/// unlink, rename or a link's new name, the object (NORMAL) for an open
+/// without O_CREAT, a stat or a link's source. Seen on kernels that
+/// attempt those ops inline first (Linux 6.1); looked up here, after the
+/// worker ran.
+fn punted(items: &mut [PathItem], p: &fa_aux_uring_punt, cwd: Option<&[u8]>, pid: i32) {
+    use Fill::{Object, ObjectNoFollow, Parent};
+    const O_CREAT: u32 = 0o100;
+    const O_NOFOLLOW: u32 = 0o400000;
+    let Some(op) = tables::URING_OPS.get(p.op as usize) else {
+        return;
+    };
+    let fills: &[(u32, i32, Fill)] = match *op {
+        "openat" | "openat2" if p.open_flags & O_CREAT != 0 => &[(0, p.dfd, Parent)],
+        "openat" | "openat2" if p.open_flags & O_NOFOLLOW != 0 => &[(0, p.dfd, ObjectNoFollow)],
+        "openat" | "openat2" | "statx" => &[(0, p.dfd, Object)],
+        "mkdirat" | "unlinkat" => &[(0, p.dfd, Parent)],
+        "renameat" => &[(0, p.dfd, Parent), (1, p.dfd2, Parent)],
+        "symlinkat" => &[(1, p.dfd2, Parent)],
+        "linkat" => &[(0, p.dfd, ObjectNoFollow), (1, p.dfd2, Parent)],
+        _ => &[],
+    };
+    for &(k, dfd, fill) in fills {
+        let Some(item) = items.get_mut((p.index + k) as usize) else {
+            continue;
+        };
+        if item.nametype != NameType::Unknown {
+            continue; // an inline open resolved it itself
+        }
+        let Some(name) = item.name.clone() else {
+            continue;
+        };
+        let found = match fill {
+            Parent => {
+                let dir = match parent_len(&name) {
+                    0 => cwd.map(<[u8]>::to_vec),
+                    len => Some(name[..len].to_vec()),
+                };
+                let path = at(&name, dfd, cwd, pid, true);
+                let md = std::fs::metadata(&path);
+                md.ok()
+                    .map(|m| (dir, inode_of(&path, &m), NameType::Parent))
+            }
+            Object | ObjectNoFollow => {
+                let path = at(&name, dfd, cwd, pid, false);
+                let md = match fill {
+                    Object => std::fs::metadata(&path),
+                    _ => std::fs::symlink_metadata(&path),
+                };
+                md.ok()
+                    .map(|m| (Some(name.clone()), inode_of(&path, &m), NameType::Normal))
+            }
+        };
+        if let Some((name, inode, nametype)) = found {
+            *item = PathItem {
+                name,
+                inode: Some(inode),
+                nametype,
+            };
+        }
+    }
+}
+
+/// What a punted op's worker looks up for one of its names.
+#[derive(Clone, Copy)]
+enum Fill {
+    Parent,
+    Object,
+    ObjectNoFollow,
+}
+
+/// Where `name` (relative to directory descriptor `dfd` of process
+/// `pid`), or with `parent` its directory, is from here.
+fn at(name: &[u8], dfd: i32, cwd: Option<&[u8]>, pid: i32, parent: bool) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt as _;
+    let name = match (parent, parent_len(name)) {
+        (true, 0) => &b"."[..],
+        (true, len) => &name[..len],
+        (false, _) => name,
+    };
+    const AT_FDCWD: i32 = -100;
+    if name.starts_with(b"/") || dfd == AT_FDCWD {
+        return resolve(cwd, name);
+    }
+    PathBuf::from(format!("/proc/{pid}/fd/{dfd}")).join(std::ffi::OsStr::from_bytes(name))
 }
 
 /// The CWD and PATH records of op `op` run by an io-wq worker (`None`
@@ -236,7 +333,7 @@ mod tests {
             )],
             ..Sent::default()
         };
-        let p = enter_paths(sent);
+        let p = enter_paths(sent, 0);
         assert_eq!(p.cwd.as_deref(), Some(&b"/root"[..]));
         assert_eq!(p.items[0].name.as_deref(), Some(&b"/etc/passwd"[..]));
         assert_eq!(

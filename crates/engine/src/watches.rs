@@ -15,22 +15,16 @@ use fastaudit_bpf::types::{fa_inode_key, fa_name_key, fa_path_key, fa_watch};
 use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::MetadataExt;
 
 /// Identity of an inode: (ino, kernel dev_t).
 pub(crate) type Key = (u64, u32);
 
-/// The kernel's dev_t encoding (major << 20 | minor) of a user-space dev.
-pub fn kernel_dev(dev: u64) -> u32 {
-    let (major, minor) = (nix::sys::stat::major(dev), nix::sys::stat::minor(dev));
-    ((major << 20) | minor) as u32
-}
-
 /// The identity of the object at `path` itself (a symlink is not followed,
 /// as the kernel looks up a watch's last component without following).
 fn identity(path: &[u8]) -> Option<Key> {
-    let m = std::fs::symlink_metadata(OsStr::from_bytes(path)).ok()?;
-    Some((m.ino(), kernel_dev(m.dev())))
+    let path = std::path::Path::new(OsStr::from_bytes(path));
+    let m = std::fs::symlink_metadata(path).ok()?;
+    Some(crate::identity::kernel_identity(path, &m))
 }
 
 /// Mount points strictly inside `dir`, from /proc/self/mountinfo.

@@ -55,9 +55,9 @@ pub fn kernel_serial_overlaps(serial: u64) -> bool {
     serial >= OWN_SERIAL_BASE
 }
 
-/// Who the daemon is, for DAEMON_START: `auid pid uid ses` as auditd
+/// Who the daemon is, for DAEMON_START: `auid pid uid ses subj` as auditd
 /// writes them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Subject {
     /// Login uid.
     pub auid: u32,
@@ -67,15 +67,25 @@ pub struct Subject {
     pub uid: u32,
     /// Session id.
     pub ses: u32,
+    /// Its LSM context as /proc/self/attr/current gives it (with its
+    /// newline), when an LSM gives one.
+    pub subj: Option<String>,
 }
 
-/// DAEMON_START: `op=start ver=V format=F kernel=K auid= pid= uid= ses= res=success`
-/// (auditd 3.0.9's `send_audit_event(AUDIT_DAEMON_START, ...)`; the
-/// kernel release is cut at 56 bytes, as auditd's `%.56s`).
-pub fn start_body(ver: &str, format: &str, kernel: &str, who: Subject) -> String {
+/// DAEMON_START: `op=start ver=V format=F kernel=K auid= pid= uid= ses=[
+/// subj=] res=success` (auditd 3.0.9's `send_audit_event(AUDIT_DAEMON_START,
+/// ...)`; the kernel release is cut at 56 bytes, as auditd's `%.56s`). The
+/// context is auditd's read of /proc/self/attr/current, newline included,
+/// which the log shows as a space: `subj=unconfined  res=success`.
+pub fn start_body(ver: &str, format: &str, kernel: &str, who: &Subject) -> String {
     let kernel: String = kernel.chars().take(56).collect();
+    let subj = who
+        .subj
+        .as_deref()
+        .map(|c| format!(" subj={}", c.replace('\n', " ")))
+        .unwrap_or_default();
     format!(
-        "op=start ver={ver} format={format} kernel={kernel} auid={} pid={} uid={} ses={} res=success",
+        "op=start ver={ver} format={format} kernel={kernel} auid={} pid={} uid={} ses={}{subj} res=success",
         who.auid, who.pid, who.uid, who.ses
     )
 }
@@ -91,27 +101,47 @@ pub struct Sender {
     pub ses: String,
     /// Its pid.
     pub pid: i32,
+    /// Its LSM context, when the kernel's signal info carried one.
+    pub context: Option<String>,
 }
 
-/// DAEMON_END: `op=terminate auid= uid= ses= pid= res=success`, or auditd's
+impl Sender {
+    /// ` subj=CONTEXT` when there is one (auditd adds it before `res=`).
+    fn subj(&self) -> String {
+        self.context
+            .as_deref()
+            .map(|c| format!(" subj={c}"))
+            .unwrap_or_default()
+    }
+}
+
+/// DAEMON_END: `op=terminate auid= uid= ses= pid= [subj=] res=success`, or auditd's
 /// form for an unknown sender: `op=terminate auid=-1 uid=-1 ses=-1 pid=-1 subj=? res=success`.
 pub fn end_body(sender: Option<&Sender>) -> String {
     match sender {
         Some(s) => format!(
-            "op=terminate auid={} uid={} ses={} pid={} res=success",
-            s.auid, s.uid, s.ses, s.pid
+            "op=terminate auid={} uid={} ses={} pid={}{} res=success",
+            s.auid,
+            s.uid,
+            s.ses,
+            s.pid,
+            s.subj()
         ),
         None => "op=terminate auid=-1 uid=-1 ses=-1 pid=-1 subj=? res=success".into(),
     }
 }
 
-/// DAEMON_ROTATE: `op=rotate-logs auid= uid= ses= pid= res=success`, or
+/// DAEMON_ROTATE: `op=rotate-logs auid= uid= ses= pid= [subj=] res=success`, or
 /// auditd's form when the sender is unknown: `op=rotate-logs auid=-1 pid=-1 subj=? res=failed`.
 pub fn rotate_body(sender: Option<&Sender>) -> String {
     match sender {
         Some(s) => format!(
-            "op=rotate-logs auid={} uid={} ses={} pid={} res=success",
-            s.auid, s.uid, s.ses, s.pid
+            "op=rotate-logs auid={} uid={} ses={} pid={}{} res=success",
+            s.auid,
+            s.uid,
+            s.ses,
+            s.pid,
+            s.subj()
         ),
         None => "op=rotate-logs auid=-1 pid=-1 subj=? res=failed".into(),
     }
@@ -122,7 +152,8 @@ pub fn rotate_body(sender: Option<&Sender>) -> String {
 /// pid= subj= res=success` (`subj=?` without an LSM context); refused,
 /// `op=reconfigure state=no-change auid= uid= ses= pid= [subj=] res=failed`
 /// (auditd's signal-info form); the sender unknown, `auid=-1 pid=-1 subj=?`.
-pub fn config_body(changed: bool, sender: Option<&Sender>, subj: Option<&str>) -> String {
+pub fn config_body(changed: bool, sender: Option<&Sender>) -> String {
+    let subj = sender.and_then(|s| s.context.as_deref());
     match (changed, sender) {
         (true, Some(s)) => format!(
             "op=reconfigure state=changed auid={} pid={} subj={} res=success",
@@ -142,13 +173,17 @@ pub fn config_body(changed: bool, sender: Option<&Sender>, subj: Option<&str>) -
     }
 }
 
-/// DAEMON_RESUME: `op=resume-logging auid= uid= ses= pid= res=success`,
+/// DAEMON_RESUME: `op=resume-logging auid= uid= ses= pid= [subj=] res=success`,
 /// or auditd's form when the sender is unknown (auditd, on SIGUSR2).
 pub fn resume_body(sender: Option<&Sender>) -> String {
     match sender {
         Some(s) => format!(
-            "op=resume-logging auid={} uid={} ses={} pid={} res=success",
-            s.auid, s.uid, s.ses, s.pid
+            "op=resume-logging auid={} uid={} ses={} pid={}{} res=success",
+            s.auid,
+            s.uid,
+            s.ses,
+            s.pid,
+            s.subj()
         ),
         None => "op=resume-logging auid=-1 pid=-1 subj=? res=success".into(),
     }
@@ -213,10 +248,20 @@ mod tests {
             pid: 812,
             uid: 0,
             ses: 4294967295,
+            subj: None,
         };
         assert_eq!(
-            start_body("3.0.9", "raw", "6.18.44-fc-v769", who),
+            start_body("3.0.9", "raw", "6.18.44-fc-v769", &who),
             "op=start ver=3.0.9 format=raw kernel=6.18.44-fc-v769 auid=4294967295 pid=812 uid=0 ses=4294967295 res=success"
+        );
+        // Under AppArmor (Debian 12's 6.1 and auditd 3.0.9).
+        let confined = Subject {
+            subj: Some("unconfined\n".into()),
+            ..who
+        };
+        assert_eq!(
+            start_body("3.0.9", "enriched", "6.1.0-50-amd64", &confined),
+            "op=start ver=3.0.9 format=enriched kernel=6.1.0-50-amd64 auid=4294967295 pid=812 uid=0 ses=4294967295 subj=unconfined  res=success"
         );
         assert_eq!(
             end_body(None),
@@ -227,6 +272,7 @@ mod tests {
             uid: 0,
             ses: "3".into(),
             pid: 77,
+            context: None,
         };
         // ENRICHED: auparse reads auditd's "-1" as unset.
         assert_eq!(
@@ -238,15 +284,23 @@ mod tests {
             "op=terminate auid=0 uid=0 ses=3 pid=77 res=success"
         );
         assert_eq!(
-            config_body(true, Some(&s), None),
+            config_body(true, Some(&s)),
             "op=reconfigure state=changed auid=0 pid=77 subj=? res=success"
         );
+        let labelled = Sender {
+            context: Some("unconfined".into()),
+            ..s
+        };
         assert_eq!(
-            config_body(false, Some(&s), Some("unconfined")),
+            config_body(false, Some(&labelled)),
             "op=reconfigure state=no-change auid=0 uid=0 ses=3 pid=77 subj=unconfined res=failed"
         );
         assert_eq!(
-            config_body(false, None, None),
+            end_body(Some(&labelled)),
+            "op=terminate auid=0 uid=0 ses=3 pid=77 subj=unconfined res=success"
+        );
+        assert_eq!(
+            config_body(false, None),
             "op=reconfigure state=no-change auid=-1 pid=-1 subj=? res=failed"
         );
     }

@@ -148,16 +148,23 @@ pub struct ObjPid {
     pub ses: u32,
     /// Its command name.
     pub comm: Vec<u8>,
+    /// Its LSM label, when an LSM gives one.
+    pub obj: Option<Vec<u8>>,
 }
 
-/// OBJ_PID: `opid=%d oauid=%d ouid=%d oses=%d ocomm=` (ids printed signed,
-/// as the kernel's %d does).
+/// OBJ_PID: `opid=%d oauid=%d ouid=%d oses=%d[ obj=%s] ocomm=` (ids
+/// printed signed, as the kernel's %d does; the label as it is).
 pub fn obj_pid_body(t: &ObjPid) -> Vec<u8> {
     let mut o = format!(
-        "opid={} oauid={} ouid={} oses={} ocomm=",
+        "opid={} oauid={} ouid={} oses={}",
         t.pid as i32, t.auid as i32, t.uid as i32, t.ses as i32
     )
     .into_bytes();
+    if let Some(label) = &t.obj {
+        o.extend_from_slice(b" obj=");
+        o.extend_from_slice(label);
+    }
+    o.extend_from_slice(b" ocomm=");
     untrusted(&mut o, &t.comm);
     o
 }
@@ -351,10 +358,20 @@ mod tests {
             uid: 0,
             ses: u32::MAX,
             comm: b"sleep".to_vec(),
+            obj: None,
         };
         assert_eq!(
             obj_pid_body(&t),
             b"opid=9 oauid=-1 ouid=0 oses=-1 ocomm=\"sleep\""
+        );
+        // Under AppArmor the target's label comes before ocomm=.
+        let t = ObjPid {
+            obj: Some(b"unconfined".to_vec()),
+            ..t
+        };
+        assert_eq!(
+            obj_pid_body(&t),
+            b"opid=9 oauid=-1 ouid=0 oses=-1 obj=unconfined ocomm=\"sleep\""
         );
     }
 

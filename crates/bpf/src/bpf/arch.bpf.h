@@ -50,15 +50,18 @@ static __always_inline long regs_syscall_nr(struct pt_regs *r)
 	return BPF_CORE_READ(r, orig_ax);
 }
 
-/* Syscall argument n (0-3) in the saved registers of either ABI. */
-static __always_inline __u64 regs_arg(struct pt_regs *r, __u32 compat, int n)
+/* The register holding syscall argument n (0-3) of either ABI, whole:
+ * what the kernel's SYSCALL record shows as a0-a3 (syscall_get_arguments
+ * takes all 64 bits, also of an ia32 syscall a 64-bit process made with
+ * int 0x80). */
+static __always_inline __u64 regs_arg_raw(struct pt_regs *r, __u32 compat, int n)
 {
 	if (compat) {
 		switch (n) {
-		case 0: return (__u32)BPF_CORE_READ(r, bx);
-		case 1: return (__u32)BPF_CORE_READ(r, cx);
-		case 2: return (__u32)BPF_CORE_READ(r, dx);
-		default: return (__u32)BPF_CORE_READ(r, si);
+		case 0: return BPF_CORE_READ(r, bx);
+		case 1: return BPF_CORE_READ(r, cx);
+		case 2: return BPF_CORE_READ(r, dx);
+		default: return BPF_CORE_READ(r, si);
 		}
 	}
 	switch (n) {
@@ -67,6 +70,14 @@ static __always_inline __u64 regs_arg(struct pt_regs *r, __u32 compat, int n)
 	case 2: return BPF_CORE_READ(r, dx);
 	default: return BPF_CORE_READ(r, r10);
 	}
+}
+
+/* Syscall argument n (0-3) as the syscall takes it: an ia32 syscall's
+ * the register's low 32 bits. */
+static __always_inline __u64 regs_arg(struct pt_regs *r, __u32 compat, int n)
+{
+	__u64 v = regs_arg_raw(r, compat, n);
+	return compat ? (__u32)v : v;
 }
 
 /* open, openat, creat, openat2: their result is a file descriptor. */

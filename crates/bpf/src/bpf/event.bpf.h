@@ -121,7 +121,7 @@ static __always_inline void fill_event(struct fa_event *ev, struct subject *s, _
 	const struct cred *c = BPF_CORE_READ(task, cred);
 	ev->ret = s->ret;
 	for (int i = 0; i < 4; i++)
-		ev->args[i] = arg(s, i);
+		ev->args[i] = record_arg(s, i);
 	read_proctitle(task, ev);
 	ev->arch = abi_arch(s->compat);
 	ev->syscall = s->nr;

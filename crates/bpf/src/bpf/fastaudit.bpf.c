@@ -23,6 +23,7 @@
 #include "sockaddr.bpf.h"    /* a socket syscall's address */
 #include "rules.bpf.h"       /* rule evaluation */
 #include "proctitle.bpf.h"   /* PROCTITLE's command line, cached per task */
+#include "lsm.bpf.h"         /* the task's LSM label (subj=, obj=) */
 #include "event.bpf.h"       /* the event sent to user space */
 #include "auxsample.bpf.h"   /* an auxiliary record's ring-buffer sample */
 #include "aux.bpf.h"         /* its auxiliary records, sent before it */
@@ -49,7 +50,7 @@ static __always_inline void save_entry_args(struct pt_regs *regs, __u32 compat)
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct fa_args a;
 	for (int i = 0; i < 4; i++)
-		a.a[i] = regs_arg(regs, compat, i);
+		a.a[i] = regs_arg_raw(regs, compat, i);
 	bpf_map_update_elem(&entry_args, &tid, &a, BPF_ANY);
 	save_exec_entry();
 	save_exec_name(regs, compat, (__u32)regs_syscall_nr(regs));
@@ -124,8 +125,11 @@ static __noinline void emit_event(struct subject *s, const struct fa_msg *mp, __
 	__u32 exe_flags = read_exe_path(task_exe(s->task), xb->buf, &at);
 	__u32 len = (FA_EXE_MAX - at) & (FA_EXE_MAX - 1);
 	at &= FA_EXE_MAX - 1;
+	/* The label goes in the scratch's second half, which the path never uses. */
+	struct task_struct *task = s->task;
+	__u32 slen = read_lsm_label(BPF_CORE_READ(task, cred), &xb->buf[FA_EXE_MAX]);
 	struct bpf_dynptr rec;
-	if (bpf_ringbuf_reserve_dynptr(&events, sizeof(struct fa_event) + len, 0, &rec)) {
+	if (bpf_ringbuf_reserve_dynptr(&events, sizeof(struct fa_event) + len + slen, 0, &rec)) {
 		bpf_ringbuf_discard_dynptr(&rec, 0);
 		count(FA_STAT_LOST);
 		return;
@@ -143,6 +147,9 @@ static __noinline void emit_event(struct subject *s, const struct fa_msg *mp, __
 	ev->exe_len = len;
 	if (len && bpf_dynptr_write(&rec, sizeof(*ev), &xb->buf[at], len, 0))
 		ev->flags |= FA_EV_EXE_TOO_LONG;
+	ev->subj_len = slen;
+	if (slen && bpf_dynptr_write(&rec, sizeof(*ev) + len, &xb->buf[FA_EXE_MAX], slen, 0))
+		ev->subj_len = 0;
 	ev->generation = generation;
 	count(FA_STAT_EMITTED);
 	bpf_ringbuf_submit_dynptr(&rec, BPF_RB_NO_WAKEUP);

@@ -20,6 +20,7 @@ enum fa_limit {
 	FA_PROCTITLE_LEN = 128,     /* MAX_PROCTITLE_AUDIT_LEN */
 	FA_PATH_DEPTH = 16,         /* path components kept of a dentry walk */
 	FA_EXE_MAX = 4096,          /* bytes of the executable's path (PATH_MAX) */
+	FA_SUBJ_MAX = 256,          /* bytes of an LSM label (subj=, obj=) read, with its NUL */
 	FA_NAME_LEN = 64,           /* bytes kept of each component */
 	FA_MAX_WATCHED = 65536,     /* watched inodes (files, dirs, mount roots) */
 	FA_MAX_HITS = 8,            /* watched objects one syscall can touch */
@@ -214,6 +215,8 @@ struct fa_obj_pid {
 	__u32 uid;
 	__u32 ses;
 	char comm[16];
+	__u32 obj_len;   /* bytes of its LSM label in obj (0: none) */
+	char obj[FA_SUBJ_MAX];
 };
 
 /* KERN_MODULE: the name delete_module was given, as the kernel copied it
@@ -456,6 +459,8 @@ enum fa_aux_kind {
 	FA_AUX_URING_NAME = 0x10005,  /* struct fa_aux_name: a name an io_uring op's prep took
 				       * inside io_uring_enter (index: its place among them) */
 	FA_AUX_URING_OBJ = 0x10006,   /* struct fa_aux_uring_obj: what an inline open opened */
+	FA_AUX_URING_PUNT = 0x10007,  /* struct fa_aux_uring_punt: an op sent to io-wq after
+				       * its inline attempt */
 };
 
 /* FA_AUX_STAT: the buffer a successful stat, lstat, newfstatat (struct
@@ -513,10 +518,25 @@ struct fa_aux_uring_obj {
 	struct fa_obj obj;
 };
 
+/* FA_AUX_URING_PUNT: an op whose inline attempt inside io_uring_enter
+ * returned -EAGAIN and went to an io-wq worker, whose lookups then fill
+ * in that syscall's entries for the op's names (the struct filename is
+ * shared): its names start at `index` among the syscall's
+ * FA_AUX_URING_NAME ones. */
+struct fa_aux_uring_punt {
+	__u32 index;
+	__u32 op;          /* IORING_OP_* */
+	__u32 open_flags;  /* an open's flags (its O_CREAT) */
+	__s32 dfd;         /* the directory descriptor of its first name */
+	__s32 dfd2;        /* ... of its second (rename, link) */
+	__u32 pad;
+};
+
 /* The path payloads no map holds reach the Rust skeleton's BTF through
  * this struct (as fa_aux_layouts). */
 struct fa_path_layouts {
 	struct fa_aux_uring_obj uring_obj;
+	struct fa_aux_uring_punt uring_punt;
 };
 
 /* The objects of a thread's current syscall (key: its span index, so
@@ -608,11 +628,13 @@ struct fa_event {
 	__u32 ids[8];    /* uid gid euid suid fsuid egid sgid fsgid */
 	__u32 proctitle_len;
 	__u32 exe_len;       /* bytes of the executable's path after the event */
+	__u32 subj_len;      /* bytes of the task's LSM label after the path (0: none) */
 	char comm[16];
 	char tty[64];
 	char proctitle[FA_PROCTITLE_LEN];
 	/* The ring buffer record goes on with the executable's path, exe_len
-	 * bytes (no NUL), as d_path gives it (without " (deleted)"). */
+	 * bytes (no NUL), as d_path gives it (without " (deleted)"), then the
+	 * task's LSM label (subj=), subj_len bytes (no NUL). */
 };
 
 /* Scratch space the executable's path is built in, from its end at

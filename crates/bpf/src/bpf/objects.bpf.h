@@ -22,6 +22,8 @@ const volatile __u32 have_objs = 0;
 /* Whether io-wq workers' inode changes are noted: io_uring ops are
  * audited, and an op a worker ran has PATH records of its own. */
 const volatile __u32 have_uring_objs = 0;
+/* file->f_mode's FMODE_BACKING on this kernel (0: no backing files). */
+const volatile __u32 fmode_backing = 0;
 
 #define FA_FMODE_CREATED 0x100000   /* file->f_mode: the open created it */
 #define FA_MINORBITS 20             /* kernel dev_t: major << 20 | minor */
@@ -236,6 +238,22 @@ static __always_inline void objs_note_uring(struct task_struct *task, struct ino
 		objs_note(inode, key);
 }
 
+/* The dentry a mapped file was opened by, which the kernel's PATH
+ * records name. On overlayfs (container and live-system roots) a mapping
+ * holds the file underneath: on Linux 6.1 one whose f_path is still the
+ * overlay's, on 6.6+ a backing file, whose f_path is the real file's and
+ * user_path the overlay's (FMODE_BACKING's bit moved in 6.14: user space
+ * gives it, 0 before 6.6). */
+static __always_inline struct dentry *user_dentry(struct file *f)
+{
+	if (fmode_backing && bpf_core_type_exists(struct backing_file) &&
+	    (BPF_CORE_READ(f, f_mode) & fmode_backing)) {
+		struct backing_file *bf = (void *)f;
+		return BPF_CORE_READ(bf, user_path.dentry);
+	}
+	return BPF_CORE_READ(f, f_path.dentry);
+}
+
 /* The ELF interpreter the current task's exec mapped (the kernel names
  * it after the executable): the file of the mapping at the new
  * program's AT_BASE. */
@@ -263,9 +281,8 @@ __noinline int fa_objs_add_loader(__u32 key)
 	struct vma_file c = {};
 	if (bpf_find_vma(task, base, vma_file_of, &c, 0) || !c.file)
 		return 0;
-	struct file *f = c.file;
-	return fa_objs_add(key, (__u64)BPF_CORE_READ(f, f_inode),
-			   (__u64)BPF_CORE_READ(f, f_path.dentry), FA_OBJ_LOADER);
+	struct dentry *d = user_dentry(c.file);
+	return fa_objs_add(key, (__u64)BPF_CORE_READ(d, d_inode), (__u64)d, FA_OBJ_LOADER);
 }
 
 /* Close the current thread's list for span index key: new inodes read

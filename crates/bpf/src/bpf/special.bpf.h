@@ -14,6 +14,7 @@
 #include "sockaddr.bpf.h"
 #include "execve.bpf.h"
 #include "auxsample.bpf.h"
+#include "lsm.bpf.h"
 
 #define FA_MAP_ANONYMOUS 0x20
 
@@ -223,6 +224,8 @@ static __always_inline void send_obj_pid(struct subject *s, const struct fa_msg 
 			r->uid = BPF_CORE_READ(tt, real_cred, uid.val);
 			r->ses = t->sessionid;
 			bpf_probe_read_kernel(r->comm, sizeof(r->comm), t->comm);
+			/* The target's objective label (security_task_getsecid_obj). */
+			r->obj_len = read_lsm_label(BPF_CORE_READ(tt, real_cred), r->obj);
 			aux_submit(r);
 		}
 	}

@@ -33,8 +33,17 @@ struct subject {
 static __always_inline __u64 arg(struct subject *s, int n)
 {
 	if (s->saved)
-		return s->saved->a[n & 3];
+		return s->compat ? (__u32)s->saved->a[n & 3] : s->saved->a[n & 3];
 	return regs_arg(s->regs, s->compat, n);
+}
+
+/* Argument register n (0-3) whole, as the SYSCALL record shows it (the
+ * saved entry arguments where the registers are gone). */
+static __always_inline __u64 record_arg(struct subject *s, int n)
+{
+	if (s->saved)
+		return s->saved->a[n & 3];
+	return regs_arg_raw(s->regs, s->compat, n);
 }
 
 /* Syscall argument n (0-5), either ABI. */

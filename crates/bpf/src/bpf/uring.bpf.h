@@ -23,6 +23,7 @@
 #include "objects.bpf.h"
 #include "rules.bpf.h"
 #include "event.bpf.h"
+#include "lsm.bpf.h"
 #include "auxsample.bpf.h"
 #include "paths.bpf.h"
 #include "handover.bpf.h"
@@ -267,12 +268,17 @@ static __always_inline void uring_emit_op(struct subject *s, __u32 key_rule, __u
 	 * writes URINGOP records (each object follows requests by itself). */
 	if (!generation_active())
 		return;
-	struct fa_event *ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	/* Room for the LSM label only where there can be one (the
+	 * reservation's size must be a constant). */
+	struct fa_event *ev = apparmor_blob_sizes_addr
+				      ? bpf_ringbuf_reserve(&events, sizeof(*ev) + FA_SUBJ_MAX, 0)
+				      : bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
 	if (!ev) {
 		count(FA_STAT_LOST);
 		return;
 	}
 	const struct cred *c = s->cred;
+	ev->subj_len = apparmor_blob_sizes_addr ? read_lsm_label(c, (char *)(ev + 1)) : 0;
 	struct task_struct *task = s->task;
 	ev->msg.kind = FA_MSG_EVENT;
 	ev->msg.tid = tid;
@@ -403,6 +409,72 @@ __noinline int fa_uring_prep_names(__u64 req, __u32 op, __u32 index, __u64 stamp
 		o->body.len = len > 0 ? len - 1 : 0;
 		name_output(&m, &lost, FA_AUX_URING_NAME, o);
 	}
+	return 0;
+}
+
+/* Requests of a link chain whose names are followed to its worker. */
+#define FA_URING_LINKS_FOLLOWED 8
+
+/* Each named request's first name index among its io_uring_enter's
+ * names, from its submission to its inline attempt's end. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, __u32);
+} uring_req_names SEC(".maps");
+
+/* Request req (op `op`), submitted inside io_uring_enter, goes to an
+ * io-wq worker after its inline attempt: note where its names are, so
+ * user space can show them as the worker's lookups leave them. */
+__noinline int fa_uring_punted(__u64 req, __u32 op, __u64 stamp)
+{
+	__u32 *at = bpf_map_lookup_elem(&uring_req_names, &req);
+	if (!at)
+		return 0;
+	__u32 lost = 0;
+	struct fa_msg m = {
+		.kind = FA_MSG_AUX,
+		.tid = (__u32)bpf_get_current_pid_tgid(),
+		.stamp = stamp,
+	};
+	struct fa_aux_uring_punt *r = aux_reserve(&m, &lost, FA_AUX_URING_PUNT, sizeof(*r));
+	if (!r)
+		return 0;
+	void *cmd = (void *)req;
+	r->index = *at;
+	r->op = op;
+	r->open_flags = 0;
+	r->dfd = AT_FDCWD;
+	r->dfd2 = AT_FDCWD;
+	r->pad = 0;
+	switch (op) {
+	case FA_IORING_OP_OPENAT:
+	case FA_IORING_OP_OPENAT2:
+		r->open_flags = BPF_CORE_READ((struct io_open *)cmd, how.flags);
+		r->dfd = BPF_CORE_READ((struct io_open *)cmd, dfd);
+		break;
+	case FA_IORING_OP_STATX:
+		r->dfd = BPF_CORE_READ((struct io_statx *)cmd, dfd);
+		break;
+	case FA_IORING_OP_MKDIRAT:
+		r->dfd = BPF_CORE_READ((struct io_mkdir *)cmd, dfd);
+		break;
+	case FA_IORING_OP_UNLINKAT:
+		r->dfd = BPF_CORE_READ((struct io_unlink *)cmd, dfd);
+		break;
+	case FA_IORING_OP_RENAMEAT:
+		r->dfd = BPF_CORE_READ((struct io_rename *)cmd, old_dfd);
+		r->dfd2 = BPF_CORE_READ((struct io_rename *)cmd, new_dfd);
+		break;
+	case FA_IORING_OP_SYMLINKAT:
+	case FA_IORING_OP_LINKAT:
+		r->dfd = BPF_CORE_READ((struct io_link *)cmd, old_dfd);
+		r->dfd2 = BPF_CORE_READ((struct io_link *)cmd, new_dfd);
+		break;
+	}
+	aux_submit(r);
+	bpf_map_delete_elem(&uring_req_names, &req);
 	return 0;
 }
 
@@ -631,6 +703,7 @@ static __always_inline void uring_emit_end_marker(__u32 tgid, __u32 tid)
 	ev->flags = FA_EV_URING_END | FA_EV_NO_RECORD;
 	ev->pid = tgid;
 	ev->exe_len = 0;
+	ev->subj_len = 0;
 	ev->generation = generation;
 	ev->proctitle_len = 0;
 	/* Not counted as emitted: it is no record (generated = logged + lost). */
@@ -682,7 +755,9 @@ static __always_inline int uring_submit_body(__u64 *ctx, int typed)
 		fa_uring_sockaddr(req_number(req), op, in->stamp);
 		return 0;
 	}
-	fa_uring_prep_names(req_number(req), op, in->names, in->stamp);
+	__u64 rk = req_number(req);
+	fa_uring_prep_names(rk, op, in->names, in->stamp);
+	bpf_map_update_elem(&uring_req_names, &rk, &in->names, BPF_ANY);
 	in->names += names;
 	return 0;
 }
@@ -710,6 +785,18 @@ static __always_inline int uring_queue_body(__u64 *ctx, int typed)
 		return 0;
 	uring_attempt(req, op, span, -EAGAIN, 0, typed);
 	uring_park(key, 0, URING_NEXT_WORKER);
+	/* It goes to a worker, and so do the requests linked after it: the
+	 * worker issues them in turn. */
+	struct uring_enter *in = uring_enter_current();
+	if (!in)
+		return 0;
+	struct io_kiocb *r = req;
+	for (int i = 0; i < FA_URING_LINKS_FOLLOWED && r; i++) {
+		__u32 rop = i ? BPF_CORE_READ(r, opcode) : op;
+		if (uring_prep_names(rop))
+			fa_uring_punted(req_number(r), rop, in->stamp);
+		r = BPF_CORE_READ(r, link);
+	}
 	return 0;
 }
 
