@@ -14,9 +14,11 @@
 #   FASTAUDIT   the binary (default target/release/fastaudit)
 #   VM_SHARE    results root, shared with the guests (default /tmp/vm-matrix)
 #   VM_TIMEOUT  per-guest timeout in seconds (default 900)
-#   VM_APPEND   guest kernel command line (default lsm= without AppArmor and TOMOYO: Debian's
-#               kernels start AppArmor, whose subj= labels fastaudit does
-#               not write; the comparisons are about the kernel version)
+#   VM_APPEND   extra guest kernel command line (default none: the LSMs
+#               Debian's kernels start, AppArmor and TOMOYO among them,
+#               whose labels and lookups show in the kernel's records;
+#               e.g. lsm=lockdown,capability,landlock,yama,bpf to leave
+#               them out)
 # Each check prints CHECK<TAB>pass|fail|skip<TAB>reason; at the end, a table
 # kernel x check. Everything a guest wrote is kept under
 # $VM_SHARE/matrix-DATE/KERNEL/ (checks/*.log, guest.log, vng.log).
@@ -38,7 +40,7 @@ trap dev_null_check EXIT
 vm=$root/scripts/vm
 if [ "$(id -u)" != 0 ]; then echo "kernel-matrix.sh: run as root" >&2; exit 2; fi
 export VM_SHARE=${VM_SHARE:-/tmp/vm-matrix}
-export VM_APPEND=${VM_APPEND-lsm=lockdown,capability,landlock,yama,bpf}
+export VM_APPEND=${VM_APPEND-}
 FASTAUDIT=${FASTAUDIT:-$root/target/release/fastaudit}
 DIFFERENTIAL="test:differential:basic_success_and_failure test:differential:file_and_directory_watches
  test:differential_paths:attribute_changes_that_keep_the_attributes test:differential_paths:creates_deletes_links_renames_and_symlinks

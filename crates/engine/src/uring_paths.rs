@@ -59,7 +59,7 @@ pub(crate) fn enter_paths(mut sent: Sent, pid: i32) -> PathRecords {
 /// attempt those ops inline first (Linux 6.1); looked up here, after the
 /// worker ran.
 fn punted(items: &mut [PathItem], p: &fa_aux_uring_punt, cwd: Option<&[u8]>, pid: i32) {
-    use Fill::{Object, ObjectNoFollow, Parent};
+    use Fill::{LinkSource, Object, ObjectNoFollow, Parent};
     const O_CREAT: u32 = 0o100;
     const O_NOFOLLOW: u32 = 0o400000;
     let Some(op) = tables::URING_OPS.get(p.op as usize) else {
@@ -72,10 +72,18 @@ fn punted(items: &mut [PathItem], p: &fa_aux_uring_punt, cwd: Option<&[u8]>, pid
         "mkdirat" | "unlinkat" => &[(0, p.dfd, Parent)],
         "renameat" => &[(0, p.dfd, Parent), (1, p.dfd2, Parent)],
         "symlinkat" => &[(1, p.dfd2, Parent)],
-        "linkat" => &[(0, p.dfd, ObjectNoFollow), (1, p.dfd2, Parent)],
+        "linkat" => &[(0, p.dfd, LinkSource), (1, p.dfd2, Parent)],
         _ => &[],
     };
+    // A link's new name is looked up only once its source was found.
+    let mut link_failed = false;
     for &(k, dfd, fill) in fills {
+        if link_failed {
+            break;
+        }
+        let new_name = items
+            .get((p.index + 1) as usize)
+            .and_then(|i| i.name.clone());
         let Some(item) = items.get_mut((p.index + k) as usize) else {
             continue;
         };
@@ -95,6 +103,20 @@ fn punted(items: &mut [PathItem], p: &fa_aux_uring_punt, cwd: Option<&[u8]>, pid
                 let md = std::fs::metadata(&path);
                 md.ok()
                     .map(|m| (dir, inode_of(&path, &m), NameType::Parent))
+            }
+            // The source, or (removed since) the new link to the same
+            // inode; neither there: the link failed at its source.
+            LinkSource => {
+                let source = std::fs::symlink_metadata(at(&name, dfd, cwd, pid, false)).ok();
+                let linked = || {
+                    let path = at(new_name.as_deref()?, p.dfd2, cwd, pid, false);
+                    let m = std::fs::symlink_metadata(&path).ok()?;
+                    Some(inode_of(&path, &m))
+                };
+                let path = at(&name, dfd, cwd, pid, false);
+                let inode = source.map(|m| inode_of(&path, &m)).or_else(linked);
+                link_failed = inode.is_none();
+                inode.map(|i| (Some(name.clone()), i, NameType::Normal))
             }
             Object | ObjectNoFollow => {
                 let path = at(&name, dfd, cwd, pid, false);
@@ -122,6 +144,7 @@ enum Fill {
     Parent,
     Object,
     ObjectNoFollow,
+    LinkSource,
 }
 
 /// Where `name` (relative to directory descriptor `dfd` of process
@@ -344,5 +367,62 @@ mod tests {
             (p.items[1].nametype, ino(&p.items, 1)),
             (NameType::Unknown, None)
         );
+    }
+
+    fn unknown(name: &str) -> PathItem {
+        PathItem {
+            name: Some(name.as_bytes().to_vec()),
+            inode: None,
+            nametype: NameType::Unknown,
+        }
+    }
+
+    fn punt(index: u32, op: &str) -> fa_aux_uring_punt {
+        fa_aux_uring_punt {
+            index,
+            op: tables::URING_OPS.iter().position(|o| *o == op).unwrap() as u32,
+            open_flags: 0,
+            dfd: -100,
+            dfd2: -100,
+            pad: 0,
+        }
+    }
+
+    #[test]
+    fn a_workers_lookups_fill_in_the_names_of_a_punted_op() {
+        use std::os::unix::ffi::OsStrExt as _;
+        let dir = std::env::temp_dir().join(format!("fa-punt-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let d = dir.as_os_str().as_bytes().to_vec();
+        let name = |n: &str| format!("{}/{n}", dir.display());
+        std::fs::write(name("a"), b"").unwrap();
+        std::fs::hard_link(name("a"), name("b")).unwrap();
+        std::fs::remove_file(name("a")).unwrap();
+        // mkdirat: the directory. linkat whose source is gone since: the
+        // new link's inode. linkat that failed at its source: nothing.
+        let mut items = vec![
+            unknown(&name("m")),
+            unknown(&name("a")),
+            unknown(&name("b")),
+            unknown(&name("missing")),
+            unknown(&name("c")),
+        ];
+        for p in [punt(0, "mkdirat"), punt(1, "linkat"), punt(3, "linkat")] {
+            punted(&mut items, &p, Some(&d), 0);
+        }
+        let dir_ino = std::fs::metadata(&dir).unwrap();
+        let b_ino = std::fs::metadata(name("b")).unwrap();
+        use std::os::unix::fs::MetadataExt as _;
+        let types: Vec<_> = items.iter().map(|i| i.nametype).collect();
+        use NameType::*;
+        assert_eq!(types, [Parent, Normal, Parent, Unknown, Unknown]);
+        assert_eq!(ino(&items, 0), Some(dir_ino.ino()));
+        assert_eq!(
+            items[0].name.as_deref(),
+            Some(&format!("{}/", dir.display()).into_bytes()[..])
+        );
+        assert_eq!(ino(&items, 1), Some(b_ino.ino()));
+        assert_eq!(ino(&items, 2), Some(dir_ino.ino()));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
