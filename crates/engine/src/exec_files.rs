@@ -14,6 +14,15 @@ use std::path::PathBuf;
 /// BINPRM_BUF_SIZE: the bytes of a file the kernel reads to recognize it.
 const BINPRM_BUF_SIZE: usize = 256;
 
+/// The kernel's device of the file an absolute `name` leads to, if it is
+/// still inode `ino`.
+pub(crate) fn device_by_name(name: &[u8], ino: u64) -> Option<u32> {
+    let path = std::path::Path::new(std::ffi::OsStr::from_bytes(name));
+    let md = std::fs::metadata(path).ok()?;
+    let (found, dev) = crate::identity::kernel_identity(path, &md);
+    (found == ino).then_some(dev)
+}
+
 /// `name` as the exec's task would resolve it (relative: under `cwd`).
 pub(crate) fn resolve(cwd: Option<&[u8]>, name: &[u8]) -> PathBuf {
     let name = std::ffi::OsStr::from_bytes(name);

@@ -297,8 +297,17 @@ impl Build<'_> {
                 self.items.insert(1, again);
             }
         }
-        if let Some(loader) = self.obj(|o| o.has(F::FA_OBJ_LOADER)).cloned() {
+        if let Some(mut loader) = self.obj(|o| o.has(F::FA_OBJ_LOADER)).cloned() {
             let name = exe_path.and_then(exec_files::elf_interp);
+            // The mapping may hold the file under an overlay (a backing
+            // file, Linux 6.6+) where the kernel's lookup of the name found
+            // the overlay's: the device as that lookup's.
+            if let Some(dev) = name
+                .as_deref()
+                .and_then(|n| exec_files::device_by_name(n, loader.inode.ino))
+            {
+                loader.inode.dev = dev;
+            }
             self.push(name, Some(&loader), NameType::Normal);
         }
     }
