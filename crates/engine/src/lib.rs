@@ -24,7 +24,6 @@ mod event;
 mod exec_files;
 pub mod exit_records;
 mod explain;
-mod gates;
 mod generation;
 mod hook;
 mod hooks;

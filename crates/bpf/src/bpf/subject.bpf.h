@@ -21,12 +21,11 @@ struct subject {
 	 * address: a pointer that may be NULL made the verifier check every
 	 * later path twice, states that never prune (~640,000 of the raw
 	 * exit program's 842,000 instructions with one watch). */
-	__u16 has_hits;
-	__u16 no_arch;   /* an io thread's context: arch= reads 0 */
+	__u32 has_hits;
 	/* The credentials judged and recorded when not the task's own (an
-	 * io_uring op runs with the request's or the ring's). Halfwords above:
-	 * on_end's frame stays within the 512 bytes of a call chain. */
+	 * io_uring op runs with the request's or the ring's). */
 	const struct cred *cred;
+	__u32 no_arch;   /* an io thread's context: arch= reads 0 */
 };
 
 /* Syscall argument n (0-3): the entry arguments where they were saved
