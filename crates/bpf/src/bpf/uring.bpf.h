@@ -412,37 +412,44 @@ __noinline int fa_uring_prep_names(__u64 req, __u32 op, __u32 index, __u64 stamp
 	return 0;
 }
 
-/* Requests of a link chain whose names are followed to its worker. */
-#define FA_URING_LINKS_FOLLOWED 8
+/* Where a named request submitted inside io_uring_enter has its names:
+ * from its submission until an io-wq worker issues it. */
+struct uring_req_at {
+	__u32 index;   /* its first name's place among the syscall's names */
+	__u32 tid;     /* the submitting thread */
+	__u64 stamp;   /* its io_uring_enter's entry stamp */
+};
 
-/* Each named request's first name index among its io_uring_enter's
- * names, from its submission to its inline attempt's end. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 4096);
 	__type(key, __u64);
-	__type(value, __u32);
+	__type(value, struct uring_req_at);
 } uring_req_names SEC(".maps");
 
-/* Request req (op `op`), submitted inside io_uring_enter, goes to an
- * io-wq worker after its inline attempt: note where its names are, so
- * user space can show them as the worker's lookups leave them. */
-__noinline int fa_uring_punted(__u64 req, __u32 op, __u64 stamp)
+/* An io-wq worker issued request req (op `op`): if it was submitted
+ * inside an io_uring_enter (punted after an inline attempt, or linked
+ * after one), the worker's lookups fill in that syscall's entries for its
+ * names (shared through the struct filename), as long as the syscall has
+ * not written its record yet: say where they are, under its stamp, so
+ * user space can show them so. A request never issued (a cancelled link)
+ * sends nothing. */
+__noinline int fa_uring_punted(__u64 req, __u32 op)
 {
-	__u32 *at = bpf_map_lookup_elem(&uring_req_names, &req);
+	struct uring_req_at *at = bpf_map_lookup_elem(&uring_req_names, &req);
 	if (!at)
 		return 0;
 	__u32 lost = 0;
 	struct fa_msg m = {
 		.kind = FA_MSG_AUX,
-		.tid = (__u32)bpf_get_current_pid_tgid(),
-		.stamp = stamp,
+		.tid = at->tid,
+		.stamp = at->stamp,
 	};
 	struct fa_aux_uring_punt *r = aux_reserve(&m, &lost, FA_AUX_URING_PUNT, sizeof(*r));
 	if (!r)
 		return 0;
 	void *cmd = (void *)req;
-	r->index = *at;
+	r->index = at->index;
 	r->op = op;
 	r->open_flags = 0;
 	r->dfd = AT_FDCWD;
@@ -603,6 +610,8 @@ static __always_inline void uring_attempt(struct io_kiocb *req, __u32 op, struct
 		__s64 v = span->count ? judge(&s, span) : VERDICT_NONE;
 		__u32 key = s.no_arch && have_uring_objs ? uring_work_key(req_number(req) +
 					bpf_core_field_offset(struct io_kiocb, work), op) : 0;
+		if (s.no_arch && have_uring_objs)
+			fa_uring_punted(req_number(req), op);
 		if (v >= 0 && !uring_never_task(tid)) {
 			__u32 items = s.no_arch && ret == 0 && res >= 0 ? uring_worker_names(req, op) : 0;
 			__u64 stamp = bpf_ktime_get_ns();
@@ -757,7 +766,12 @@ static __always_inline int uring_submit_body(__u64 *ctx, int typed)
 	}
 	__u64 rk = req_number(req);
 	fa_uring_prep_names(rk, op, in->names, in->stamp);
-	bpf_map_update_elem(&uring_req_names, &rk, &in->names, BPF_ANY);
+	struct uring_req_at at = {
+		.index = in->names,
+		.tid = (__u32)bpf_get_current_pid_tgid(),
+		.stamp = in->stamp,
+	};
+	bpf_map_update_elem(&uring_req_names, &rk, &at, BPF_ANY);
 	in->names += names;
 	return 0;
 }
@@ -785,18 +799,6 @@ static __always_inline int uring_queue_body(__u64 *ctx, int typed)
 		return 0;
 	uring_attempt(req, op, span, -EAGAIN, 0, typed);
 	uring_park(key, 0, URING_NEXT_WORKER);
-	/* It goes to a worker, and so do the requests linked after it: the
-	 * worker issues them in turn. */
-	struct uring_enter *in = uring_enter_current();
-	if (!in)
-		return 0;
-	struct io_kiocb *r = req;
-	for (int i = 0; i < FA_URING_LINKS_FOLLOWED && r; i++) {
-		__u32 rop = i ? BPF_CORE_READ(r, opcode) : op;
-		if (uring_prep_names(rop))
-			fa_uring_punted(req_number(r), rop, in->stamp);
-		r = BPF_CORE_READ(r, link);
-	}
 	return 0;
 }
 
