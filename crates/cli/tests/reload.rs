@@ -36,12 +36,16 @@ fn sighup_switches_rules_while_a_workload_runs_with_no_gap_and_no_duplicate() {
         fastaudit_cmd(FASTAUDIT, &rules, &log, &dir.join("no-plugins"), &[]),
         "fastaudit: ready",
     );
-    const N: usize = 3000;
+    // The workload runs until told to stop (a rule switch takes seconds,
+    // a fixed number of chmods may end before it), then says how many it made.
+    let (stop, made) = (dir.join("stop"), dir.join("made"));
     let mut load = std::process::Command::new("sh")
         .arg("-c")
         .arg(format!(
-            "i=0; while [ $i -lt {N} ]; do chmod 600 '{}'; i=$((i+1)); done",
-            target.display()
+            "i=0; while [ ! -e '{}' ] && [ $i -lt 200000 ]; do chmod 600 '{}'; i=$((i+1)); done; echo $i > '{}'",
+            stop.display(),
+            target.display(),
+            made.display()
         ))
         .spawn()
         .expect("workload");
@@ -55,6 +59,7 @@ fn sighup_switches_rules_while_a_workload_runs_with_no_gap_and_no_duplicate() {
     set("setB");
     signal(d.pid(), nix::sys::signal::SIGHUP);
     wait_until(60, "set B's events", || count("setB") >= 200);
+    std::fs::write(&stop, "").expect("stop file");
     // A rules file with an error: refused, set B stays.
     std::fs::write(
         &rules,
@@ -63,6 +68,11 @@ fn sighup_switches_rules_while_a_workload_runs_with_no_gap_and_no_duplicate() {
     .expect("rules");
     signal(d.pid(), nix::sys::signal::SIGHUP);
     assert!(load.wait().expect("workload").success());
+    let n: usize = std::fs::read_to_string(&made)
+        .expect("the workload's count")
+        .trim()
+        .parse()
+        .expect("a count");
     let bad = format!("{}:1: ", rules.display());
     d.wait_printed(30, "the bad line to be named", |l| l.starts_with(&bad));
     wait_until(60, "every chmod to be logged", || {
@@ -70,7 +80,7 @@ fn sighup_switches_rules_while_a_workload_runs_with_no_gap_and_no_duplicate() {
             .iter()
             .filter(|l| l.starts_with("type=SYSCALL ") && l.contains("comm=\"chmod\""))
             .count()
-            >= N
+            >= n
     });
     let printed = d.stop();
     let logged = lines(&log);
@@ -82,8 +92,8 @@ fn sighup_switches_rules_while_a_workload_runs_with_no_gap_and_no_duplicate() {
         .iter()
         .filter_map(|l| l.split(' ').find(|w| w.starts_with("pid=")))
         .collect();
-    assert_eq!(chmods.len(), N, "every chmod recorded once (no gap)");
-    assert_eq!(pids.len(), N, "no chmod recorded twice");
+    assert_eq!(chmods.len(), n, "every chmod recorded once (no gap)");
+    assert_eq!(pids.len(), n, "no chmod recorded twice");
     // Set A up to the switch, set B from it: one run of each, in order.
     let keys: Vec<&str> = chmods
         .iter()
