@@ -520,13 +520,22 @@ pub(crate) fn kernel_version() -> (u32, u32) {
 /// absent: hidden from this user, or no such symbol).
 fn kernel_symbol(name: &str) -> Option<u64> {
     let text = std::fs::read_to_string("/proc/kallsyms").ok()?;
-    text.lines().find_map(|line| {
+    let found = kallsyms(&text)
+        .find(|&(_, _, sym)| sym == name)
+        .map(|(a, _, _)| a);
+    found.filter(|&a| a != 0)
+}
+
+/// The kernel's own symbols in /proc/kallsyms text, as (address, kind,
+/// name); module symbols (which carry a `[module]` field) are left out.
+fn kallsyms(text: &str) -> impl Iterator<Item = (u64, &str, &str)> {
+    text.lines().filter_map(|line| {
         let mut f = line.split_whitespace();
-        let (a, _kind, sym) = (f.next()?, f.next()?, f.next()?);
-        (sym == name && f.next().is_none())
-            .then(|| u64::from_str_radix(a, 16).ok())
-            .flatten()
-            .filter(|&a| a != 0)
+        let (a, kind, sym) = (f.next()?, f.next()?, f.next()?);
+        if f.next().is_some() {
+            return None;
+        }
+        Some((u64::from_str_radix(a, 16).ok()?, kind, sym))
     })
 }
 
@@ -549,26 +558,15 @@ pub fn inode_tracepoints() -> bool {
 /// the next symbol's, from /proc/kallsyms (root sees the addresses).
 fn kernel_function_range(name: &str) -> Option<(u64, u64)> {
     let text = std::fs::read_to_string("/proc/kallsyms").ok()?;
-    let mut addrs: Vec<u64> = Vec::new();
-    let mut start = None;
-    for line in text.lines() {
-        let mut f = line.split_whitespace();
-        let (Some(a), Some(kind), Some(sym)) = (f.next(), f.next(), f.next()) else {
-            continue;
-        };
-        if !matches!(kind, "t" | "T") || f.next().is_some() {
-            continue; // module symbols carry a [module] field
-        }
-        let Ok(a) = u64::from_str_radix(a, 16) else {
-            continue;
-        };
-        if sym == name {
-            start = Some(a);
-        }
-        addrs.push(a);
-    }
-    let start = start.filter(|&a| a != 0)?;
-    let end = addrs.into_iter().filter(|&a| a > start).min()?;
+    let text_syms = || kallsyms(&text).filter(|&(_, kind, _)| matches!(kind, "t" | "T"));
+    let start = text_syms()
+        .find(|&(_, _, sym)| sym == name)
+        .map(|(a, _, _)| a)
+        .filter(|&a| a != 0)?;
+    let end = text_syms()
+        .map(|(a, _, _)| a)
+        .filter(|&a| a > start)
+        .min()?;
     Some((start, end))
 }
 
@@ -603,5 +601,18 @@ impl Environment {
             features,
             ..Environment::default()
         }
+    }
+}
+
+#[cfg(test)]
+mod kallsyms_tests {
+    use super::*;
+
+    #[test]
+    fn kallsyms_lines_give_the_kernels_own_symbols() {
+        let text = "ffffffff81000000 T _text\nffffffff81001000 t vfs_read\nffffffff81002000 T vfs_write\nffffffffc0001000 t mod_fn\t[kvm]\n";
+        let syms: Vec<_> = kallsyms(text).collect();
+        assert_eq!(syms.len(), 3, "the module's symbol is left out");
+        assert_eq!(syms[1], (0xffffffff81001000, "t", "vfs_read"));
     }
 }
