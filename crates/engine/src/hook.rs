@@ -35,6 +35,9 @@ pub enum Hook {
     UringOps,
     /// io_uring_enter's entry (and exit) tracepoints: inline ops' context.
     UringEnter,
+    /// `signal:signal_generate`: the task a signal syscall signals, as it
+    /// is when the signal is sent (OBJ_PID).
+    SignalSent,
     /// fentry/fexit programs on the kernel functions that note a record's
     /// data inside a syscall (System V IPC objects, NTP values).
     Noted(Noted),

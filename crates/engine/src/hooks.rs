@@ -49,6 +49,13 @@ const EXEC_PREPARE: Twice = Twice {
     tracepoint: "sched_prepare_exec",
     purpose: "exec arguments (ia32 execs'), before the old program goes",
 };
+const SIGNAL_SENT: Twice = Twice {
+    tp_btf: "fa_signal_sent",
+    raw_tp: "fa_rtp_signal_sent",
+    category: "signal",
+    tracepoint: "signal_generate",
+    purpose: "OBJ_PID: the signalled task as the signal is sent",
+};
 const TASK: [Twice; 2] = [
     Twice {
         tp_btf: "fa_task_new",
@@ -155,6 +162,7 @@ pub fn attachments(
             Hook::RawSyscallExit => std::slice::from_ref(&RAW_EXIT),
             Hook::RawSyscallEnter => std::slice::from_ref(&RAW_ENTER),
             Hook::ExecPrepare => std::slice::from_ref(&EXEC_PREPARE),
+            Hook::SignalSent => std::slice::from_ref(&SIGNAL_SENT),
             Hook::TaskLifecycle => &TASK,
             Hook::InodeChanges => {
                 match features.inode {
@@ -276,6 +284,11 @@ pub(crate) fn choose(plan: &Plan, env: &Environment) -> Vec<Hook> {
     {
         hooks.push(Hook::InodeChanges);
     }
+    // The signalled task as it is when the kernel notes it (its comm
+    // changes if it execs before the syscall's exit).
+    if !hooks.is_empty() && raw_kind && plan.has_obj_pid_rules() {
+        hooks.push(Hook::SignalSent);
+    }
     hooks.extend(uring::uring_hooks(plan));
     if !hooks.is_empty() {
         hooks.extend(noted_hooks(plan));
@@ -348,6 +361,19 @@ mod tests {
             p.hooks.is_empty(),
             "without the tracepoint kind nothing is attached for them alone"
         );
+    }
+
+    #[test]
+    fn signal_targets_are_noted_as_signals_are_sent() {
+        let signals = |rules: &str| plan(rules).unwrap().hooks.contains(&Hook::SignalSent);
+        assert!(signals("-a always,exit -F arch=b64 -S kill -F a1=15\n"));
+        assert!(signals("-a always,exit -F arch=b64 -S ptrace\n"));
+        assert!(
+            signals("-a always,exit -F arch=b32 -S tkill\n"),
+            "an ia32 signal rule makes the kernel note native signals too"
+        );
+        assert!(!signals("-a always,exit -F arch=b64 -S chmod\n"));
+        assert!(!signals(""));
     }
 
     #[test]

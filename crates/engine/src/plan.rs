@@ -105,6 +105,13 @@ impl Plan {
             })
     }
 
+    /// Whether OBJ_PID can be written: signal rules (the kernel then notes
+    /// every signal syscall's target), or a rule that can record ptrace.
+    pub fn has_obj_pid_rules(&self) -> bool {
+        let ptrace = crate::syscalls::number(fastaudit_rules::tables::Machine::X86_64, "ptrace");
+        self.has_signal_rules() || !self.candidates(ptrace, false).is_empty()
+    }
+
     /// Whether an always,task rule selects tasks whose every syscall is
     /// recorded (the BPF side's `recorded` map holds those tasks).
     pub fn has_always_task_rules(&self) -> bool {

@@ -403,6 +403,7 @@ TWICE(ctime_ns_xchg, ctime_xchg)
 TWICE(ctime_xchg_skip, ctime_skip)
 TWICE(inode_set_ctime_to_ts, ctime_set)
 TWICE(task_newtask, task_new)
+TWICE(signal_generate, signal_sent)
 
 /* Inode changes where the timestamp tracepoints (Linux 6.13+) are
  * missing: kprobes on the functions that read the clock for an inode's

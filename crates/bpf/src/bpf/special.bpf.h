@@ -108,15 +108,6 @@ static __always_inline void send_capset(struct subject *s, const struct fa_msg *
 	aux_submit(r);
 }
 
-/* OBJ_PID. The kernel notes each task a syscall signals (its
- * check_kill_permission, once the task is found and the signal number is
- * valid: sig 0 and refused signals too) when some exit rule names kill,
- * tkill or tgkill, and the task a ptrace attaches to. fastaudit finds the
- * target by the syscall's pid argument at the exit, with the
- * bpf_task_from_pid kfunc, which tracepoint and tp_btf programs may call
- * (raw_tp ones may not: `task_lookup` is 0 then, and no OBJ_PID is sent).
- * Signals to a process group or to every process (kill with pid <= 0),
- * pidfd_send_signal and the ia32 ABI are not followed. */
 /* SOCKADDR, when the syscall has an audited address. */
 static __always_inline void send_sockaddr(struct subject *s, const struct fa_msg *m, __u32 *lost)
 {
@@ -173,6 +164,20 @@ static __always_inline void send_socketcall(struct subject *s, const struct fa_m
 	aux_submit(r);
 }
 
+/* OBJ_PID. The kernel notes each task a syscall signals (its
+ * check_kill_permission, once the task is found and the signal number is
+ * valid: sig 0 and refused signals too) when some exit rule names kill,
+ * tkill or tgkill, and the task a ptrace attaches to, as the task is at
+ * that moment (a child signalled while it execs shows the old comm).
+ * fastaudit notes the target when the signal is generated
+ * (signal:signal_generate, in the sender, right after the kernel's note),
+ * and where none was generated (sig 0, a refused signal) finds the
+ * target by the syscall's pid argument at the exit, with the
+ * bpf_task_from_pid kfunc (Linux 6.2+), which tracepoint and tp_btf
+ * programs may call (raw_tp ones may not: `task_lookup` is 0 then, and
+ * no OBJ_PID is sent for those). Signals to a process group or to every
+ * process (kill with pid <= 0), pidfd_send_signal and the ia32 ABI are
+ * not followed. */
 /* Weak: Linux 6.2+. Where the kernel lacks them, no OBJ_PID is sent. */
 extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym __weak;
 extern void bpf_task_release(struct task_struct *p) __ksym __weak;
@@ -203,14 +208,79 @@ static __always_inline __s32 obj_pid_target(struct subject *s, __s32 *tgid)
 	return 0;
 }
 
+/* A signal syscall's target as its signal was generated, for the exit. */
+struct signal_note {
+	__u32 nr;        /* the syscall that sent it */
+	__s32 tid;       /* the task it was sent to (its pid, not tgid) */
+	struct fa_obj_pid obj;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, FA_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct signal_note);
+} signal_notes SEC(".maps");
+
+/* Whether nr is a native syscall whose target OBJ_PID names. */
+static __always_inline int is_signal_sender(__u32 nr)
+{
+	return nr == FA_NR64_kill || nr == FA_NR64_tkill || nr == FA_NR64_tgkill ||
+	       nr == FA_NR64_rt_sigqueueinfo || nr == FA_NR64_rt_tgsigqueueinfo ||
+	       nr == FA_NR64_ptrace;
+}
+
+/* OBJ_PID's fields of task t, read now. */
+static __always_inline void read_obj_pid(struct task_struct *t, struct fa_obj_pid *r)
+{
+	r->pid = BPF_CORE_READ(t, tgid);
+	r->auid = BPF_CORE_READ(t, loginuid.val);
+	r->uid = BPF_CORE_READ(t, real_cred, uid.val);
+	r->ses = BPF_CORE_READ(t, sessionid);
+	bpf_probe_read_kernel(r->comm, sizeof(r->comm), &t->comm);
+	/* The target's objective label (security_task_getsecid_obj). */
+	r->obj_len = read_lsm_label(BPF_CORE_READ(t, real_cred), r->obj);
+}
+
+/* signal:signal_generate (ctx: sig, info, task, group, result): in the
+ * sender's native signal syscall, the task the signal goes to. */
+static __always_inline int signal_sent_body(__u64 *ctx)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	if (cur->flags & PF_KTHREAD || current_compat(cur))
+		return 0;
+	__u32 nr = current_syscall_nr(cur);
+	if (!is_signal_sender(nr))
+		return 0;
+	struct task_struct *t = (struct task_struct *)ctx[2];
+	struct signal_note n = { .nr = nr, .tid = BPF_CORE_READ(t, pid) };
+	read_obj_pid(t, &n.obj);
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	bpf_map_update_elem(&signal_notes, &tid, &n, BPF_ANY);
+	return 0;
+}
+
 /* OBJ_PID for the task the syscall signalled or attached to. */
 static __always_inline void send_obj_pid(struct subject *s, const struct fa_msg *m, __u32 *lost)
 {
-	if (!task_lookup || !bpf_ksym_exists(bpf_task_from_pid))
-		return;
 	__s32 tgid = 0;
 	__s32 pid = obj_pid_target(s, &tgid);
 	if (pid <= 0)
+		return;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct signal_note *n = bpf_map_lookup_elem(&signal_notes, &tid);
+	if (n && n->nr == s->nr && n->tid == pid && (!tgid || n->obj.pid == (__u32)tgid)) {
+		struct fa_obj_pid *r = aux_reserve(m, lost, AUDIT_OBJ_PID, sizeof(*r));
+		if (r) {
+			if (bpf_probe_read_kernel(r, sizeof(*r), &n->obj))
+				aux_discard(r);
+			else
+				aux_submit(r);
+		}
+		bpf_map_delete_elem(&signal_notes, &tid);
+		return;
+	}
+	if (!task_lookup || !bpf_ksym_exists(bpf_task_from_pid))
 		return;
 	struct task_struct *t = bpf_task_from_pid(pid);
 	if (!t)
@@ -218,14 +288,7 @@ static __always_inline void send_obj_pid(struct subject *s, const struct fa_msg 
 	if (!tgid || t->tgid == tgid) {
 		struct fa_obj_pid *r = aux_reserve(m, lost, AUDIT_OBJ_PID, sizeof(*r));
 		if (r) {
-			struct task_struct *tt = t;
-			r->pid = t->tgid;
-			r->auid = t->loginuid.val;
-			r->uid = BPF_CORE_READ(tt, real_cred, uid.val);
-			r->ses = t->sessionid;
-			bpf_probe_read_kernel(r->comm, sizeof(r->comm), t->comm);
-			/* The target's objective label (security_task_getsecid_obj). */
-			r->obj_len = read_lsm_label(BPF_CORE_READ(tt, real_cred), r->obj);
+			read_obj_pid(t, r);
 			aux_submit(r);
 		}
 	}
