@@ -44,8 +44,11 @@ struct fa_aux_head fa_aux_layout = {};
 struct fa_aux_layouts fa_aux_layouts = {};
 struct fa_path_layouts fa_path_layouts = {};
 
-/* Save an exec's arguments at entry: its registers are gone at exit. */
-static __always_inline void save_entry_args(struct pt_regs *regs, __u32 compat)
+/* Save an exec's arguments at entry: its registers are gone at exit. In
+ * a frame of its own: the entry hooks also end exit/exit_group (on_end),
+ * whose call chains need their frame small (512 bytes for a whole chain
+ * before Linux 6.13). */
+static __noinline void save_entry_args(struct pt_regs *regs, __u32 compat)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct fa_args a;
@@ -96,14 +99,8 @@ static __noinline int wants_companion_apart(struct task_struct *task, __u32 nr, 
 	return wants_companion(task, nr, compat, ret, returned);
 }
 
-/* judge and uring_enter_end in frames of their own. */
-static __noinline __s64 judge_apart(struct subject *s, struct fa_span *span)
-{
-	return judge(s, span);
-}
-
-
-/* The auxiliary records in a frame of their own (see judge_apart). */
+/* The auxiliary records in a frame of their own (kernels before 6.13
+ * limit a call chain's stack to 512 bytes). */
 static __noinline __u32 emit_aux_apart(struct subject *s, const struct fa_msg *m)
 {
 	return emit_aux(s, m);
@@ -251,9 +248,8 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 		s.has_hits = take_hits_apart(tid, key, span->flags & FA_SPAN_PATH_RULES);
 	/* An exec's saved arguments replace its registers (zero after a
 	 * successful exec) before any rule looks. */
-	struct fa_args saved = {};
-	if (is_exec(nr, compat) && take_entry_args(tid, &saved))
-		s.saved = &saved;
+	if (is_exec(nr, compat) && take_entry_args(tid, &s.saved))
+		s.has_saved = 1;
 	if (have_perm)
 		s.perm = perm_bits(&s);
 	if (names_needed(rules_span, &s, tid))
@@ -267,7 +263,7 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 	if (objs_first)
 		objs_gather(&s, key);
 
-	__s64 verdict = rules_span ? judge_apart(&s, rules_span) : VERDICT_NONE;
+	__s64 verdict = rules_span ? judge(&s, rules_span) : VERDICT_NONE;
 	/* The rule whose key the record carries: the matching exit rule's, or
 	 * for such a task the task rule's (auditctl allows it none). */
 	if (verdict == VERDICT_NEVER) {

@@ -593,7 +593,6 @@ static __always_inline void uring_attempt(struct io_kiocb *req, __u32 op, struct
 	if (!in && !span->count)
 		return;
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct fa_args zero = {};
 	struct subject s = {
 		.task = task,
 		.ret = ret,
@@ -606,7 +605,7 @@ static __always_inline void uring_attempt(struct io_kiocb *req, __u32 op, struct
 	};
 	if (!in) {
 		/* Its own context: the io_uring list alone decides. */
-		s.saved = &zero;
+		s.has_saved = 1;   /* no arguments: zeros */
 		__s64 v = span->count ? judge(&s, span) : VERDICT_NONE;
 		__u32 key = s.no_arch && have_uring_objs ? uring_work_key(req_number(req) +
 					bpf_core_field_offset(struct io_kiocb, work), op) : 0;
