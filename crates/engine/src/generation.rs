@@ -294,6 +294,9 @@ pub(crate) fn write_maps(
             "filling the candidate table",
         )?;
     }
+    for (i, gate) in images.gates.iter().enumerate() {
+        put(&m.gates, &(i as u32), gate, "filling the gates")?;
+    }
     for (k, span) in &images.spans {
         put(&m.spans, k, span, "filling the syscall index")?;
     }

@@ -2,13 +2,14 @@
 //! for a plan: the runtime writes these verbatim and decides nothing.
 //! Rule ids are exit rules first, then task rules (their ids continue).
 
+use crate::gates;
 use crate::limits::{MAX_TESTS, NR_SYSCALLS, TASK_SPAN};
 use crate::path_args;
 use crate::plan::Plan;
 use crate::resolve::Resolved;
 use fastaudit_bpf::types::{
-    fa_exe, fa_inode_key, fa_name_key, fa_path_args, fa_path_key, fa_rule, fa_span, fa_span_flag,
-    fa_test, fa_watch,
+    fa_exe, fa_gate, fa_inode_key, fa_name_key, fa_path_args, fa_path_key, fa_rule, fa_span,
+    fa_span_flag, fa_test, fa_watch,
 };
 use fastaudit_rules::abi::field;
 use fastaudit_rules::Origin;
@@ -47,6 +48,8 @@ pub struct MapImages {
     pub candidates: Vec<u32>,
     /// `spans`: syscall nr (+ NR_SYSCALLS for compat) or TASK_SPAN → span.
     pub spans: Vec<(u32, fa_span)>,
+    /// `gates`: position → gate; a span's are a range of it.
+    pub gates: Vec<fa_gate>,
     /// `uring_spans`: io_uring op → span (of io_uring rules).
     pub uring_spans: Vec<(u32, fa_span)>,
     /// `rule_prio`: rule id → its rank in the kernel's priority.
@@ -115,21 +118,25 @@ impl Plan {
             tree_paths: resolved.watches.tree_paths(),
             ..MapImages::default()
         };
-        for r in self
+        let exit_rules = self
             .exit_rules
             .iter()
-            .chain(&self.task_rules)
+            .map(|r| (r, gates::exit_rule_tests(r)));
+        let others = self
+            .task_rules
+            .iter()
             .chain(&self.uring.rules)
-        {
+            .map(|r| (r, gates::ordered_tests(r)));
+        for (r, tests) in exit_rules.chain(others) {
             if r.tests.len() > MAX_TESTS {
                 return Err(ImageError::TooManyTests(r.origin.clone()));
             }
             let mut rule = fa_rule {
                 always: u32::from(r.always),
-                ntests: r.tests.len() as u32,
+                ntests: tests.len() as u32,
                 ..fa_rule::default()
             };
-            for (slot, t) in rule.tests.iter_mut().zip(&r.tests) {
+            for (slot, t) in rule.tests.iter_mut().zip(&tests) {
                 // Watches on one object share an id, known once resolved.
                 let value = match t.field {
                     field::WATCH | field::DIR => resolved.watches.id(t.value),
@@ -188,6 +195,18 @@ impl Plan {
                     })
                     .collect();
                 let start = images.candidates.len() as u32;
+                // Past the gates map's room, a span judges without gates;
+                // an exec's has none (its arguments are the ones saved at
+                // entry, which the gates do not read).
+                let mut gates = gates::span_gates(&self.exit_rules, &ids);
+                if crate::syscalls::special(compat).execs().contains(&nr)
+                    || images.gates.len() + gates.len() > gates::MAX_GATES
+                {
+                    gates.clear();
+                }
+                let gate_start = images.gates.len() as u32;
+                let gate_count = gates.len() as u32;
+                images.gates.extend(gates);
                 let span = fa_span {
                     start,
                     count: ids.len() as u32,
@@ -197,6 +216,8 @@ impl Plan {
                     path_rules_perm: perm.unwrap_or(0),
                     plain_start: start + ids.len() as u32,
                     plain_count: plain.len() as u32,
+                    gate_start,
+                    gate_count,
                 };
                 images.candidates.extend(ids);
                 if perm.is_some() {

@@ -24,6 +24,7 @@ mod event;
 mod exec_files;
 pub mod exit_records;
 mod explain;
+mod gates;
 mod generation;
 mod hook;
 mod hooks;

@@ -71,25 +71,38 @@ static __always_inline int take_entry_args(__u32 tid, struct fa_args *out)
 	return 1;
 }
 
+/* What fa_take_hits found in the thread's hits entry. */
+enum hits_found {
+	HITS_ENTRY = 1,   /* an entry, taken for this syscall */
+	HITS_ANY = 2,     /* holding a watched object (noted as it changed) */
+	HITS_MOVED = 4,   /* and something created or renamed beside a watched file */
+};
+
 /* Whether names must be gathered for the syscall: some rule asking about
- * them can hold with its permission, or something was created or renamed
- * beside a watched file (the watch may have to follow it whatever the
- * rules decide). Names are the expensive part. */
-static __always_inline int names_needed(struct fa_span *span, struct subject *s, __u32 tid)
+ * them can hold with its permission (and its gate: `gated`), or something
+ * was created or renamed beside a watched file (the watch may have to
+ * follow it whatever the rules decide). Names are the expensive part. */
+static __always_inline int names_needed(struct fa_span *span, struct subject *s, __u32 found,
+					int gated)
 {
-	if (!s->has_hits || !span || !(span->flags & FA_SPAN_PATH_RULES))
+	if (!(found & HITS_ENTRY) || !span || !(span->flags & FA_SPAN_PATH_RULES))
 		return 0;
-	struct fa_hits *h = bpf_map_lookup_elem(&hits, &tid);
-	return h &&
-	       (span->path_rules_perm == ~0u || (s->perm & span->path_rules_perm) || h->moved[0]);
+	return (found & HITS_MOVED) ||
+	       (gated && (span->path_rules_perm == ~0u || (s->perm & span->path_rules_perm)));
 }
 
 /* take_hits in a frame of its own: its zeroed entry stays off on_end's
  * stack (kernels before 6.13 limit a call chain's stack to 512 bytes, a
- * bpf_loop callback counting as a call). */
-static __noinline int take_hits_apart(__u32 tid, __u32 key, int wanted)
+ * bpf_loop callback counting as a call). Returns enum hits_found bits; a
+ * global function, so that on_end goes on with one unknown result, not
+ * with each of its results apart (the raw exit program's verification
+ * nears the 1M-instruction limit with watches). */
+__noinline __u32 fa_take_hits(__u32 tid, __u32 key, __u32 wanted)
 {
-	return take_hits(tid, key, wanted) != 0;
+	struct fa_hits *h = take_hits(tid, key, wanted);
+	if (!h)
+		return 0;
+	return HITS_ENTRY | (h->count ? HITS_ANY : 0) | (h->moved[0] ? HITS_MOVED : 0);
 }
 
 /* wants_companion in a frame of its own (its buffers off on_end's stack). */
@@ -244,26 +257,39 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 	if (!judged_here(tid, nr))
 		return 0;
 
+	/* has_hits holds enum hits_found until the names are gathered. */
 	if (have_watches && returned && rules_span)
-		s.has_hits = take_hits_apart(tid, key, span->flags & FA_SPAN_PATH_RULES);
+		s.has_hits = fa_take_hits(tid, key, span->flags & FA_SPAN_PATH_RULES);
 	/* An exec's saved arguments replace its registers (zero after a
 	 * successful exec) before any rule looks. */
 	if (is_exec(nr, compat) && take_entry_args(tid, &s.saved))
 		s.has_saved = 1;
 	if (have_perm)
 		s.perm = perm_bits(&s);
-	if (names_needed(rules_span, &s, tid))
+	/* The gates: most syscalls are decided by their result, ids and
+	 * arguments alone, before any name or object is looked at. */
+	__u64 pj = PJ_UNKNOWN;
+	if (rules_span && rules_span->gate_count)
+		pj = fa_prejudge(key, (__u64)ret, returned, s.perm);
+	if (names_needed(rules_span, &s, s.has_hits, pj_needs(pj) & FA_GATE_NAMES)) {
 		gather_hits(&s, key, tid);
-	if (s.has_hits)
 		s.has_hits = hits_any(tid);
+	} else {
+		s.has_hits = (s.has_hits & HITS_ANY) != 0;
+	}
 	/* The objects (PATH records, object fields) cost a look at what the
 	 * syscall touched: gathered before judging only when a candidate rule
-	 * tests them, else only for a syscall that will be recorded. */
-	__u32 objs_first = rules_span && (rules_span->flags & FA_SPAN_OBJ_RULES);
+	 * that can still match tests them, else only for a syscall that will
+	 * be recorded. */
+	__u32 objs_first = rules_span && (rules_span->flags & FA_SPAN_OBJ_RULES) &&
+			   (pj_needs(pj) & FA_GATE_OBJS);
 	if (objs_first)
 		objs_gather(&s, key);
 
-	__s64 verdict = rules_span ? judge(&s, rules_span) : VERDICT_NONE;
+	__s64 verdict = pj_verdict(pj);
+	if (rules_span && !(pj & PJ_DECIDED))
+		verdict = judge_from(&s, rules_span, pj & PJ_POS_MASK,
+				     (pj >> PJ_PLAIN_SHIFT) & PJ_POS_MASK);
 	/* The rule whose key the record carries: the matching exit rule's, or
 	 * for such a task the task rule's (auditctl allows it none). */
 	if (verdict == VERDICT_NEVER) {

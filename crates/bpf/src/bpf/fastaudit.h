@@ -33,6 +33,8 @@ enum fa_limit {
 	FA_NR_SPANS = 2 * FA_NR_SYSCALLS,
 	FA_TASK_SPAN = FA_NR_SPANS,
 	FA_URING_OPS = 64,          /* io_uring op numbers (IORING_OP_LAST is below) */
+	FA_GATE_TESTS = 4,          /* quick tests a gate holds */
+	FA_MAX_GATES = 65536,       /* all spans' gates together */
 };
 
 /* A test whose field can never hold (an LSM field without an LSM). Rule
@@ -383,6 +385,30 @@ struct fa_span {
 	 * watched object (none of the others can hold then). */
 	__u32 plain_start;
 	__u32 plain_count;
+	/* The span's gates (fa_gate), judged before anything is gathered;
+	 * gate_count 0: none, the candidates are judged as they are. */
+	__u32 gate_start;
+	__u32 gate_count;
+};
+
+/* fa_gate.flags. */
+enum fa_gate_flag {
+	FA_GATE_DECIDES = 1,   /* the rule at `first` has no test beyond the gate's */
+	FA_GATE_NAMES = 2,     /* a rule of this gate tests path=, dir= or a watch */
+	FA_GATE_OBJS = 4,      /* a rule of this gate tests the objects (obj_uid, ...) */
+};
+
+/* The quick tests (exit, success, ids, arguments, perm: nothing gathered)
+ * that one or more of a span's candidates begin with, once per distinct
+ * set: a rule whose gate fails cannot match, so a syscall is decided, or
+ * knows whether names and objects are worth gathering, from its gates
+ * alone. The span's arch is known: arch=/arch!= tests are left out. */
+struct fa_gate {
+	__u32 first;         /* position in the span of its first rule */
+	__u32 plain_first;   /* the same among the plain candidates (~0: none) */
+	__u32 flags;         /* fa_gate_flag */
+	__u32 ntests;
+	struct fa_test tests[FA_GATE_TESTS];
 };
 
 /* A watched object, by identity (as the kernel's audit_watch and
@@ -582,6 +608,7 @@ struct fa_enums {
 	enum fa_name_index name_index;
 	enum fa_stat_limit stat_limit;
 	enum fa_obj_flag obj_flag;
+	enum fa_gate_flag gate_flag;
 };
 
 /* An executable's identity, for exe= tests. */

@@ -65,6 +65,14 @@ struct {
 	__type(value, __u32);
 } candidates SEC(".maps");
 
+/* The spans' gates (fa_span.gate_start, gate_count). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FA_MAX_GATES);
+	__type(key, __u32);
+	__type(value, struct fa_gate);
+} gates SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, FA_MAX_EXES);

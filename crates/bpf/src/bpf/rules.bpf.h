@@ -44,7 +44,6 @@ struct {
 static __always_inline __u32 value_of(struct subject *s, __u32 field)
 {
 	struct task_struct *t = s->task;
-	const struct cred *c = s->cred ? s->cred : BPF_CORE_READ(t, cred);
 	switch (field) {
 	case AUDIT_PID: return s->tgid;
 	case AUDIT_PERS: return BPF_CORE_READ(t, personality);
@@ -59,6 +58,8 @@ static __always_inline __u32 value_of(struct subject *s, __u32 field)
 	case AUDIT_ARG2: return (__u32)arg(s, 2);
 	case AUDIT_ARG3: return (__u32)arg(s, 3);
 	}
+	/* Read here, not above: most tests need no credentials. */
+	const struct cred *c = s->cred ? s->cred : BPF_CORE_READ(t, cred);
 	return cred_field(t, c, field);
 }
 
@@ -230,12 +231,30 @@ static long try_rule(__u32 i, struct eval *e)
 	return 0;
 }
 
+/* What a span's gates tell before anything is gathered (prejudge), in
+ * one register (a struct on the stack put on_end over the 512 bytes
+ * kernels before 6.13 allow a call chain): */
+#define PJ_POS_MASK 0xffffffull        /* bits 0-23: judge from this position (fa_judge) */
+#define PJ_PLAIN_SHIFT 24              /* bits 24-47: ... of the plain candidates */
+#define PJ_NEEDS_SHIFT 48              /* FA_GATE_NAMES | FA_GATE_OBJS: worth gathering */
+#define PJ_DECIDED (1ull << 51)        /* the gates decided: nothing to gather or judge */
+#define PJ_ALWAYS (1ull << 52)         /* ... an always rule, its id in bits 0-23 */
+#define PJ_NEVER (1ull << 53)          /* ... a never rule (neither: no rule can match) */
+/* Nothing known: judge every candidate, gather what the span's flags say. */
+#define PJ_UNKNOWN ((__u64)(FA_GATE_NAMES | FA_GATE_OBJS) << PJ_NEEDS_SHIFT)
+/* fa_judge's `from`: where to start (PJ_POS_MASK bits, and the plain
+ * candidates' position above PJ_PLAIN_SHIFT), and whether a syscall that
+ * touched nothing watched judges only the plain candidates. */
+#define FJ_FROM_MASK (PJ_POS_MASK | (PJ_POS_MASK << PJ_PLAIN_SHIFT))
+#define FJ_PLAIN (1ull << PJ_NEEDS_SHIFT)
+
 /* The verdict of the candidate rules in span (first match decides) among
- * the rules of a priority above `floor` (0: all); the matching rule's id
- * (never rules included) goes to *rid. With `plain`, a syscall that
- * touched nothing watched judges only the rules without a path=, dir= or
- * watch test (the others cannot hold: a span of many watches judges a
- * few).
+ * the rules of a priority above `floor` (0: all), from the position
+ * `from` gives (no rule before it can match: the gates said so); the
+ * matching rule's id (never rules included) goes to *rid. With FJ_PLAIN,
+ * a syscall that touched nothing watched judges only the rules without a
+ * path=, dir= or watch test (the others cannot hold: a span of many
+ * watches judges a few).
  *
  * A global function: the verifier checks the rule loop once, alone,
  * instead of in every state of its callers (inlined, it made the raw exit
@@ -244,15 +263,20 @@ static long try_rule(__u32 i, struct eval *e)
  * memory, so the subject's pointers are numbers here: everything judged
  * reads through them (CORE reads). */
 __noinline __s64 fa_judge(struct subject *s, struct fa_span *span, __u32 floor, __u32 *rid,
-			  __u32 plain)
+			  __u64 from)
 {
 	if (!s || !span || !rid)
 		return VERDICT_NONE;
-	struct eval e = { .s = s, .start = span->start, .matched = VERDICT_NONE, .prio_floor = floor };
-	__u32 count = span->count;
-	if (plain && !s->has_hits && (span->flags & FA_SPAN_PATH_RULES)) {
-		e.start = span->plain_start;
-		count = span->plain_count;
+	__u32 at = from & PJ_POS_MASK, plain_at = (from >> PJ_PLAIN_SHIFT) & PJ_POS_MASK;
+	if (at >= span->count)
+		return VERDICT_NONE;
+	struct eval e = { .s = s, .start = span->start + at, .matched = VERDICT_NONE, .prio_floor = floor };
+	__u32 count = span->count - at;
+	if ((from & FJ_PLAIN) && !s->has_hits && (span->flags & FA_SPAN_PATH_RULES)) {
+		if (plain_at >= span->plain_count)
+			return VERDICT_NONE;
+		e.start = span->plain_start + plain_at;
+		count = span->plain_count - plain_at;
 	}
 	bpf_loop(count, try_rule, &e, 0);
 	*rid = e.rid;
@@ -264,23 +288,32 @@ __noinline __s64 fa_judge(struct subject *s, struct fa_span *span, __u32 floor, 
  * with numbers, and the caller reads them after. (Copying the subject
  * instead took 80 bytes more of the call chain's 512.) */
 static __always_inline __s64 judge_in(struct subject *s, struct fa_span *span, __u32 floor,
-				      __u32 *rid, __u32 plain)
+				      __u32 *rid, __u64 from)
 {
 	struct task_struct *task = s->task;
 	struct pt_regs *regs = s->regs;
 	const struct cred *cred = s->cred;
-	__s64 v = fa_judge(s, span, floor, rid, plain);
+	__s64 v = fa_judge(s, span, floor, rid, from);
 	s->task = task;
 	s->regs = regs;
 	s->cred = cred;
 	return v;
 }
 
-/* The verdict of the candidate rules in span for the syscall of s. */
-static __always_inline __s64 judge(struct subject *s, struct fa_span *span)
+/* The verdict of the candidate rules in span for the syscall of s, from
+ * position `at` of its candidates (`plain_at` of its plain ones). */
+static __always_inline __s64 judge_from(struct subject *s, struct fa_span *span, __u32 at,
+					__u32 plain_at)
 {
 	__u32 rid = 0;
-	return judge_in(s, span, 0, &rid, 1);
+	__u64 from = (at & PJ_POS_MASK) | ((__u64)(plain_at & PJ_POS_MASK) << PJ_PLAIN_SHIFT);
+	return judge_in(s, span, 0, &rid, from | FJ_PLAIN);
+}
+
+/* The verdict of all the candidate rules in span. */
+static __always_inline __s64 judge(struct subject *s, struct fa_span *span)
+{
+	return judge_from(s, span, 0, 0);
 }
 
 /* The same among rules of a priority above `floor`; the matching rule's
@@ -288,6 +321,156 @@ static __always_inline __s64 judge(struct subject *s, struct fa_span *span)
 static __always_inline __s64 judge_above(struct subject *s, struct fa_span *span, __u32 floor, __u32 *rid)
 {
 	return judge_in(s, span, floor, rid, 0);
+}
+
+/* A test of the current task's ids or attributes (pid, auid, uid...,
+ * sessionid, personality, ppid), as a global function of scalars: the
+ * verifier checks its cases once, not in every state of the gates. */
+__noinline int fa_task_test(__u32 field, __u32 op, __u32 value)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct subject s = { .task = task };
+	if (field == AUDIT_PID)
+		s.tgid = BPF_CORE_READ(task, tgid);
+	return compare(value_of(&s, field), op, value);
+}
+
+/* A quick test (a gate's): of the syscall's result, arguments, ids or
+ * permission, nothing gathered. On the syscall's own task only (its
+ * credentials are the task's). */
+static __always_inline int quick_test(struct subject *s, struct fa_test *t, __u32 *auid)
+{
+	__u32 f = t->field;
+	__u64 v;
+	/* The audit uid most gates test, read once for them all. */
+	if (f == AUDIT_LOGINUID || f == AUDIT_LOGINUID_SET) {
+		if (*auid == ~0u - 1) {
+			struct task_struct *task = s->task;   /* CO-RE reads need a plain local */
+			*auid = BPF_CORE_READ(task, loginuid.val);
+		}
+		v = f == AUDIT_LOGINUID ? *auid : *auid != ~0u;
+		return compare((__u32)v, t->op, t->value);
+	}
+	switch (f) {
+	case FA_FIELD_NEVER: return 0;
+	case AUDIT_PERM: return (t->value & s->perm) != 0;
+	case AUDIT_EXIT:
+	case AUDIT_SUCCESS:
+		if (!s->returned)
+			return 0;   /* no return value: fails whatever its operator */
+		v = f == AUDIT_EXIT ? (__u32)s->ret : !failed(s->ret);
+		break;
+	case AUDIT_ARCH: v = abi_arch(s->compat); break;
+	case AUDIT_ARG0: v = arg(s, 0); break;
+	case AUDIT_ARG1: v = arg(s, 1); break;
+	case AUDIT_ARG2: v = arg(s, 2); break;
+	case AUDIT_ARG3: v = arg(s, 3); break;
+	default: return fa_task_test(f, t->op, t->value);
+	}
+	return compare((__u32)v, t->op, t->value);
+}
+
+static __always_inline __s64 pj_verdict(__u64 pj)
+{
+	if (pj & PJ_ALWAYS)
+		return (__s64)(pj & PJ_POS_MASK);
+	return pj & PJ_NEVER ? VERDICT_NEVER : VERDICT_NONE;
+}
+
+/* What is worth gathering: nothing once decided. */
+static __always_inline __u32 pj_needs(__u64 pj)
+{
+	if (pj & PJ_DECIDED)
+		return 0;
+	return (pj >> PJ_NEEDS_SHIFT) & (FA_GATE_NAMES | FA_GATE_OBJS);
+}
+
+struct gate_eval {
+	struct subject *s;
+	__u32 start;
+	__u32 first;        /* the first passing gate's rule position (~0: none) */
+	__u32 first_flags;
+	__u32 plain_first;
+	__u32 needs;
+	__u32 auid;         /* the task's, once read (~0 - 1: not yet) */
+};
+
+/* Gates come in the order of their first rules: the first that passes
+ * names the first rule that can match; a passing gate whose first rule
+ * has no other test is that rule's match, and no later rule matters. */
+static long gate_step(__u32 i, struct gate_eval *g)
+{
+	__u32 pos = g->start + i;
+	struct fa_gate *gt = bpf_map_lookup_elem(&gates, &pos);
+	if (!gt)
+		return 1;
+#pragma unroll
+	for (int j = 0; j < FA_GATE_TESTS; j++) {
+		if (j >= gt->ntests)
+			break;
+		if (!quick_test(g->s, &gt->tests[j], &g->auid))
+			return 0;
+	}
+	if (g->first == ~0u) {
+		g->first = gt->first;
+		g->first_flags = gt->flags;
+	}
+	if (gt->plain_first < g->plain_first)
+		g->plain_first = gt->plain_first;
+	if (gt->flags & FA_GATE_DECIDES)
+		return 1;
+	g->needs |= gt->flags;
+	return 0;
+}
+
+/* Judge span's gates (the PJ_* bits say what they tell). */
+static __always_inline __u64 prejudge(struct subject *s, struct fa_span *span)
+{
+	struct gate_eval g = {
+		.s = s, .start = span->gate_start, .first = ~0u, .plain_first = ~0u, .auid = ~0u - 1,
+	};
+	bpf_loop(span->gate_count, gate_step, &g, 0);
+	if (g.first == ~0u)
+		return PJ_DECIDED;
+	__u64 undecided = (g.first & PJ_POS_MASK) |
+			  ((__u64)(g.plain_first & PJ_POS_MASK) << PJ_PLAIN_SHIFT) |
+			  ((__u64)(g.needs & (FA_GATE_NAMES | FA_GATE_OBJS)) << PJ_NEEDS_SHIFT);
+	if (!(g.first_flags & FA_GATE_DECIDES))
+		return undecided;
+	__u32 pos = span->start + g.first;
+	__u32 *id = bpf_map_lookup_elem(&candidates, &pos);
+	if (!id)
+		return undecided;
+	__u32 rid = *id;
+	struct fa_rule *r = bpf_map_lookup_elem(&rules, &rid);
+	if (!r)
+		return undecided;
+	return PJ_DECIDED | (r->always ? PJ_ALWAYS | (rid & PJ_POS_MASK) : PJ_NEVER);
+}
+
+/* prejudge for the current task's syscall of span index `key`, as a
+ * global function of scalars, its subject rebuilt: the verifier checks
+ * it once and on_end goes on with one unknown result, not with each of
+ * its results apart (the raw exit program nears the 1M-instruction limit
+ * with watches). Not for execs (no gates: their arguments were saved). */
+__noinline __u64 fa_prejudge(__u32 key, __u64 ret, __u32 returned, __u32 perm)
+{
+	struct fa_span *span = bpf_map_lookup_elem(&spans, &key);
+	if (!span)
+		return PJ_UNKNOWN;
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 compat = key >= FA_NR_SYSCALLS;
+	struct subject s = {
+		.task = task,
+		.regs = (struct pt_regs *)bpf_task_pt_regs(task),
+		.ret = (long)ret,
+		.returned = returned,
+		.compat = compat,
+		.tgid = BPF_CORE_READ(task, tgid),
+		.nr = compat ? key - FA_NR_SYSCALLS : key,
+		.perm = perm,
+	};
+	return prejudge(&s, span);
 }
 
 #endif
