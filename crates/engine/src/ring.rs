@@ -18,8 +18,8 @@ const HEADER: usize = 8;
 
 /// A ring buffer map, mapped for reading.
 pub(crate) struct Ring {
-    /// Keeps the map alive as long as the mappings.
-    _fd: OwnedFd,
+    /// Keeps the map alive as long as the mappings; polled for wakeups.
+    fd: OwnedFd,
     /// The consumer position page (the one page user space may write).
     consumer: *mut u8,
     /// The producer position page, then the data area once.
@@ -72,13 +72,24 @@ impl Ring {
             }
         };
         Ok(Ring {
-            _fd: fd,
+            fd,
             consumer,
             producer,
             page,
             size,
             wrapped: Vec::new(),
         })
+    }
+
+    /// Wait up to `timeout` for the ring to hold data, or for the kernel
+    /// side to wake the reader (events are committed without a wakeup
+    /// unless the ring is more than half full: maps.bpf.h).
+    pub fn wait(&self, timeout: std::time::Duration) {
+        use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+        let ms = u16::try_from(timeout.as_millis()).unwrap_or(u16::MAX);
+        let mut fds = [PollFd::new(self.fd.as_fd(), PollFlags::POLLIN)];
+        // An error (EINTR from a signal) ends the wait early, as data would.
+        let _ = poll(&mut fds, PollTimeout::from(ms));
     }
 
     /// Hand up to `max` committed samples to `f`, in order, and release
@@ -175,7 +186,7 @@ impl Area<'_> {
 
 impl AsFd for Ring {
     fn as_fd(&self) -> BorrowedFd<'_> {
-        self._fd.as_fd()
+        self.fd.as_fd()
     }
 }
 

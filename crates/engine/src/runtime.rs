@@ -186,9 +186,10 @@ pub fn run_live<H: Handler>(
             // Idle, wait: briefly right after a busy spell (at full rate
             // a 20 ms wait let ~10k events pile up and the ring overflow
             // while the reader slept), longer and longer while it stays
-            // idle, up to IDLE_WAIT.
+            // idle, up to IDLE_WAIT; a ring more than half full wakes it
+            // at once (maps.bpf.h: event_wakeup).
             if idle {
-                std::thread::sleep(nap);
+                reader.ring.wait(nap);
                 nap = (nap * 2).min(IDLE_WAIT);
             } else {
                 nap = BUSY_WAIT;
@@ -277,8 +278,9 @@ impl Reader {
         self.stats.delivered > before
     }
 
-    /// Events are queued without waking us (BPF_RB_NO_WAKEUP), so the
-    /// ring is polled on a short period rather than waiting for a wakeup.
+    /// Events are queued without waking us (BPF_RB_NO_WAKEUP) until the
+    /// ring is half full, so the ring is read on a short period rather
+    /// than at every event's wakeup.
     /// Under load, a chunk at a time, each delivered (and written) before
     /// the next is read: what is read stays in the cache, and no batch
     /// grows with the ring's size. Returns whether it was idle.

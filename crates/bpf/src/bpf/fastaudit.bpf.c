@@ -162,7 +162,7 @@ static __noinline void emit_event(struct subject *s, const struct fa_msg *mp, __
 		ev->subj_len = 0;
 	ev->generation = generation;
 	count(FA_STAT_EMITTED);
-	bpf_ringbuf_submit_dynptr(&rec, BPF_RB_NO_WAKEUP);
+	bpf_ringbuf_submit_dynptr(&rec, event_wakeup());
 }
 
 /* The auxiliary records, then the event: each in a frame of its own,

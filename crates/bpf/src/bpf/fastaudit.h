@@ -16,7 +16,7 @@ enum fa_limit {
 	FA_NO_RULE = FA_MAX_RULES,  /* fa_event.rule of an event no rule selected */
 	FA_MAX_CANDIDATES = 262144, /* all per-syscall candidate lists together */
 	FA_MAX_EXES = 1024,
-	FA_RINGBUF_BYTES = 16 << 20,
+	FA_RINGBUF_BYTES = 4 << 20, /* the default; --ring-buffer-kib */
 	FA_PROCTITLE_LEN = 128,     /* MAX_PROCTITLE_AUDIT_LEN */
 	FA_PATH_DEPTH = 16,         /* path components kept of a dentry walk */
 	FA_EXE_MAX = 4096,          /* bytes of the executable's path (PATH_MAX) */

@@ -85,6 +85,17 @@ struct {
 	__uint(max_entries, FA_RINGBUF_BYTES);
 } events SEC(".maps");
 
+/* How an event is committed: without a wakeup (the reader polls, and
+ * batches what came meanwhile), unless the ring is more than half full:
+ * then the reader, waiting in poll(2) on the ring, is woken at once, so
+ * a small ring absorbs a burst that starts while it waits. */
+static __always_inline __u64 event_wakeup(void)
+{
+	__u64 used = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	__u64 size = bpf_ringbuf_query(&events, BPF_RB_RING_SIZE);
+	return used > size / 2 ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, FA_NR_STATS);

@@ -296,7 +296,7 @@ static __always_inline void uring_emit_op(struct subject *s, __u32 key_rule, __u
 	ev->args[0] = items;
 	read_ids(ev, c);
 	count(FA_STAT_EMITTED);
-	bpf_ringbuf_submit(ev, BPF_RB_NO_WAKEUP);
+	bpf_ringbuf_submit(ev, event_wakeup());
 }
 
 /* A typed pointer as the plain number global functions take (read
