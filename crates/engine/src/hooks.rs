@@ -214,13 +214,13 @@ pub fn attachments(
                 continue;
             }
             Hook::SyscallEnter { nr, syscall } => {
-                let why = if syscalls::native().no_return().contains(nr) {
-                    "never returns: judged at entry"
+                let (program, why) = if syscalls::native().no_return().contains(nr) {
+                    ("fa_syscall_enter_end", "never returns: judged at entry")
                 } else {
-                    "arguments"
+                    ("fa_syscall_enter", "arguments")
                 };
                 enters.push(Attachment {
-                    program: "fa_syscall_enter",
+                    program,
                     point: AttachPoint::Syscall {
                         tracepoint: format!("sys_enter_{syscall}"),
                     },
@@ -457,16 +457,33 @@ mod tests {
 
     #[test]
     fn syscalls_that_never_return_are_judged_at_entry() {
+        let p = plan("-a always,exit -F arch=b64 -S exit_group,chmod,execve\n").unwrap();
         assert_eq!(
-            plan("-a always,exit -F arch=b64 -S exit_group,chmod\n")
-                .unwrap()
-                .hooks,
+            p.hooks,
             [
-                with_login(vec![exit("chmod"), enter("exit_group")]),
+                with_login(vec![
+                    exit("execve"),
+                    exit("chmod"),
+                    enter("execve"),
+                    enter("exit_group")
+                ]),
                 vec![Hook::InodeChanges]
             ]
             .concat()
         );
+        // exit_group's judging program is its own: a plan without it
+        // loads only the argument saver.
+        let enter_program = |tp: &str| {
+            p.attachments
+                .iter()
+                .find(|a| a.point.to_string() == format!("tracepoint/syscalls:{tp}"))
+                .map(|a| a.program)
+        };
+        assert_eq!(
+            enter_program("sys_enter_exit_group"),
+            Some("fa_syscall_enter_end")
+        );
+        assert_eq!(enter_program("sys_enter_execve"), Some("fa_syscall_enter"));
         assert_eq!(
             plan("-a always,exit -F arch=b32 -S exit\n").unwrap().hooks,
             vec![Hook::RawSyscallExit, Hook::RawSyscallEnter],

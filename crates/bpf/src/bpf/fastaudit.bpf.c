@@ -601,11 +601,14 @@ int BPF_PROG(fa_probe_raw_tp, struct pt_regs *regs, long id)
 	return 0;
 }
 
+/* Per-syscall entry hooks: what a native syscall's exit cannot read any
+ * more (exec arguments, the cwd before chdir, ...), and apart from it,
+ * exit/exit_group, judged at their entry since they never return. Two
+ * programs: a plan that audits neither exit loads no second copy of
+ * on_end, whose verification is most of the entry program's. */
 SEC("tracepoint")
 int fa_syscall_enter(struct syscall_trace_enter *ctx)
 {
-	if (is_noreturn((__u32)ctx->nr, 0))
-		return on_end((__u32)ctx->nr, 0, 0);
 	struct task_struct *task = bpf_get_current_task_btf();
 	if (ctx->nr == FA_NR64_chdir)
 		save_chdir_cwd(task);
@@ -618,6 +621,12 @@ int fa_syscall_enter(struct syscall_trace_enter *ctx)
 	else
 		save_entry_args((struct pt_regs *)bpf_task_pt_regs(task), 0);
 	return 0;
+}
+
+SEC("tracepoint")
+int fa_syscall_enter_end(struct syscall_trace_enter *ctx)
+{
+	return is_noreturn((__u32)ctx->nr, 0) ? on_end((__u32)ctx->nr, 0, 0) : 0;
 }
 
 /* Per-syscall hook, attached to syscalls:sys_exit_NAME for each audited
