@@ -78,6 +78,7 @@ impl Generation {
             ro.have_perm = u32::from(r.have_perm);
             ro.have_objs = u32::from(r.have_objs);
             ro.companion_with_context = u32::from(options.companion_with_context);
+            ro.ring_half_bytes = u64::from(options.ring_buffer_bytes / 2);
             ro.have_uring = u32::from(r.have_uring);
             ro.have_uring_objs = u32::from(r.have_uring);
             ro.uring_enter_rules = u32::from(r.uring_enter_rules);

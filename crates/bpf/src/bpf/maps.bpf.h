@@ -15,6 +15,8 @@ const volatile __u32 have_perm = 0;
  * kernel audit context too: 0 when fastaudit is the audit daemon (the
  * kernel writes those tasks' SYSCALL records itself), 1 beside another. */
 const volatile __u32 companion_with_context = 0;
+/* Half the ring buffer's size (user space sets the size at load). */
+const volatile __u64 ring_half_bytes = FA_RINGBUF_BYTES / 2;
 /* Whether an always,task rule is loaded. */
 const volatile __u32 have_always_task = 0;
 /* Whether some exit rule names kill, tkill or tgkill (the kernel then
@@ -92,8 +94,7 @@ struct {
 static __always_inline __u64 event_wakeup(void)
 {
 	__u64 used = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
-	__u64 size = bpf_ringbuf_query(&events, BPF_RB_RING_SIZE);
-	return used > size / 2 ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	return used > ring_half_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
 struct {

@@ -245,7 +245,6 @@ static long try_rule(__u32 i, struct eval *e)
 /* fa_judge's `from`: where to start (PJ_POS_MASK bits, and the plain
  * candidates' position above PJ_PLAIN_SHIFT), and whether a syscall that
  * touched nothing watched judges only the plain candidates. */
-#define FJ_FROM_MASK (PJ_POS_MASK | (PJ_POS_MASK << PJ_PLAIN_SHIFT))
 #define FJ_PLAIN (1ull << PJ_NEEDS_SHIFT)
 
 /* The verdict of the candidate rules in span (first match decides) among
