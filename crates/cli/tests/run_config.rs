@@ -181,7 +181,7 @@ fn keys_away_from_their_defaults_take_effect_and_flags_win() {
     wait_until(30, "the log to rotate", || {
         logs.join("audit.log.1").exists()
     });
-    fa.stop();
+    let said = fa.stop();
     let adm = 4;
     let live = logs.join("audit.log");
     let old = logs.join("audit.log.1");
@@ -204,7 +204,10 @@ fn keys_away_from_their_defaults_take_effect_and_flags_win() {
             keyed += usize::from(l.contains("key=\"opsconf\""));
         }
     }
-    assert_eq!(keyed, N, "every event once, across the rotated files");
+    assert_eq!(
+        keyed, N,
+        "every event once, across the rotated files; fastaudit said: {said:#?}"
+    );
     // The plugin got auditd's lines, node= included.
     let copied = std::fs::read_to_string(&copied).unwrap();
     let to_plugin = copied

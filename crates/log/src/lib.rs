@@ -34,9 +34,11 @@ pub enum Flush {
     /// `fdatasync` after every `freq` events, by a thread of its own so the
     /// writer never waits for the disk (auditd's default, INCREMENTAL_ASYNC).
     IncrementalAsync { freq: u32 },
-    /// `fdatasync` after every event.
+    /// `fdatasync` after every batch of events read together, before the
+    /// next is read.
     Data,
-    /// `fsync` (data and metadata) after every event.
+    /// `fsync` (data and metadata) after every batch of events read
+    /// together, before the next is read.
     Sync,
 }
 

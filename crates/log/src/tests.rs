@@ -199,15 +199,16 @@ fn events_reach_the_file_at_commit_in_order() {
 }
 
 #[test]
-fn every_event_policies_write_at_once() {
-    let d = dir("data");
-    let mut w = Writer::open(Config {
-        flush: Flush::Data,
-        ..cfg(&d)
-    })
-    .unwrap();
-    w.write_event(b"a\n", Source::Event);
-    assert_eq!(read(&d, "audit.log"), "a\n");
+fn every_event_policies_write_each_batch_at_its_commit() {
+    for flush in [Flush::Data, Flush::Sync] {
+        let d = dir("data");
+        let mut w = Writer::open(Config { flush, ..cfg(&d) }).unwrap();
+        w.write_event(b"a\n", Source::Event);
+        w.write_event(b"b\n", Source::Event);
+        assert_eq!(read(&d, "audit.log"), "", "{flush:?}: one write per batch");
+        w.commit();
+        assert_eq!(read(&d, "audit.log"), "a\nb\n", "{flush:?}");
+    }
 }
 
 #[test]

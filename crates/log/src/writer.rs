@@ -162,8 +162,13 @@ impl Writer {
         self.pending.extend_from_slice(lines);
         self.ends.push((self.pending.len(), source, events));
         self.since_flush += 1;
-        if matches!(self.cfg.flush, Flush::Data | Flush::Sync) || self.pending.len() >= PENDING_MAX
-        {
+        // DATA and SYNC too wait for the batch's commit: one write and one
+        // sync for every event read together (group commit). Nothing is
+        // acknowledged in between, so each event is as durable as with a
+        // sync of its own, and a burst costs one sync, not one per event
+        // (a sync per event let the ring overflow: BPF cannot wait for
+        // the disk as the kernel's backlog does).
+        if self.pending.len() >= PENDING_MAX {
             self.commit();
         }
     }
