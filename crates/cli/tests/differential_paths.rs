@@ -160,6 +160,37 @@ fn attribute_changes_that_keep_the_attributes() {
 }
 
 #[test]
+fn syscalls_on_a_file_descriptor_name_its_file() {
+    if support::skip_without_kernel_oracle!() {
+        return;
+    }
+    // fchmod, fchown and the f*xattr syscalls name the open file
+    // (`audit_file()`): one PATH item with `name=(null)`, its attributes
+    // before the change (here the same: the changes keep them). A bad
+    // descriptor names nothing; a refused change still names the file.
+    check(
+        "paths-fd",
+        "-a always,exit -F arch=b64 -S fchmod,fchown,fsetxattr,fgetxattr,flistxattr,fremovexattr -F key=fd\n",
+        &[
+            &format!("{PY} 'import os\nfd=os.open(\"TREE/sub/f\", os.O_CREAT|os.O_RDWR, 0o644)\nos.fchmod(fd, 0o644)\nos.fchown(fd, 0, 0)\nos.setxattr(fd, \"user.k\", b\"v\")\nos.getxattr(fd, \"user.k\")\nos.listxattr(fd)\nos.removexattr(fd, \"user.k\")\nos.close(fd)\nfor f in [lambda: os.fchmod(99, 0o600), lambda: os.getxattr(fd, \"user.k\")]:\n  try: f()\n  except OSError: pass'"),
+            &format!("{PY} 'import os\nfd=os.open(\"/\", os.O_RDONLY)\ntry: os.removexattr(fd, \"user.none\")\nexcept OSError: pass'"),
+            "chmod 644 FILE; setpriv --reuid=65534 --regid=65534 --clear-groups python3 -S -B -c 'import os\nfd=os.open(\"FILE\", os.O_RDONLY)\ntry: os.fchmod(fd, 0o600)\nexcept OSError: pass'",
+        ],
+        &["NORMAL"],
+    );
+    // A watch judges the named file too: flistxattr is of the read class,
+    // fchmod of the attribute class (on a descriptor opened before).
+    check(
+        "paths-fd-watch",
+        "-w FILE -p ra -k watched\n",
+        &[&format!(
+            "exec 3<FILE; {PY} 'import os\nos.listxattr(3)\nos.fchmod(3, 0o644)\nos.getxattr(3, \"user.none\")' 3<&3 || true"
+        )],
+        &["NORMAL"],
+    );
+}
+
+#[test]
 fn a_dir_rule_for_every_syscall_records_only_syscalls_that_name() {
     if support::skip_without_kernel_oracle!() {
         return;

@@ -166,6 +166,9 @@ fn path_records_on(sc: &Syscall, aux: &[Aux], kernel: (u32, u32)) -> Option<Path
         return None;
     }
     let exit = sc.exit;
+    if crate::path_args::FD_FILE.contains(&name) {
+        return descriptor_file(&sent, name, exit);
+    }
     let call = lookup::Call {
         name,
         args: sc.args,
@@ -200,6 +203,28 @@ fn path_records_on(sc: &Syscall, aux: &[Aux], kernel: (u32, u32)) -> Option<Path
     Some(PathRecords {
         cwd: sent.cwd.clone(),
         items,
+    })
+}
+
+/// The file a descriptor names (`audit_file()`): one nameless item, with
+/// the attributes it had as the syscall began. No item (nor CWD) where
+/// the kernel takes no file: a bad descriptor (or an O_PATH one, which
+/// these syscalls refuse with EBADF), or fchown on a read-only mount
+/// (refused before the file is named).
+fn descriptor_file(sent: &Sent, name: &str, exit: Option<i64>) -> Option<PathRecords> {
+    const EBADF: i64 = -9;
+    const EROFS: i64 = -30;
+    if exit == Some(EBADF) || (name == "fchown" && exit == Some(EROFS)) {
+        return None;
+    }
+    let file = sent.objs.iter().find(|o| o.has(F::FA_OBJ_FILE))?;
+    Some(PathRecords {
+        cwd: sent.cwd.clone(),
+        items: vec![PathItem {
+            name: None,
+            inode: Some(file.inode),
+            nametype: NameType::Normal,
+        }],
     })
 }
 

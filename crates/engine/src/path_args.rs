@@ -70,31 +70,51 @@ const PATH_ARGS: &[(&str, &[(u8, u8)])] = &[
     ("futimesat", &[(0, 1)]),
 ];
 
-/// The native syscalls that name paths (whose PATH records and object
-/// fields fastaudit knows).
+/// The x86_64 syscalls that name the open file of their descriptor
+/// argument 0 without a path: the kernel's `audit_file()` adds it to the
+/// names (a PATH item `name=(null)`, and the object the rule fields and
+/// watches judge).
+pub const FD_FILE: &[&str] = &[
+    "fchmod",
+    "fchown",
+    "fsetxattr",
+    "fgetxattr",
+    "flistxattr",
+    "fremovexattr",
+];
+
+/// The native syscalls that name paths or a descriptor's file (whose
+/// PATH records and object fields fastaudit knows).
 pub fn numbers() -> impl Iterator<Item = u32> {
     PATH_ARGS
         .iter()
-        .map(|&(name, _)| crate::syscalls::x86_64(name))
+        .map(|&(name, _)| name)
+        .chain(FD_FILE.iter().copied())
+        .map(crate::syscalls::x86_64)
 }
 
 /// The `path_args` map: native syscall number → where its paths are.
 pub fn image() -> Vec<(u32, fa_path_args)> {
-    PATH_ARGS
-        .iter()
-        .map(|&(name, pairs)| {
-            let nr = crate::syscalls::x86_64(name);
-            let mut a = fa_path_args {
-                n: pairs.len() as u8,
-                ..fa_path_args::default()
-            };
-            for (i, &(d, p)) in pairs.iter().enumerate().take(2) {
-                a.dirfd[i] = d;
-                a.path[i] = p;
-            }
-            (nr, a)
-        })
-        .collect()
+    let paths = PATH_ARGS.iter().map(|&(name, pairs)| {
+        let mut a = fa_path_args {
+            n: pairs.len() as u8,
+            ..fa_path_args::default()
+        };
+        for (i, &(d, p)) in pairs.iter().enumerate().take(2) {
+            a.dirfd[i] = d;
+            a.path[i] = p;
+        }
+        (crate::syscalls::x86_64(name), a)
+    });
+    let files = FD_FILE.iter().map(|&name| {
+        let a = fa_path_args {
+            dirfd: [CWD; 2],
+            fd0: 1,
+            ..fa_path_args::default()
+        };
+        (crate::syscalls::x86_64(name), a)
+    });
+    paths.chain(files).collect()
 }
 
 #[cfg(test)]
@@ -104,7 +124,10 @@ mod tests {
     #[test]
     fn every_syscall_has_a_number() {
         let image = image();
-        assert_eq!(image.len(), PATH_ARGS.len());
+        assert_eq!(image.len(), PATH_ARGS.len() + FD_FILE.len());
+        let fchmod = crate::syscalls::x86_64("fchmod");
+        let a = image.iter().find(|(nr, _)| *nr == fchmod).map(|e| e.1);
+        assert_eq!(a.map(|a| (a.n, a.fd0)), Some((0, 1)));
         let openat = crate::syscalls::x86_64("openat");
         let a = image.iter().find(|(nr, _)| *nr == openat).map(|e| e.1);
         assert_eq!(a.map(|a| (a.n, a.dirfd[0], a.path[0])), Some((1, 0, 1)));

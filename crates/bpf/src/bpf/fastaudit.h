@@ -444,7 +444,10 @@ struct fa_path_key {
 };
 
 /* Where a syscall's path arguments are: up to two (dirfd argument, path
- * argument) pairs; a dirfd of FA_NO_DIRFD means relative to the cwd. */
+ * argument) pairs; a dirfd of FA_NO_DIRFD means relative to the cwd.
+ * `fd0`: 1 when argument 0 is a descriptor whose open file the syscall
+ * names without a path (the kernel's audit_file(): fchmod, fchown, the
+ * f*xattr calls; each takes it first). */
 enum fa_path_arg {
 	FA_NO_DIRFD = 0xFF,
 };
@@ -452,6 +455,7 @@ struct fa_path_args {
 	__u8 n;
 	__u8 dirfd[2];
 	__u8 path[2];
+	__u8 fd0;
 };
 
 /* Watched objects a thread's current syscall touched; `key` is the
@@ -517,6 +521,7 @@ enum fa_obj_flag {
 	FA_OBJ_EXEC = 16,     /* the executable an exec left */
 	FA_OBJ_LOADER = 32,   /* the ELF interpreter an exec mapped */
 	FA_OBJ_CHANGED = 64,  /* its ctime changed during the syscall */
+	FA_OBJ_FILE = 128,    /* the open file a descriptor argument names */
 };
 
 /* One inode a syscall touched, with the attributes the kernel's PATH

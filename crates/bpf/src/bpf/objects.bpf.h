@@ -312,13 +312,21 @@ __noinline int fa_objs_close(__u32 key, __u32 unknown)
 	return 0;
 }
 
-/* The objects of the current syscall (span index key, result ret),
- * with what its result leaves to see: the opened file (and its
- * directory when created), the executable and its ELF interpreter. */
-__noinline int fa_objs_gather(__u32 key, __u64 ret)
+/* Whether the path_args entry pa names anything: paths, or the file of
+ * a descriptor argument. */
+static __always_inline int names_objects(const struct fa_path_args *pa)
+{
+	return pa && (pa->n || pa->fd0);
+}
+
+/* The objects of the current syscall (span index key, result ret, its
+ * argument 0 a0), with what its result leaves to see: the opened file
+ * (and its directory when created), the executable and its ELF
+ * interpreter, the file a descriptor argument names. */
+__noinline int fa_objs_gather(__u32 key, __u64 ret, __u64 a0)
 {
 	struct fa_path_args *pa = bpf_map_lookup_elem(&path_args, &key);
-	if (!pa || !pa->n)
+	if (!names_objects(pa))
 		return 0;
 	/* Start the list afresh if it holds another syscall's objects. */
 	if (!objs_for((__u32)bpf_get_current_pid_tgid(), key))
@@ -335,6 +343,12 @@ __noinline int fa_objs_gather(__u32 key, __u64 ret)
 	} else if (is_exec(nr, compat) && r == 0) {
 		f = task_exe(task);
 		flags = FA_OBJ_EXEC;
+	} else if (pa->fd0) {
+		/* Still open (the syscall holds it): the inode the kernel named
+		 * as it began, which the ctime hook noted first if the syscall
+		 * changed it (fa_objs_add keeps the first attributes). */
+		f = fd_file(task, (int)a0);
+		flags = FA_OBJ_FILE;
 	}
 	if (f) {
 		struct dentry *d = BPF_CORE_READ(f, f_path.dentry);
@@ -366,7 +380,7 @@ static __always_inline void objs_drop(__u32 tid)
 static __always_inline void objs_gather(struct subject *s, __u32 key)
 {
 	if (have_objs)
-		fa_objs_gather(key, (__u64)s->ret);
+		fa_objs_gather(key, (__u64)s->ret, arg(s, 0));
 }
 
 /* An object field's value for object o. */

@@ -253,7 +253,7 @@ __noinline int fa_emit_paths(__u32 key, __u64 stamp, __u64 path0, __u64 path1, _
 {
 	__u32 lost = 0;
 	struct fa_path_args *pa = bpf_map_lookup_elem(&path_args, &key);
-	if (!pa || !pa->n)
+	if (!names_objects(pa))
 		return 0;
 	struct fa_msg m = {
 		.kind = FA_MSG_AUX,
@@ -265,14 +265,15 @@ __noinline int fa_emit_paths(__u32 key, __u64 stamp, __u64 path0, __u64 path1, _
 	__u32 exec = is_exec(nr, compat);
 	struct task_struct *task = bpf_get_current_task_btf();
 	send_cwd(task, &m, &lost);
-	send_name(exec, &m, &lost, 0, path0);
+	if (pa->n)
+		send_name(exec, &m, &lost, 0, path0);
 	if (pa->n > 1)
 		send_name(exec, &m, &lost, 1, path1);
 	/* The dirfd arguments, from the registers (a successful exec's are
 	 * gone, but its names are not sent from user memory: path0 is 0). */
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	__u8 di0 = pa->dirfd[0], di1 = pa->dirfd[1];
-	if (di0 != FA_NO_DIRFD)
+	if (pa->n && di0 != FA_NO_DIRFD)
 		send_base(task, 0, path0, (int)regs_arg(regs, compat, di0 & 3), &m, &lost);
 	if (pa->n > 1 && di1 != FA_NO_DIRFD)
 		send_base(task, 1, path1, (int)regs_arg(regs, compat, di1 & 3), &m, &lost);
@@ -352,7 +353,7 @@ static __always_inline void emit_paths(struct subject *s, const struct fa_msg *m
 		return;
 	__u32 key = span_index(s->nr, s->compat);
 	struct fa_path_args *pa = bpf_map_lookup_elem(&path_args, &key);
-	if (!pa || !pa->n)
+	if (!names_objects(pa))
 		return;
 	__u64 p0 = arg(s, pa->path[0] & 3), p1 = arg(s, pa->path[1] & 3), target = 0;
 	/* A successful exec's old memory is gone: only the copy saved before. */

@@ -128,15 +128,24 @@ static __always_inline void exec_name_hits(struct subject *s, struct fa_hits *na
 }
 
 /* Objects a successful open or exec leaves behind: the opened file and
- * the new executable. Changes to inodes were noted as they happened. */
-static __always_inline void collect_names(struct subject *s, struct fa_hits *names)
+ * the new executable; and the file a descriptor argument names (fchmod,
+ * fgetxattr, ...: a bad or O_PATH descriptor, EBADF, names none).
+ * Changes to inodes were noted as they happened. */
+static __always_inline void collect_names(struct subject *s, const __u32 *key, struct fa_hits *names)
 {
 	struct file *f = 0;
 	struct task_struct *task = s->task;
-	if (is_open(s->nr, s->compat) && s->ret >= 0)
+	if (is_open(s->nr, s->compat) && s->ret >= 0) {
 		f = fd_file(task, s->ret);
-	else if (is_exec(s->nr, s->compat) && s->ret == 0)
+	} else if (is_exec(s->nr, s->compat) && s->ret == 0) {
 		f = task_exe(task);
+	} else if (s->ret != -EBADF) {
+		/* The key where it is (the caller's context): a copy would
+		 * take a stack slot in the deepest chain (names_step's). */
+		struct fa_path_args *pa = bpf_map_lookup_elem(&path_args, key);
+		if (pa && pa->fd0)
+			f = fd_file(task, (int)arg(s, 0));
+	}
 	struct follow fl = { .h = names };
 	if (f) {
 		fl.opened = BPF_CORE_READ(f, f_path.dentry);
@@ -159,7 +168,7 @@ static long names_step(__u32 i, struct names_ctx *c)
 	struct fa_hits *h = bpf_map_lookup_elem(&hits, &c->tid);
 	if (!h)
 		return 1;
-	collect_names(c->s, h);
+	collect_names(c->s, &c->key, h);
 	failed_names(c->s, c->key, h);
 	return 1;
 }
