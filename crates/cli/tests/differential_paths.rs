@@ -190,6 +190,68 @@ fn syscalls_on_a_file_descriptor_name_its_file() {
     );
 }
 
+/// ia32 syscalls through `int 0x80` from a 64-bit process: `f(nr, a, b,
+/// c)` and strings `s(bytes)` placed below 4 GiB.
+const PY_IA32: &str = "import ctypes\n\
+    libc=ctypes.CDLL(None)\n\
+    libc.mmap.restype=ctypes.c_void_p\n\
+    libc.mmap.argtypes=[ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]\n\
+    mem=libc.mmap(None, 16384, 7, 0x22|0x40, -1, 0)\n\
+    code=bytes.fromhex(\"5389f889f34189c889d14489c2cd805bc3\")\n\
+    ctypes.memmove(mem, code, len(code))\n\
+    U=ctypes.c_uint32\n\
+    f=ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, U, U, U)(mem)\n\
+    at=[4096]\n\
+    def s(b):\n\
+    \x20 a=mem+at[0]; ctypes.memmove(a, b+b\"\\0\", len(b)+1); at[0]+=len(b)+1; return a\n";
+
+#[test]
+fn ia32_syscalls_name_their_paths() {
+    if support::skip_without_kernel_oracle!() {
+        return;
+    }
+    let body = "t=s(b\"TREE/sub/a\")\n\
+        fd=f(5, t, 0o101, 0o644)\n\
+        f(94, fd, 0o644, 0)\n\
+        f(6, fd, 0, 0)\n\
+        f(15, t, 0o644, 0)\n\
+        f(212, t, 0, 0)\n\
+        f(39, s(b\"TREE/d\"), 0o755, 0)\n\
+        f(38, t, s(b\"TREE/d/b\"), 0)\n\
+        f(9, s(b\"TREE/d/b\"), s(b\"TREE/d/h\"), 0)\n\
+        f(83, s(b\"b\"), s(b\"TREE/d/l\"), 0)\n\
+        f(10, s(b\"TREE/d/b\"), 0, 0)\n\
+        f(195, s(b\"FILE\"), mem+12288, 0)\n\
+        f(5, s(b\"TREE/missing\"), 0, 0)\n\
+        f(12, s(b\"TREE/d\"), 0, 0)\n\
+        f(10, s(b\"h\"), 0, 0)\n\
+        f(10, s(b\"l\"), 0, 0)\n\
+        f(40, s(b\"../d\"), 0, 0)\n";
+    check(
+        "paths-ia32",
+        "-a always,exit -F arch=b32 -S open,close,fchmod,chmod,chown32,mkdir,rename,link,symlink,unlink,rmdir,stat64,chdir -F key=ia32\n",
+        &[&format!("{PY} '{PY_IA32}{body}'")],
+        &["NORMAL", "PARENT", "CREATE", "DELETE"],
+    );
+}
+
+#[test]
+fn chdir_and_chroot_name_the_directory_they_reached() {
+    if support::skip_without_kernel_oracle!() {
+        return;
+    }
+    // The directory is gone (removed, renamed) before the event is
+    // written: its item still has the inode the lookup found.
+    check(
+        "paths-chdir",
+        "-a always,exit -F arch=b64 -S chdir,chroot,rmdir,rename -k dirs\n",
+        &[&format!(
+            "{PY} 'import os\nos.mkdir(\"TREE/e\")\nos.mkdir(\"TREE/r\")\nos.chdir(\"TREE/e\")\nos.rmdir(\"../e\")\nos.chroot(\"../r\")\nos.rename(\"/\", \"/x\") if False else None'; mv TREE/r TREE/r2"
+        )],
+        &["NORMAL", "DELETE"],
+    );
+}
+
 #[test]
 fn a_dir_rule_for_every_syscall_records_only_syscalls_that_name() {
     if support::skip_without_kernel_oracle!() {

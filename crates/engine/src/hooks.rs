@@ -508,7 +508,7 @@ mod tests {
     fn compat_or_all_syscalls_need_raw_hooks() {
         assert_eq!(
             plan("-a always,exit -F arch=b32 -S chmod\n").unwrap().hooks,
-            vec![Hook::RawSyscallExit]
+            vec![Hook::RawSyscallExit, Hook::InodeChanges]
         );
         assert_eq!(
             plan("-a always,exit -S chmod\n").unwrap().hooks,

@@ -87,10 +87,12 @@ impl Plan {
             .any(|t| t.field == field::PERM)
     }
 
-    /// Whether some rule can record a native syscall that names paths
-    /// (its CWD and PATH records, its object fields).
+    /// Whether some rule can record a syscall that names paths (its CWD
+    /// and PATH records, its object fields).
     pub fn names_paths(&self) -> bool {
-        path_args::numbers().any(|nr| !self.candidates(nr, false).is_empty())
+        [false, true].into_iter().any(|compat| {
+            path_args::numbers(compat).any(|nr| !self.candidates(nr, compat).is_empty())
+        })
     }
 
     /// The read-only data switches for this plan.

@@ -132,7 +132,7 @@ fn lookup_failed(name: &str, exit: i64) -> bool {
 }
 
 /// The CWD and PATH records of ev's syscall (`None` when it names no
-/// path, or on another ABI than the native one).
+/// path, or on an ABI other than x86_64 and i386).
 pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
     path_records_on(sc, aux, crate::probe::kernel_version())
 }
@@ -141,10 +141,12 @@ pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
 /// writes them.
 fn path_records_on(sc: &Syscall, aux: &[Aux], kernel: (u32, u32)) -> Option<PathRecords> {
     let mut sent = decode(aux)?;
-    if sc.arch != arch::X86_64 {
-        return None;
-    }
-    let name = x86_64_name(sc.syscall)?;
+    // An i386 syscall names what its x86_64 counterpart does.
+    let name = match sc.arch {
+        arch::X86_64 => x86_64_name(sc.syscall)?,
+        arch::I386 => crate::path_args::as_x86_64(Machine::X86.syscall_name(sc.syscall)?, true),
+        _ => return None,
+    };
     if name == "io_uring_enter" {
         return Some(crate::uring_paths::enter_paths(sent, sc.pid));
     }
@@ -429,10 +431,14 @@ impl Build<'_> {
     }
 
     /// One object looked up and (for the attribute and write classes)
-    /// changed: chmod, chown, truncate, setxattr, ... Syscalls that change
-    /// nothing (readlink, getxattr, ...): the object as it is now.
+    /// changed: chmod, chown, truncate, setxattr, ...; chdir and chroot's
+    /// directory. Syscalls that change nothing (readlink, getxattr, ...):
+    /// the object as it is now.
     fn one_object(&mut self, call: &lookup::Call, nargs: usize) {
-        match self.obj(|o| o.has(F::FA_OBJ_CHANGED)).cloned() {
+        let seen = self
+            .obj(|o| o.has(F::FA_OBJ_CHANGED) || o.has(F::FA_OBJ_FS_DIR))
+            .cloned();
+        match seen {
             Some(o) => self.push(self.name(0), Some(&o), NameType::Normal),
             // A stat's own buffer: its lookup's view, not a later one.
             None if self.sent.stat.is_some() && nargs == 1 => {

@@ -2,6 +2,7 @@
 //! the BPF side's `path_args` map (failed syscalls are matched by them).
 
 use fastaudit_bpf::types::fa_path_args;
+use fastaudit_rules::tables::Machine;
 
 /// No dirfd argument: the path is relative to the working directory.
 const CWD: u8 = 0xFF;
@@ -83,38 +84,90 @@ pub const FD_FILE: &[&str] = &[
     "fremovexattr",
 ];
 
-/// The native syscalls that name paths or a descriptor's file (whose
-/// PATH records and object fields fastaudit knows).
-pub fn numbers() -> impl Iterator<Item = u32> {
-    PATH_ARGS
-        .iter()
-        .map(|&(name, _)| name)
-        .chain(FD_FILE.iter().copied())
-        .map(crate::syscalls::x86_64)
+/// i386 syscalls that name their paths as the x86_64 syscall of another
+/// name does (the same arguments, the same lookups); the others that
+/// share an x86_64 name do as it does.
+const IA32_AS: &[(&str, &str)] = &[
+    ("chown32", "chown"),
+    ("lchown32", "lchown"),
+    ("fchown32", "fchown"),
+    ("oldstat", "stat"),
+    ("oldlstat", "lstat"),
+    ("stat64", "stat"),
+    ("lstat64", "lstat"),
+    ("fstatat64", "newfstatat"),
+    ("truncate64", "truncate"),
+    ("statfs64", "statfs"),
+];
+
+/// The x86_64 syscall whose names an ABI's syscall `name` takes as it
+/// does: `name` itself, or (i386) its x86_64 counterpart.
+pub fn as_x86_64(name: &str, compat: bool) -> &str {
+    if compat {
+        if let Some(&(_, native)) = IA32_AS.iter().find(|&&(n, _)| n == name) {
+            return native;
+        }
+    }
+    name
 }
 
-/// The `path_args` map: native syscall number → where its paths are.
-pub fn image() -> Vec<(u32, fa_path_args)> {
-    let paths = PATH_ARGS.iter().map(|&(name, pairs)| {
-        let mut a = fa_path_args {
-            n: pairs.len() as u8,
-            ..fa_path_args::default()
-        };
-        for (i, &(d, p)) in pairs.iter().enumerate().take(2) {
-            a.dirfd[i] = d;
-            a.path[i] = p;
-        }
-        (crate::syscalls::x86_64(name), a)
-    });
-    let files = FD_FILE.iter().map(|&name| {
-        let a = fa_path_args {
+/// Where the names of the x86_64 syscall `name` are, if it names any.
+fn args_of(name: &str) -> Option<fa_path_args> {
+    if FD_FILE.contains(&name) {
+        return Some(fa_path_args {
             dirfd: [CWD; 2],
             fd0: 1,
             ..fa_path_args::default()
-        };
-        (crate::syscalls::x86_64(name), a)
-    });
-    paths.chain(files).collect()
+        });
+    }
+    let &(_, pairs) = PATH_ARGS.iter().find(|&&(n, _)| n == name)?;
+    let mut a = fa_path_args {
+        n: pairs.len() as u8,
+        ..fa_path_args::default()
+    };
+    for (i, &(d, p)) in pairs.iter().enumerate().take(2) {
+        a.dirfd[i] = d;
+        a.path[i] = p;
+    }
+    Some(a)
+}
+
+/// The syscalls of an ABI (`compat`: i386) that name paths or a
+/// descriptor's file (whose CWD and PATH records and object fields
+/// fastaudit knows), with where their names are.
+fn named(compat: bool) -> Vec<(u32, fa_path_args)> {
+    if compat {
+        Machine::X86
+            .syscall_names()
+            .filter_map(|name| {
+                let a = args_of(as_x86_64(name, true))?;
+                Some((crate::syscalls::i386(name), a))
+            })
+            .collect()
+    } else {
+        // The tables' own names: some are newer than the syscall table.
+        PATH_ARGS
+            .iter()
+            .map(|&(name, _)| name)
+            .chain(FD_FILE.iter().copied())
+            .filter_map(|name| Some((crate::syscalls::x86_64(name), args_of(name)?)))
+            .collect()
+    }
+}
+
+/// The syscalls of an ABI (`compat`: i386) that name paths or a
+/// descriptor's file.
+pub fn numbers(compat: bool) -> impl Iterator<Item = u32> {
+    named(compat).into_iter().map(|(nr, _)| nr)
+}
+
+/// The `path_args` map: span index (the syscall's number, plus
+/// FA_NR_SYSCALLS for i386's) → where its names are.
+pub fn image() -> Vec<(u32, fa_path_args)> {
+    let compat = named(true)
+        .into_iter()
+        .map(|(nr, a)| (crate::limits::NR_SYSCALLS + nr, a));
+    named(false).into_iter().chain(compat).collect()
 }
 
 #[cfg(test)]
@@ -124,10 +177,34 @@ mod tests {
     #[test]
     fn every_syscall_has_a_number() {
         let image = image();
-        assert_eq!(image.len(), PATH_ARGS.len() + FD_FILE.len());
+        assert_eq!(
+            numbers(false).count(),
+            PATH_ARGS.len() + FD_FILE.len(),
+            "every x86_64 name is a syscall"
+        );
         let fchmod = crate::syscalls::x86_64("fchmod");
         let a = image.iter().find(|(nr, _)| *nr == fchmod).map(|e| e.1);
         assert_eq!(a.map(|a| (a.n, a.fd0)), Some((0, 1)));
+        // i386's, above the native ones: its own names and the renamed.
+        for (name, want) in [
+            ("open", (1, 0xFF, 0)),
+            ("chown32", (1, 0xFF, 0)),
+            ("fstatat64", (1, 0, 1)),
+        ] {
+            let nr = crate::limits::NR_SYSCALLS + crate::syscalls::i386(name);
+            let a = image.iter().find(|(n, _)| *n == nr).map(|e| e.1);
+            assert_eq!(
+                a.map(|a| (a.n, a.dirfd[0], a.path[0])),
+                Some(want),
+                "{name}"
+            );
+        }
+        for &(ia32, _) in IA32_AS {
+            assert!(
+                numbers(true).any(|nr| nr == crate::syscalls::i386(ia32)),
+                "{ia32} is an i386 syscall"
+            );
+        }
         let openat = crate::syscalls::x86_64("openat");
         let a = image.iter().find(|(nr, _)| *nr == openat).map(|e| e.1);
         assert_eq!(a.map(|a| (a.n, a.dirfd[0], a.path[0])), Some((1, 0, 1)));

@@ -35,7 +35,7 @@ pub struct Special {
     pub exit_group: u32,
     /// `socketcall` (i386 only: a bind through it is a write for perm=).
     pub socketcall: Option<u32>,
-    /// `chdir` (native only): its working directory is kept at entry.
+    /// `chdir`: its working directory is kept at entry.
     pub chdir: Option<u32>,
     /// `mq_getsetattr` (native only): the new attributes are kept at entry
     /// (the old ones may be copied out over them).
@@ -59,9 +59,9 @@ impl Special {
         [self.exit, self.exit_group]
     }
 
-    /// Those needing an entry hook: execs, those that never return, the
-    /// native chdir (its CWD record is the directory it started from; an
-    /// ia32 chdir's shows the new one), and the native mq_getsetattr,
+    /// Those needing an entry hook: execs, those that never return,
+    /// chdir (its CWD record is the directory it started from), and the
+    /// native mq_getsetattr,
     /// System V IPC and clock adjusting syscalls (what the kernel reads
     /// there is read then, or what an earlier one noted forgotten).
     pub fn entry_hooked(&self) -> Vec<u32> {
@@ -84,7 +84,7 @@ impl Special {
             exit: nr("exit"),
             exit_group: nr("exit_group"),
             socketcall: m.syscall_number(b"socketcall"),
-            chdir: (m == Machine::X86_64).then(|| nr("chdir")),
+            chdir: Some(nr("chdir")),
             mq_getsetattr: (m == Machine::X86_64).then(|| nr("mq_getsetattr")),
             sysv_ipc: match m {
                 Machine::X86_64 => [

@@ -375,7 +375,7 @@ static __always_inline int raw_enter_body(__u64 *ctx)
 		return on_end((__u32)id, 0, 0);
 	if (is_exec((__u32)id, compat))
 		save_entry_args(regs, compat);
-	else if (!compat && id == FA_NR64_chdir)
+	else if (id == (compat ? FA_NR32_chdir : FA_NR64_chdir))
 		save_chdir_cwd(task);
 	else if (!compat && id == FA_NR64_mq_getsetattr)
 		save_mq_getsetattr((struct pt_regs *)bpf_task_pt_regs(task));

@@ -522,6 +522,7 @@ enum fa_obj_flag {
 	FA_OBJ_LOADER = 32,   /* the ELF interpreter an exec mapped */
 	FA_OBJ_CHANGED = 64,  /* its ctime changed during the syscall */
 	FA_OBJ_FILE = 128,    /* the open file a descriptor argument names */
+	FA_OBJ_FS_DIR = 256,  /* the directory a chdir (chroot) left as the cwd (root) */
 };
 
 /* One inode a syscall touched, with the attributes the kernel's PATH

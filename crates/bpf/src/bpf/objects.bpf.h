@@ -343,6 +343,14 @@ __noinline int fa_objs_gather(__u32 key, __u64 ret, __u64 a0)
 	} else if (is_exec(nr, compat) && r == 0) {
 		f = task_exe(task);
 		flags = FA_OBJ_EXEC;
+	} else if (r == 0 && (compat ? nr == FA_NR32_chdir || nr == FA_NR32_chroot
+				     : nr == FA_NR64_chdir || nr == FA_NR64_chroot)) {
+		/* The directory it looked up: gone from the name by the time
+		 * user space could look (removed, renamed), not from here. */
+		int root = compat ? nr == FA_NR32_chroot : nr == FA_NR64_chroot;
+		struct dentry *d = root ? BPF_CORE_READ(task, fs, root.dentry)
+					: BPF_CORE_READ(task, fs, pwd.dentry);
+		fa_objs_add(key, (__u64)BPF_CORE_READ(d, d_inode), (__u64)d, FA_OBJ_FS_DIR);
 	} else if (pa->fd0) {
 		/* Still open (the syscall holds it): the inode the kernel named
 		 * as it began, which the ctime hook noted first if the syscall

@@ -156,7 +156,7 @@ struct {
 	__type(value, struct fa_aux_name);
 } chdir_cwd SEC(".maps");
 
-/* At a native chdir's entry: keep the working directory, spelled. */
+/* At a chdir's entry: keep the working directory, spelled. */
 static __always_inline void save_chdir_cwd(struct task_struct *task)
 {
 	struct name_out *o = name_out_get();
@@ -359,7 +359,8 @@ static __always_inline void emit_paths(struct subject *s, const struct fa_msg *m
 	/* A successful exec's old memory is gone: only the copy saved before. */
 	if (is_exec(s->nr, s->compat) && s->ret >= 0)
 		p0 = p1 = 0;
-	if (!s->compat && (s->nr == FA_NR64_symlink || s->nr == FA_NR64_symlinkat))
+	if (s->compat ? s->nr == FA_NR32_symlink || s->nr == FA_NR32_symlinkat
+		      : s->nr == FA_NR64_symlink || s->nr == FA_NR64_symlinkat)
 		target = arg(s, 0);
 	*lost |= fa_emit_paths(key, m->stamp, p0, p1, target);
 	send_statbuf(s, m, lost);

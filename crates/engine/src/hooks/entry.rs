@@ -11,8 +11,9 @@ use fastaudit_rules::tables::Machine;
 /// exit_group never return, so they are judged at entry. The raw entry
 /// hook would cost every syscall as much as the raw exit hook does, so
 /// native syscalls get their own `sys_enter_NAME` tracepoints and ia32
-/// execs `sched:sched_prepare_exec`; only ia32 exit/exit_group, a missing
-/// tracepoint or an unusable tracepoint kind take the raw entry hook.
+/// execs `sched:sched_prepare_exec`; only ia32 exit/exit_group and chdir,
+/// a missing tracepoint or an unusable tracepoint kind take the raw entry
+/// hook.
 pub(super) fn raw_entry_hooks(plan: &Plan, env: &Environment) -> Vec<Hook> {
     let native: Vec<u32> = syscalls::native()
         .entry_hooked()
@@ -27,9 +28,9 @@ pub(super) fn raw_entry_hooks(plan: &Plan, env: &Environment) -> Vec<Hook> {
     if native.is_empty() && ia32.is_empty() {
         return Vec::new();
     }
-    let ia32_no_return = ia32
-        .iter()
-        .any(|nr| syscalls::ia32().no_return().contains(nr));
+    // No tracepoint sees an ia32 syscall's entry but the exec's.
+    let ia32_execs = syscalls::ia32().execs();
+    let ia32_raw = ia32.iter().any(|nr| !ia32_execs.contains(nr));
     let present = |syscall: &String| {
         env.syscall_tracepoints
             .as_ref()
@@ -44,7 +45,7 @@ pub(super) fn raw_entry_hooks(plan: &Plan, env: &Environment) -> Vec<Hook> {
         .collect();
     match enters {
         Some(mut hooks)
-            if !ia32_no_return
+            if !ia32_raw
                 && (native.is_empty() || plan.kinds.tracepoint.usable())
                 && (ia32.is_empty() || !env.no_prepare_exec) =>
         {
@@ -101,9 +102,14 @@ mod tests {
         assert_eq!(
             plan("-a always,exit -F arch=b32 -S exit_group,chmod\n")
                 .unwrap()
-                .hooks,
-            vec![Hook::RawSyscallExit, Hook::RawSyscallEnter],
+                .hooks[..2],
+            [Hook::RawSyscallExit, Hook::RawSyscallEnter],
             "ia32 exit_group is judged at entry: only the raw entry hook sees it"
+        );
+        assert_eq!(
+            plan("-a always,exit -F arch=b32 -S chdir\n").unwrap().hooks[..2],
+            [Hook::RawSyscallExit, Hook::RawSyscallEnter],
+            "an ia32 chdir's working directory is kept at its entry"
         );
         let no_enter_tp = Environment {
             syscall_tracepoints: Some(["chmod".to_string()].into()),
