@@ -319,11 +319,11 @@ static __always_inline int names_objects(const struct fa_path_args *pa)
 	return pa && (pa->n || pa->fd0);
 }
 
-/* The objects of the current syscall (span index key, result ret, its
- * argument 0 a0), with what its result leaves to see: the opened file
- * (and its directory when created), the executable and its ELF
- * interpreter, the file a descriptor argument names. */
-__noinline int fa_objs_gather(__u32 key, __u64 ret, __u64 a0)
+/* The objects of the current syscall (span index key, result ret), with
+ * what its result leaves to see: the opened file (and its directory when
+ * created), the executable and its ELF interpreter, the directory a
+ * chdir or chroot reached, the file a descriptor argument names. */
+__noinline int fa_objs_gather(__u32 key, __u64 ret)
 {
 	struct fa_path_args *pa = bpf_map_lookup_elem(&path_args, &key);
 	if (!names_objects(pa))
@@ -355,7 +355,8 @@ __noinline int fa_objs_gather(__u32 key, __u64 ret, __u64 a0)
 		/* Still open (the syscall holds it): the inode the kernel named
 		 * as it began, which the ctime hook noted first if the syscall
 		 * changed it (fa_objs_add keeps the first attributes). */
-		f = fd_file(task, (int)a0);
+		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+		f = fd_file(task, (int)regs_arg(regs, compat, 0));
 		flags = FA_OBJ_FILE;
 	}
 	if (f) {
@@ -388,7 +389,7 @@ static __always_inline void objs_drop(__u32 tid)
 static __always_inline void objs_gather(struct subject *s, __u32 key)
 {
 	if (have_objs)
-		fa_objs_gather(key, (__u64)s->ret, arg(s, 0));
+		fa_objs_gather(key, (__u64)s->ret);
 }
 
 /* An object field's value for object o. */

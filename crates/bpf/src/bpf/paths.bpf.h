@@ -244,12 +244,13 @@ static __always_inline void send_name(__u32 exec, const struct fa_msg *m, __u32 
 }
 
 /* The PATH and CWD data of the current syscall (span index key; its
- * event's stamp; the user addresses of its path arguments and of a
- * symlink's target, which the kernel names too, as index 2): the
- * working directory, the names, the objects. Returns FA_EV_AUX_LOST if
- * one found no room. A global function of scalars: the verifier checks
- * it once, alone, not in every state of its caller. */
-__noinline int fa_emit_paths(__u32 key, __u64 stamp, __u64 path0, __u64 path1, __u64 target)
+ * event's stamp; the user addresses of its path arguments): the working
+ * directory, the names (and a symlink's target, which the kernel names
+ * too, as index 2), the objects. Returns FA_EV_AUX_LOST if one found no
+ * room. A global function of scalars: the verifier checks it once,
+ * alone, not in every state of its caller (which is why the choices
+ * below are made here, not there). */
+__noinline int fa_emit_paths(__u32 key, __u64 stamp, __u64 path0, __u64 path1)
 {
 	__u32 lost = 0;
 	struct fa_path_args *pa = bpf_map_lookup_elem(&path_args, &key);
@@ -277,8 +278,9 @@ __noinline int fa_emit_paths(__u32 key, __u64 stamp, __u64 path0, __u64 path1, _
 		send_base(task, 0, path0, (int)regs_arg(regs, compat, di0 & 3), &m, &lost);
 	if (pa->n > 1 && di1 != FA_NO_DIRFD)
 		send_base(task, 1, path1, (int)regs_arg(regs, compat, di1 & 3), &m, &lost);
-	if (target)
-		send_name_from(&m, &lost, 2, (const void *)target, 0);
+	if (compat ? nr == FA_NR32_symlink || nr == FA_NR32_symlinkat
+		   : nr == FA_NR64_symlink || nr == FA_NR64_symlinkat)
+		send_name_from(&m, &lost, 2, (const void *)regs_arg(regs, compat, 0), 0);
 	__u32 tid = m.tid;
 	struct fa_objs *h = bpf_map_lookup_elem(&objs, &tid);
 	if (!h || h->owner != key)
@@ -355,14 +357,11 @@ static __always_inline void emit_paths(struct subject *s, const struct fa_msg *m
 	struct fa_path_args *pa = bpf_map_lookup_elem(&path_args, &key);
 	if (!names_objects(pa))
 		return;
-	__u64 p0 = arg(s, pa->path[0] & 3), p1 = arg(s, pa->path[1] & 3), target = 0;
+	__u64 p0 = arg(s, pa->path[0] & 3), p1 = arg(s, pa->path[1] & 3);
 	/* A successful exec's old memory is gone: only the copy saved before. */
 	if (is_exec(s->nr, s->compat) && s->ret >= 0)
 		p0 = p1 = 0;
-	if (s->compat ? s->nr == FA_NR32_symlink || s->nr == FA_NR32_symlinkat
-		      : s->nr == FA_NR64_symlink || s->nr == FA_NR64_symlinkat)
-		target = arg(s, 0);
-	*lost |= fa_emit_paths(key, m->stamp, p0, p1, target);
+	*lost |= fa_emit_paths(key, m->stamp, p0, p1);
 	send_statbuf(s, m, lost);
 }
 

@@ -127,6 +127,24 @@ static __always_inline void exec_name_hits(struct subject *s, struct fa_hits *na
 	normalized_hits(names, en->name, dir, base.vm, 1);
 }
 
+/* The file the current syscall's (span index key) descriptor argument
+ * names, if it names one (path_args' fd0), into names. A global
+ * function: inline in collect_names its branches multiplied the states
+ * the rest of the walk is verified in (11k more instructions). */
+__noinline int fa_fd_file_hit(__u32 key, struct fa_hits *names)
+{
+	struct fa_path_args *pa = bpf_map_lookup_elem(&path_args, &key);
+	if (!pa || !pa->fd0 || !names)
+		return 0;
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 compat = key >= FA_NR_SYSCALLS;
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	struct file *f = fd_file(task, (int)regs_arg(regs, compat, 0));
+	if (f)
+		note_dentry(names, BPF_CORE_READ(f, f_path.dentry), BPF_CORE_READ(f, f_path.mnt));
+	return 0;
+}
+
 /* Objects a successful open or exec leaves behind: the opened file and
  * the new executable; and the file a descriptor argument names (fchmod,
  * fgetxattr, ...: a bad or O_PATH descriptor, EBADF, names none).
@@ -140,11 +158,7 @@ static __always_inline void collect_names(struct subject *s, const __u32 *key, s
 	} else if (is_exec(s->nr, s->compat) && s->ret == 0) {
 		f = task_exe(task);
 	} else if (s->ret != -EBADF) {
-		/* The key where it is (the caller's context): a copy would
-		 * take a stack slot in the deepest chain (names_step's). */
-		struct fa_path_args *pa = bpf_map_lookup_elem(&path_args, key);
-		if (pa && pa->fd0)
-			f = fd_file(task, (int)arg(s, 0));
+		fa_fd_file_hit(*key, names);
 	}
 	struct follow fl = { .h = names };
 	if (f) {
