@@ -168,8 +168,8 @@ fn path_records_on(sc: &Syscall, aux: &[Aux], kernel: (u32, u32)) -> Option<Path
         return None;
     }
     let exit = sc.exit;
-    if crate::path_args::FD_FILE.contains(&name) {
-        return descriptor_file(&sent, name, exit);
+    if let Some(mqueue) = crate::path_args::names_fd_file(name) {
+        return descriptor_file(&sent, name, mqueue, exit);
     }
     let call = lookup::Call {
         name,
@@ -211,12 +211,28 @@ fn path_records_on(sc: &Syscall, aux: &[Aux], kernel: (u32, u32)) -> Option<Path
 /// The file a descriptor names (`audit_file()`): one nameless item, with
 /// the attributes it had as the syscall began. No item (nor CWD) where
 /// the kernel takes no file: a bad descriptor (or an O_PATH one, which
-/// these syscalls refuse with EBADF), or fchown on a read-only mount
-/// (refused before the file is named).
-fn descriptor_file(sent: &Sent, name: &str, exit: Option<i64>) -> Option<PathRecords> {
+/// these syscalls refuse with EBADF), fchown on a read-only mount
+/// (refused before the file is named); for a message queue (`mqueue`),
+/// one of another file (BPF sends none), or a priority or timeout refused
+/// first (EINVAL, EFAULT), while an EBADF for the descriptor's mode comes
+/// after.
+fn descriptor_file(
+    sent: &Sent,
+    name: &str,
+    mqueue: bool,
+    exit: Option<i64>,
+) -> Option<PathRecords> {
     const EBADF: i64 = -9;
+    const EFAULT: i64 = -14;
+    const EINVAL: i64 = -22;
     const EROFS: i64 = -30;
-    if exit == Some(EBADF) || (name == "fchown" && exit == Some(EROFS)) {
+    let before = match exit {
+        Some(EBADF) => !mqueue,
+        Some(EINVAL | EFAULT) => mqueue,
+        Some(EROFS) => name == "fchown",
+        _ => false,
+    };
+    if before {
         return None;
     }
     let file = sent.objs.iter().find(|o| o.has(F::FA_OBJ_FILE))?;

@@ -1,7 +1,7 @@
 //! Where the path arguments of the syscalls a watch can select are, for
 //! the BPF side's `path_args` map (failed syscalls are matched by them).
 
-use fastaudit_bpf::types::fa_path_args;
+use fastaudit_bpf::types::{fa_path_arg, fa_path_args};
 use fastaudit_rules::tables::Machine;
 
 /// No dirfd argument: the path is relative to the working directory.
@@ -74,15 +74,26 @@ const PATH_ARGS: &[(&str, &[(u8, u8)])] = &[
 /// The x86_64 syscalls that name the open file of their descriptor
 /// argument 0 without a path: the kernel's `audit_file()` adds it to the
 /// names (a PATH item `name=(null)`, and the object the rule fields and
-/// watches judge).
-pub const FD_FILE: &[&str] = &[
-    "fchmod",
-    "fchown",
-    "fsetxattr",
-    "fgetxattr",
-    "flistxattr",
-    "fremovexattr",
+/// watches judge). The message queue ones name only a queue's.
+const FD_FILE: &[(&str, fa_path_arg)] = &[
+    ("fchmod", fa_path_arg::FA_FD_ANY),
+    ("fchown", fa_path_arg::FA_FD_ANY),
+    ("fsetxattr", fa_path_arg::FA_FD_ANY),
+    ("fgetxattr", fa_path_arg::FA_FD_ANY),
+    ("flistxattr", fa_path_arg::FA_FD_ANY),
+    ("fremovexattr", fa_path_arg::FA_FD_ANY),
+    ("mq_timedsend", fa_path_arg::FA_FD_MQUEUE),
+    ("mq_timedreceive", fa_path_arg::FA_FD_MQUEUE),
 ];
+
+/// Whether x86_64 syscall `name` names its descriptor's file (see
+/// [`FD_FILE`]); `Some(true)` when only a message queue's.
+pub fn names_fd_file(name: &str) -> Option<bool> {
+    FD_FILE
+        .iter()
+        .find(|&&(n, _)| n == name)
+        .map(|&(_, k)| k == fa_path_arg::FA_FD_MQUEUE)
+}
 
 /// i386 syscalls that name their paths as the x86_64 syscall of another
 /// name does (the same arguments, the same lookups); the others that
@@ -113,10 +124,10 @@ pub fn as_x86_64(name: &str, compat: bool) -> &str {
 
 /// Where the names of the x86_64 syscall `name` are, if it names any.
 fn args_of(name: &str) -> Option<fa_path_args> {
-    if FD_FILE.contains(&name) {
+    if let Some(&(_, kind)) = FD_FILE.iter().find(|&&(n, _)| n == name) {
         return Some(fa_path_args {
             dirfd: [CWD; 2],
-            fd0: 1,
+            fd0: kind.0 as u8,
             ..fa_path_args::default()
         });
     }
@@ -149,7 +160,7 @@ fn named(compat: bool) -> Vec<(u32, fa_path_args)> {
         PATH_ARGS
             .iter()
             .map(|&(name, _)| name)
-            .chain(FD_FILE.iter().copied())
+            .chain(FD_FILE.iter().map(|&(name, _)| name))
             .filter_map(|name| Some((crate::syscalls::x86_64(name), args_of(name)?)))
             .collect()
     }

@@ -445,11 +445,15 @@ struct fa_path_key {
 
 /* Where a syscall's path arguments are: up to two (dirfd argument, path
  * argument) pairs; a dirfd of FA_NO_DIRFD means relative to the cwd.
- * `fd0`: 1 when argument 0 is a descriptor whose open file the syscall
- * names without a path (the kernel's audit_file(): fchmod, fchown, the
- * f*xattr calls; each takes it first). */
+ * `fd0`: argument 0 is a descriptor whose open file the syscall names
+ * without a path (the kernel's audit_file(): fchmod, fchown, the f*xattr
+ * calls, mq_timedsend/mq_timedreceive; each takes it first), FA_FD_ANY,
+ * or FA_FD_MQUEUE when only a message queue's is named (the kernel
+ * refuses any other before naming it). */
 enum fa_path_arg {
 	FA_NO_DIRFD = 0xFF,
+	FA_FD_ANY = 1,
+	FA_FD_MQUEUE = 2,
 };
 struct fa_path_args {
 	__u8 n;

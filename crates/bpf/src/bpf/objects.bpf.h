@@ -312,6 +312,21 @@ __noinline int fa_objs_close(__u32 key, __u32 unknown)
 	return 0;
 }
 
+#define FA_MQUEUE_MAGIC 0x19800202   /* the mqueue file system's s_magic */
+
+/* The file the current syscall's descriptor argument 0 names (path_args
+ * entry pa), or NULL. */
+static __always_inline struct file *named_fd_file(struct task_struct *task,
+						   const struct fa_path_args *pa, __u32 compat)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	struct file *f = fd_file(task, (int)regs_arg(regs, compat, 0));
+	if (f && pa->fd0 == FA_FD_MQUEUE &&
+	    BPF_CORE_READ(f, f_inode, i_sb, s_magic) != FA_MQUEUE_MAGIC)
+		return 0;
+	return f;
+}
+
 /* Whether the path_args entry pa names anything: paths, or the file of
  * a descriptor argument. */
 static __always_inline int names_objects(const struct fa_path_args *pa)
@@ -355,8 +370,7 @@ __noinline int fa_objs_gather(__u32 key, __u64 ret)
 		/* Still open (the syscall holds it): the inode the kernel named
 		 * as it began, which the ctime hook noted first if the syscall
 		 * changed it (fa_objs_add keeps the first attributes). */
-		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-		f = fd_file(task, (int)regs_arg(regs, compat, 0));
+		f = named_fd_file(task, pa, compat);
 		flags = FA_OBJ_FILE;
 	}
 	if (f) {

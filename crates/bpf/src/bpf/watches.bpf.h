@@ -136,10 +136,7 @@ __noinline int fa_fd_file_hit(__u32 key, struct fa_hits *names)
 	struct fa_path_args *pa = bpf_map_lookup_elem(&path_args, &key);
 	if (!pa || !pa->fd0 || !names)
 		return 0;
-	struct task_struct *task = bpf_get_current_task_btf();
-	__u32 compat = key >= FA_NR_SYSCALLS;
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	struct file *f = fd_file(task, (int)regs_arg(regs, compat, 0));
+	struct file *f = named_fd_file(bpf_get_current_task_btf(), pa, key >= FA_NR_SYSCALLS);
 	if (f)
 		note_dentry(names, BPF_CORE_READ(f, f_path.dentry), BPF_CORE_READ(f, f_path.mnt));
 	return 0;
