@@ -54,7 +54,8 @@ DIFFERENTIAL="test:differential:basic_success_and_failure test:differential:file
  test:uring_differential:skipped_ops_are_audited_only_when_asked_and_ausearch_reads_them
  test:daemon:kernel_and_user_records_match_auditd_and_the_kernel_is_put_back
  test:differential_records:posix_message_queues test:differential_records:system_v_ipc_objects
- test:differential_records:clock_adjustments test:differential_records:ia32_socketcall"
+ test:differential_records:clock_adjustments test:differential_records:ia32_socketcall
+ test:differential_records:module_loads_and_unloads"
 CHECKS=$(echo ${CHECKS:-"explain progs start:default start:stig start:ospp start:pci start:cis start:neo23x0 $DIFFERENTIAL"})
 kernels=("$@"); [ ${#kernels[@]} -gt 0 ] || kernels=(bullseye bookworm trixie)
 

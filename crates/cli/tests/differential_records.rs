@@ -506,6 +506,38 @@ fn clock_adjustments() {
 }
 
 #[test]
+fn module_loads_and_unloads() {
+    if support::skip_without_kernel_oracle!() {
+        return;
+    }
+    // A kernel without module support (this project's development host)
+    // has nothing to load: the kernel matrix's guests run this.
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let dir = std::path::Path::new("/lib/modules").join(release.trim());
+    let loaded = std::fs::read_to_string("/proc/modules").unwrap_or_default();
+    let module = ["dummy", "veth", "crc7"].into_iter().find(|m| {
+        !loaded.lines().any(|l| l.split(' ').next() == Some(m))
+            && std::process::Command::new("modinfo")
+                .args(["-k", release.trim(), m])
+                .output()
+                .is_ok_and(|o| o.status.success())
+    });
+    let Some(module) = module.filter(|_| dir.is_dir() && !loaded.is_empty()) else {
+        eprintln!("module_loads_and_unloads: skipped: this kernel has no module to load (no /proc/modules or {})", dir.display());
+        return;
+    };
+    // modprobe's finit_module (the name is the module's own, from its
+    // image: noted where the load reaches do_init_module), then
+    // delete_module.
+    check(
+        "modules",
+        "-a always,exit -F arch=b64 -S init_module,finit_module,delete_module -k mod\n",
+        &[&format!("modprobe {module} && modprobe -r {module}")],
+        &["KERN_MODULE"],
+    );
+}
+
+#[test]
 fn ia32_socketcall() {
     if support::skip_without_kernel_oracle!() {
         return;

@@ -74,6 +74,12 @@ impl Plan {
                 "clock adjustment records (TIME_ADJNTPVAL, TIME_INJOFFSET): not written ({why})"
             );
         }
+        if let Some(why) = crate::hooks::noted::module_unwritten(self) {
+            let _ = writeln!(
+                s,
+                "module load records (KERN_MODULE of init_module, finit_module): not written ({why})"
+            );
+        }
         let _ = writeln!(
             s,
             "exit rules: {} ({} always, {} never); task rules: {}",

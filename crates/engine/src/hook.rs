@@ -62,11 +62,13 @@ pub enum Noted {
     /// The NTP values adjtimex/clock_adjtime changed and the offset they
     /// injected (TIME_ADJNTPVAL, TIME_INJOFFSET).
     Ntp,
+    /// The name of the module init_module/finit_module loads (KERN_MODULE).
+    Module,
 }
 
 /// The kernel functions the [`Noted`] hooks may attach to (looked up in
 /// the kernel's BTF).
-pub(crate) const NOTED_FUNCTIONS: [&str; 2] = ["ntp_adjtimex", "__do_adjtimex"];
+pub(crate) const NOTED_FUNCTIONS: [&str; 3] = ["ntp_adjtimex", "__do_adjtimex", "do_init_module"];
 
 /// Where a program is attached.
 #[derive(Clone, Debug, PartialEq, Eq)]

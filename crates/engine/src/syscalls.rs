@@ -46,6 +46,8 @@ pub struct Special {
     /// adjtimex and clock_adjtime (native only): what was noted of an
     /// earlier one is forgotten at their entry.
     pub clock_adjust: Vec<u32>,
+    /// init_module and finit_module (native only): likewise.
+    pub module_load: Vec<u32>,
 }
 
 impl Special {
@@ -61,7 +63,7 @@ impl Special {
 
     /// Those needing an entry hook: execs, those that never return,
     /// chdir (its CWD record is the directory it started from), and the
-    /// native mq_getsetattr,
+    /// native mq_getsetattr, module loads,
     /// System V IPC and clock adjusting syscalls (what the kernel reads
     /// there is read then, or what an earlier one noted forgotten).
     pub fn entry_hooked(&self) -> Vec<u32> {
@@ -70,6 +72,7 @@ impl Special {
         v.extend(self.mq_getsetattr);
         v.extend(&self.sysv_ipc);
         v.extend(&self.clock_adjust);
+        v.extend(&self.module_load);
         v
     }
 
@@ -107,6 +110,10 @@ impl Special {
             },
             clock_adjust: match m {
                 Machine::X86_64 => vec![nr("adjtimex"), nr("clock_adjtime")],
+                _ => Vec::new(),
+            },
+            module_load: match m {
+                Machine::X86_64 => vec![nr("init_module"), nr("finit_module")],
                 _ => Vec::new(),
             },
         }

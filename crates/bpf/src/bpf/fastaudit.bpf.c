@@ -383,6 +383,8 @@ static __always_inline int raw_enter_body(__u64 *ctx)
 		ipc_entry(task, (struct pt_regs *)bpf_task_pt_regs(task), (__u32)id);
 	else if (!compat && is_clock_adjust((__u32)id))
 		ntp_forget();
+	else if (!compat && is_module_load((__u32)id))
+		module_forget();
 	return 0;
 }
 
@@ -581,6 +583,13 @@ int BPF_PROG(fa_do_adjtimex_exit, struct __kernel_timex *txc, const struct times
 	return ntp_exit_body(ad);
 }
 
+/* A module load reached its init (kmodule.bpf.h): its name. */
+SEC("fentry/do_init_module")
+int BPF_PROG(fa_module_init, struct module *mod)
+{
+	return module_init_body(mod);
+}
+
 /* Probes: which hook kinds this kernel loads and attaches (fexit is the
  * zero-cost kind: a trampoline on the audited functions only). */
 SEC("fexit/__x64_sys_chmod")
@@ -618,6 +627,8 @@ int fa_syscall_enter(struct syscall_trace_enter *ctx)
 		ipc_entry(task, (struct pt_regs *)bpf_task_pt_regs(task), (__u32)ctx->nr);
 	else if (is_clock_adjust((__u32)ctx->nr))
 		ntp_forget();
+	else if (is_module_load((__u32)ctx->nr))
+		module_forget();
 	else
 		save_entry_args((struct pt_regs *)bpf_task_pt_regs(task), 0);
 	return 0;

@@ -1,9 +1,9 @@
 //! The hooks for records whose data the kernel notes deep inside a
 //! syscall, where neither the syscall's arguments, its entry nor its exit
 //! can read it: fentry/fexit programs on the kernel functions that note it
-//! (ntp.bpf.h says what each reads). They need the fexit kind (BPF
-//! trampolines) and the functions in the kernel's BTF; without them the
-//! records are not written.
+//! (ntp.bpf.h and kmodule.bpf.h say what each reads). They need the fexit
+//! kind (BPF trampolines) and the functions in the kernel's BTF; without
+//! them the records are not written.
 
 use crate::hook::{AttachPoint, Attachment, Hook, Noted};
 use crate::kinds::KernelFunctions;
@@ -51,11 +51,35 @@ const NTP: [[OnFunction; 2]; 2] = [
     ],
 ];
 
+/// do_init_module, which a module load reaches once laid out and checked.
+const MODULE: OnFunction = OnFunction {
+    program: "fa_module_init",
+    kind: "fentry",
+    function: "do_init_module",
+    purpose: "module loads: the module's name (KERN_MODULE records)",
+};
+
 /// The native syscalls whose records each kind of note feeds.
 fn syscalls_of(noted: Noted) -> Vec<u32> {
     match noted {
         Noted::Ntp => syscalls::native().clock_adjust.to_vec(),
+        Noted::Module => syscalls::native().module_load.to_vec(),
     }
+}
+
+/// Whether this kernel has a function a kind of note attaches to.
+fn has_function(noted: Noted, functions: &KernelFunctions) -> bool {
+    match noted {
+        Noted::Ntp => functions.has("ntp_adjtimex") || functions.has("__do_adjtimex"),
+        Noted::Module => functions.has(MODULE.function),
+    }
+}
+
+/// Whether some rule can record one of the syscalls a note feeds.
+fn audited(plan: &Plan, noted: Noted) -> bool {
+    syscalls_of(noted)
+        .iter()
+        .any(|&nr| !plan.candidates(nr, false).is_empty())
 }
 
 /// The noted hooks of a plan: for each kind whose syscalls some rule can
@@ -64,17 +88,9 @@ pub(super) fn noted_hooks(plan: &Plan) -> Vec<Hook> {
     if !plan.kinds.fexit.usable() {
         return Vec::new();
     }
-    let functions = &plan.features.functions;
-    [Noted::Ntp]
+    [Noted::Ntp, Noted::Module]
         .into_iter()
-        .filter(|&n| {
-            syscalls_of(n)
-                .iter()
-                .any(|&nr| !plan.candidates(nr, false).is_empty())
-        })
-        .filter(|&n| match n {
-            Noted::Ntp => functions.has("ntp_adjtimex") || functions.has("__do_adjtimex"),
-        })
+        .filter(|&n| audited(plan, n) && has_function(n, &plan.features.functions))
         .map(Hook::Noted)
         .collect()
 }
@@ -82,16 +98,26 @@ pub(super) fn noted_hooks(plan: &Plan) -> Vec<Hook> {
 /// Why the plan's clock adjustment records cannot be written here, when
 /// some rule can record adjtimex or clock_adjtime and they cannot.
 pub fn ntp_unwritten(plan: &Plan) -> Option<&'static str> {
-    let audited = syscalls_of(Noted::Ntp)
-        .iter()
-        .any(|&nr| !plan.candidates(nr, false).is_empty());
-    if !audited || plan.hooks.contains(&Hook::Noted(Noted::Ntp)) {
+    if !audited(plan, Noted::Ntp) || plan.hooks.contains(&Hook::Noted(Noted::Ntp)) {
         return None;
     }
     Some(if !plan.kinds.fexit.usable() {
         "this kernel refuses fexit programs, and nothing else reads the NTP values it notes"
     } else {
         "neither ntp_adjtimex nor __do_adjtimex is in the kernel's BTF"
+    })
+}
+
+/// Why the plan's KERN_MODULE records of module loads cannot be written
+/// here, when some rule can record init_module or finit_module.
+pub fn module_unwritten(plan: &Plan) -> Option<&'static str> {
+    if !audited(plan, Noted::Module) || plan.hooks.contains(&Hook::Noted(Noted::Module)) {
+        return None;
+    }
+    Some(if !plan.kinds.fexit.usable() {
+        "this kernel refuses fentry programs, and no other hook sees the name it reads from the module"
+    } else {
+        "do_init_module is not in the kernel's BTF"
     })
 }
 
@@ -106,6 +132,7 @@ pub(super) fn noted_attachments(noted: Noted, functions: &KernelFunctions) -> Ve
             };
             pair.iter().collect()
         }
+        Noted::Module => vec![&MODULE],
     };
     programs
         .into_iter()
@@ -157,6 +184,33 @@ mod tests {
         assert!(
             shown.contains(&"fentry/__do_adjtimex by fa_do_adjtimex_entry".to_string()),
             "before Linux 6.17 the NTP values are noted in __do_adjtimex: {shown:?}"
+        );
+    }
+
+    #[test]
+    fn module_loads_get_do_init_module_and_their_entry_hooks() {
+        let text = "-a always,exit -F arch=b64 -S finit_module -k m\n";
+        let p = plan(text).unwrap();
+        assert!(p.hooks.contains(&Hook::Noted(Noted::Module)));
+        let shown: Vec<String> = p.attachments.iter().map(|a| a.to_string()).collect();
+        assert!(shown.contains(&"fentry/do_init_module by fa_module_init".to_string()));
+        assert!(
+            shown.iter().any(|a| a.contains("sys_enter_finit_module")),
+            "the entry clears an earlier note: {shown:?}"
+        );
+        let no_fexit = Environment {
+            kinds: HookKinds::assumed(&[Kind::Tracepoint, Kind::TpBtf, Kind::RawTp]),
+            ..Environment::default()
+        };
+        let p = plan_in(text, no_fexit).unwrap();
+        assert!(!p.hooks.contains(&Hook::Noted(Noted::Module)));
+        assert!(p.explain().contains(
+            "KERN_MODULE of init_module, finit_module): not written (this kernel refuses fentry"
+        ));
+        let p = plan("-a always,exit -F arch=b64 -S delete_module\n").unwrap();
+        assert!(
+            module_unwritten(&p).is_none(),
+            "delete_module's name is its argument"
         );
     }
 }
