@@ -82,10 +82,15 @@ for k in "${kernels[@]}"; do
   line=$("$vm/fetch-kernels.sh" "$k"); rel=$(cut -f1 <<<"$line"); ver=$(cut -f2 <<<"$line")
   name="$rel ${ver%%-*}"; names+=("$name")
   out=$run/$rel; mkdir -p "$out"
+  # virtme-ng hides /lib/modules in the guests (a tmpfs of its own): the
+  # module the KERN_MODULE test loads is handed over in the share.
+  mkdir -p "$VM_SHARE/modules/$ver"
+  cp -f /lib/modules/"$ver"/kernel/drivers/net/dummy.ko* "$VM_SHARE/modules/$ver/" 2>/dev/null || true
   echo "=== $name ($ver)"
   t0=$(date +%s)
   set +e
-  OUT=$out ROOT=$root FASTAUDIT=$FASTAUDIT "$vm/run-in-guest.sh" "$k" "$vm/guest-checks.sh" $CHECKS
+  OUT=$out ROOT=$root FASTAUDIT=$FASTAUDIT FASTAUDIT_TEST_MODULES=$VM_SHARE/modules \
+    "$vm/run-in-guest.sh" "$k" "$vm/guest-checks.sh" $CHECKS
   rc=$?
   set -e
   times[$name]=$(( $(date +%s) - t0 ))

@@ -50,8 +50,9 @@ fn plan(opts: &RunOptions) -> Result<(Plan, RuleSet, Environment), Error> {
     start_trace::mark("settings and rules read");
     // Probing loads BPF programs and reads tracefs: root only (`--explain`
     // works without, with the facts assumed).
-    // A run probes only the kinds a plan can use (fexit is for `--explain`:
-    // no plan uses it), and all of them again to say why none fits.
+    // A run probes the kinds every plan may use, fexit (a BPF load of its
+    // own) only for a plan with records only fentry/fexit programs read,
+    // and all of them again to say why none fits.
     let probed = |all: bool| {
         let kinds: Vec<Kind> = opts
             .hook_kinds
@@ -70,6 +71,15 @@ fn plan(opts: &RunOptions) -> Result<(Plan, RuleSet, Environment), Error> {
     let mut env = probed(opts.explain);
     start_trace::mark("hook kinds probed");
     let mut plan = compile(&set, env.clone()).map_err(Error::Compile)?;
+    let root = nix::unistd::geteuid().is_root();
+    if !opts.explain
+        && root
+        && opts.hook_kinds.contains(&Kind::Fexit)
+        && plan.wants_function_hooks()
+    {
+        env.probe_fexit();
+        plan = compile(&set, env.clone()).map_err(Error::Compile)?;
+    }
     if !opts.explain && plan.hook_kind_problem().is_some() {
         env = probed(true);
         plan = compile(&set, env.clone()).map_err(Error::Compile)?;

@@ -117,11 +117,10 @@ impl HookKinds {
                 Probe::Excluded => "excluded by --hook-kinds".to_string(),
             };
             let role = match kind {
-                // Why it is not used even where it works: one program
-                // instance (and one verification) per audited syscall
-                // function is needed, and it cannot be tested on the
-                // machines this version was built on, which refuse it.
-                Kind::Fexit => " (zero cost for unaudited syscalls; not used by this version)",
+                // Not for syscalls (one program instance and verification
+                // per audited syscall function): for the records only a
+                // kernel function's arguments hold.
+                Kind::Fexit => " (clock adjustment and module load records)",
                 Kind::Tracepoint => " (native syscalls named by rules)",
                 Kind::TpBtf => " (raw syscall, task and inode hooks)",
                 Kind::RawTp => " (raw syscall, task and inode hooks, when tp_btf is refused)",

@@ -602,6 +602,11 @@ impl Environment {
             ..Environment::default()
         }
     }
+
+    /// Probe the fexit kind as well (root needed), the rest as probed.
+    pub fn probe_fexit(&mut self) {
+        self.kinds.fexit = HookKinds::probe(&[crate::Kind::Fexit]).fexit;
+    }
 }
 
 #[cfg(test)]

@@ -18,7 +18,9 @@ pub(super) fn raw_entry_hooks(plan: &Plan, env: &Environment) -> Vec<Hook> {
     let native: Vec<u32> = syscalls::native()
         .entry_hooked()
         .into_iter()
-        .filter(|&nr| !plan.candidates(nr, false).is_empty())
+        .filter(|&nr| {
+            !plan.candidates(nr, false).is_empty() && super::noted::entry_needed(plan, nr)
+        })
         .collect();
     let ia32: Vec<u32> = syscalls::ia32()
         .entry_hooked()

@@ -82,6 +82,19 @@ fn audited(plan: &Plan, noted: Noted) -> bool {
         .any(|&nr| !plan.candidates(nr, false).is_empty())
 }
 
+/// Whether the native syscall `nr`, one an entry hook is kept for, needs
+/// it in this plan: a syscall whose entry only clears a note (clock
+/// adjustments, module loads) needs none where nothing is noted (no
+/// fentry/fexit, or not the function). A module syscall's entry
+/// tracepoint is missing where the kernel has no module support, which
+/// would otherwise send the plan to the raw entry hook, on every syscall.
+pub(super) fn entry_needed(plan: &Plan, nr: u32) -> bool {
+    [Noted::Ntp, Noted::Module].into_iter().all(|n| {
+        !syscalls_of(n).contains(&nr)
+            || (plan.kinds.fexit.usable() && has_function(n, &plan.features.functions))
+    })
+}
+
 /// The noted hooks of a plan: for each kind whose syscalls some rule can
 /// record natively, when fexit programs load here and the functions exist.
 pub(super) fn noted_hooks(plan: &Plan) -> Vec<Hook> {

@@ -43,7 +43,7 @@ pub(super) fn per_syscall(plan: &Plan, env: &Environment) -> Option<Vec<Hook>> {
         .filter(|h| !matches!(h, Hook::SyscallExit { nr, .. } if special.no_return().contains(nr)))
         .collect();
     for nr in special.entry_hooked() {
-        if !plan.candidates(nr, false).is_empty() {
+        if !plan.candidates(nr, false).is_empty() && super::noted::entry_needed(plan, nr) {
             hooks.push(Hook::SyscallEnter {
                 nr,
                 syscall: name(nr)?,
