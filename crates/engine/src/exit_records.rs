@@ -162,14 +162,18 @@ pub fn decode(aux: &[Aux], exe: Option<&[u8]>) -> Vec<ExitRecord> {
             }
             types::TIME_ADJNTPVAL => {
                 // One sample: a TIME_ADJNTPVAL per value changed, then
-                // TIME_INJOFFSET for an offset injected (audit_log_time).
+                // TIME_INJOFFSET (audit_log_time): the task's last injected
+                // offset, when not 0, if this syscall injected one or
+                // changed a value (the kernel's context keeps the offset).
                 if let Some(n) = read::<fa_ntp>(d) {
+                    let mut changed = false;
                     for (i, op) in NTP_VALUES.iter().enumerate() {
                         if n.old[i] != n.new[i] {
+                            changed = true;
                             out.push(ExitRecord::TimeAdjNtpVal(op, n.old[i], n.new[i]));
                         }
                     }
-                    if n.sec != 0 || n.nsec != 0 {
+                    if (changed || n.injected != 0) && (n.sec != 0 || n.nsec != 0) {
                         out.push(ExitRecord::TimeInjOffset(n.sec, n.nsec));
                     }
                 }
@@ -275,6 +279,7 @@ mod tests {
     fn ntp_values_changed_then_the_offset() {
         let mut n = fa_ntp {
             has_values: 1,
+            injected: 1,
             sec: -1,
             nsec: 999_999_999,
             ..Default::default()
@@ -294,6 +299,28 @@ mod tests {
                 ExitRecord::TimeInjOffset(-1, 999_999_999)
             ],
             "only the values that changed, then the offset"
+        );
+        // An offset injected earlier: shown again with a value changed,
+        // not with nothing changed.
+        n.injected = 0;
+        let aux = [Aux {
+            ty: types::TIME_ADJNTPVAL,
+            data: bytes(&n),
+        }];
+        assert_eq!(
+            decode(&aux, None).len(),
+            2,
+            "a value changed: the old offset too"
+        );
+        n.new[2] = n.old[2];
+        let aux = [Aux {
+            ty: types::TIME_ADJNTPVAL,
+            data: bytes(&n),
+        }];
+        assert_eq!(
+            decode(&aux, None),
+            vec![],
+            "nothing changed, nothing injected"
         );
     }
 }

@@ -297,9 +297,17 @@ struct fa_ipc {
 enum fa_ntp_limit {
 	FA_NTP_VALUES = 6,       /* AUDIT_NTP_NVALS */
 };
+/* The offset a task last injected (struct timespec64, normalized). */
+struct fa_ntp_offset {
+	__s64 sec;
+	__s64 nsec;
+};
+
 struct fa_ntp {
 	__u32 has_values; /* the NTP values were noted */
-	__u32 pad;
+	__u32 injected;   /* this syscall injected the offset (sec, nsec: the
+			   * task's last injected, as the kernel's audit
+			   * context keeps it) */
 	__s64 sec;
 	__s64 nsec;
 	__s64 old[FA_NTP_VALUES];

@@ -32,6 +32,17 @@ struct {
 	__type(value, struct fa_ntp);
 } ntp_notes SEC(".maps");
 
+/* Per thread: the offset it last injected. The kernel keeps it in the
+ * task's audit context for the task's life, and prints it (TIME_INJOFFSET)
+ * with every later event that injects one or changes an NTP value: a
+ * status change after an injection shows the old offset again. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, FA_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct fa_ntp_offset);
+} ntp_offsets SEC(".maps");
+
 /* Whether nr is a native clock adjusting syscall (whose exit sends the note). */
 static __always_inline int is_clock_adjust(__u32 nr)
 {
@@ -52,10 +63,19 @@ static __always_inline int ntp_entry_body(struct __kernel_timex *txc)
 	struct fa_ntp n = {};
 	__u32 modes = BPF_CORE_READ(txc, modes);
 	if (modes & FA_ADJ_SETOFFSET) {
-		n.sec = BPF_CORE_READ(txc, time.tv_sec);
-		n.nsec = BPF_CORE_READ(txc, time.tv_usec);
+		struct fa_ntp_offset o = {
+			.sec = BPF_CORE_READ(txc, time.tv_sec),
+			.nsec = BPF_CORE_READ(txc, time.tv_usec),
+		};
 		if (!(modes & FA_ADJ_NANO))
-			n.nsec *= 1000;
+			o.nsec *= 1000;
+		bpf_map_update_elem(&ntp_offsets, &tid, &o, BPF_ANY);
+		n.injected = 1;
+	}
+	struct fa_ntp_offset *last = bpf_map_lookup_elem(&ntp_offsets, &tid);
+	if (last) {
+		n.sec = last->sec;
+		n.nsec = last->nsec;
 	}
 	bpf_map_update_elem(&ntp_notes, &tid, &n, BPF_ANY);
 	return 0;
