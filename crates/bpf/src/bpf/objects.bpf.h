@@ -367,9 +367,11 @@ __noinline int fa_objs_gather(__u32 key, __u64 ret)
 					: BPF_CORE_READ(task, fs, pwd.dentry);
 		fa_objs_add(key, (__u64)BPF_CORE_READ(d, d_inode), (__u64)d, FA_OBJ_FS_DIR);
 	} else if (pa->fd0) {
-		/* Still open (the syscall holds it): the inode the kernel named
-		 * as it began, which the ctime hook noted first if the syscall
-		 * changed it (fa_objs_add keeps the first attributes). */
+		/* The descriptor's file as the table holds it at the exit
+		 * (another thread may have replaced it since: not followed);
+		 * if the syscall changed it, the ctime hook noted it first,
+		 * with the attributes before the change, which fa_objs_add
+		 * keeps. */
 		f = named_fd_file(task, pa, compat);
 		flags = FA_OBJ_FILE;
 	}
