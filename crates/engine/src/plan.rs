@@ -183,8 +183,9 @@ impl Plan {
     /// no such hook: with the fexit kind not probed, probe it (a run
     /// probes it only then: the probe is a BPF load of its own).
     pub fn wants_function_hooks(&self) -> bool {
-        crate::hooks::noted::ntp_unwritten(self).is_some()
-            || crate::hooks::noted::module_unwritten(self).is_some()
+        [crate::Noted::Ntp, crate::Noted::Module]
+            .into_iter()
+            .any(|n| crate::hooks::noted::unwritten(self, n).is_some())
     }
 
     /// Why this kernel cannot run the plan, if it cannot: the raw syscall,

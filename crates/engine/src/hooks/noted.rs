@@ -108,30 +108,33 @@ pub(super) fn noted_hooks(plan: &Plan) -> Vec<Hook> {
         .collect()
 }
 
-/// Why the plan's clock adjustment records cannot be written here, when
-/// some rule can record adjtimex or clock_adjtime and they cannot.
-pub fn ntp_unwritten(plan: &Plan) -> Option<&'static str> {
-    if !audited(plan, Noted::Ntp) || plan.hooks.contains(&Hook::Noted(Noted::Ntp)) {
+/// Why the records a kind of note feeds cannot be written here, when some
+/// rule can record one of its syscalls and they cannot.
+pub fn unwritten(plan: &Plan, noted: Noted) -> Option<&'static str> {
+    if !audited(plan, noted) || plan.hooks.contains(&Hook::Noted(noted)) {
         return None;
     }
-    Some(if !plan.kinds.fexit.usable() {
-        "this kernel refuses fexit programs, and nothing else reads the NTP values it notes"
-    } else {
-        "neither ntp_adjtimex nor __do_adjtimex is in the kernel's BTF"
+    let no_kind = !plan.kinds.fexit.usable();
+    Some(match (noted, no_kind) {
+        (Noted::Ntp, true) => {
+            "this kernel refuses fexit programs, and nothing else reads the NTP values it notes"
+        }
+        (Noted::Ntp, false) => "neither ntp_adjtimex nor __do_adjtimex is in the kernel's BTF",
+        (Noted::Module, true) => {
+            "this kernel refuses fentry programs, and no other hook sees the name it reads from the module"
+        }
+        (Noted::Module, false) => "do_init_module is not in the kernel's BTF",
     })
 }
 
-/// Why the plan's KERN_MODULE records of module loads cannot be written
-/// here, when some rule can record init_module or finit_module.
+/// [`unwritten`] for the clock adjustment records.
+pub fn ntp_unwritten(plan: &Plan) -> Option<&'static str> {
+    unwritten(plan, Noted::Ntp)
+}
+
+/// [`unwritten`] for the KERN_MODULE records of module loads.
 pub fn module_unwritten(plan: &Plan) -> Option<&'static str> {
-    if !audited(plan, Noted::Module) || plan.hooks.contains(&Hook::Noted(Noted::Module)) {
-        return None;
-    }
-    Some(if !plan.kinds.fexit.usable() {
-        "this kernel refuses fentry programs, and no other hook sees the name it reads from the module"
-    } else {
-        "do_init_module is not in the kernel's BTF"
-    })
+    unwritten(plan, Noted::Module)
 }
 
 /// The programs of a noted hook and where each is attached.
