@@ -97,6 +97,7 @@ auditctl's options, applied to the running `fastaudit run`:
   -D [-k KEY]                  delete all rules (whose key contains KEY)
   -R FILE                      apply a rules file (all of it or nothing)
   -e 0|1|2                     stop auditing | audit | lock fastaudit's rules until it restarts
+  --signal reload              read auditd.conf and the rules files again (as SIGHUP), answered once they run
   -v                           version
   -h, --help                   print this help
 Changes last until the next SIGHUP or restart reads the rules files again.";

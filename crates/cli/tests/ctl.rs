@@ -405,6 +405,46 @@ fn enable_stops_resumes_and_locks_fastaudits_rules_only() {
 }
 
 #[test]
+fn signal_reload_answers_once_the_rules_read_again_run() {
+    let _ka = KernelAudit::acquire();
+    let s = setup();
+    let run = FastauditRun::start(FASTAUDIT, &s.rules, &s.log, &[]);
+    let rule = |key: &str| {
+        format!(
+            "-a always,exit -F arch=b64 -S fchmodat -F path={} -k {key}\n",
+            s.target.display()
+        )
+    };
+    // The answer comes once the new rules run (what `systemctl reload`
+    // waits for): the very next chmod is judged by them.
+    std::fs::write(&s.rules, rule("reloaded")).expect("rules");
+    let said = ok(&["--signal", "reload"]);
+    assert!(said.contains("switched to the rules read again"), "{said}");
+    chmod(&s.target);
+    wait_until(30, "the chmod's event", || {
+        events(&s.log, "reloaded") + events(&s.log, "start") > 0
+    });
+    assert_eq!(events(&s.log, "start"), 0, "judged by the old rules");
+    assert!(ok(&["-l"]).contains("key=reloaded"));
+    // A rules file with an error: refused with its line, the rules stay.
+    std::fs::write(
+        &s.rules,
+        "-a always,exit -F arch=b64 -S fchmodat -F bogus=1\n",
+    )
+    .expect("rules");
+    refused(
+        &["--signal", "HUP"],
+        1,
+        &format!("{}:1: ", s.rules.display()),
+    );
+    assert!(ok(&["-l"]).contains("key=reloaded"));
+    // The other signals are not sent this way.
+    refused(&["--signal", "stop"], 1, "only reload (HUP)");
+    refused(&["--signal"], 1, "--signal takes one signal name");
+    run.stop();
+}
+
+#[test]
 fn only_root_may_use_the_control_socket() {
     let _ka = KernelAudit::acquire();
     let s = setup();

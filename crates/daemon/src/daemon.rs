@@ -9,6 +9,7 @@
 //! signals, the log's commit) and between batches (a rule switch to make).
 
 use crate::companion::Companions;
+use crate::control::socket::{Job, Reply};
 use crate::control::{Control, Parts};
 use crate::error::Error;
 use crate::event_lines::uring_event_lines;
@@ -42,6 +43,9 @@ pub struct Daemon {
     status: StatusFile,
     /// SIGHUP came and auditd.conf was read again: the rules are next.
     reload_rules: bool,
+    /// A `fastaudit ctl --signal reload` whose switch is under way, and
+    /// the lines that refused auditd.conf (its answer waits for the switch).
+    reload_job: Option<(Job, Vec<String>)>,
     /// One buffer for every event's lines: no allocation each.
     lines: Vec<u8>,
     /// Why the run stops early (the kernel audit could not be turned on).
@@ -99,6 +103,7 @@ impl Daemon {
             reconfig,
             status: StatusFile::default(),
             reload_rules: false,
+            reload_job: None,
             lines: Vec::with_capacity(4096),
             failed: None,
         })
@@ -158,6 +163,25 @@ impl Daemon {
             held,
         };
         (self.control.as_mut(), parts)
+    }
+
+    /// `fastaudit ctl --signal reload`: what SIGHUP does (auditd.conf, then
+    /// the rules), answered when the new rules run or at once when refused.
+    fn reload_for(&mut self, job: Job) -> Option<Plan> {
+        let sender = crate::control::sender(&job);
+        let mut refused = self.reconfig.on_request(&mut self.sink, sender);
+        self.sink.log.commit();
+        match self.rules.reload() {
+            Ok(plan) => {
+                self.reload_job = Some((job, refused));
+                Some(plan)
+            }
+            Err(lines) => {
+                refused.extend(lines);
+                let _ = job.reply.send(reload_reply(refused, None));
+                None
+            }
+        }
     }
 
     /// Stop: put the kernel back and unregister, log the last kernel
@@ -297,12 +321,17 @@ impl Handler for Daemon {
     /// the signal), else a `fastaudit ctl` request's.
     fn reload(&mut self) -> Option<Plan> {
         if std::mem::take(&mut self.reload_rules) {
-            if let Some(plan) = self.rules.reload() {
+            if let Ok(plan) = self.rules.reload() {
                 return Some(plan);
             }
         }
         let (control, parts) = self.parts();
-        control?.poll(parts)
+        let control = control?;
+        if let Some(plan) = control.poll(parts) {
+            return Some(plan);
+        }
+        let job = control.take_reload()?;
+        self.reload_for(job)
     }
 
     fn swapped(&mut self, outcome: Result<&Attached, &EngineError>) {
@@ -312,17 +341,27 @@ impl Handler for Daemon {
             c.swapped(parts, outcome.err().map(ToString::to_string));
             return;
         }
-        match outcome {
+        let said = match outcome {
             Ok(_) => {
                 log_rule_changes(&mut self.sink, &changes, &Changer::of("self"));
-                eprintln!(
+                format!(
                     "fastaudit: SIGHUP: switched to the rules read again ({} rule changes)",
                     changes.len()
-                );
+                )
             }
-            Err(e) => eprintln!(
+            Err(e) => format!(
                 "fastaudit: SIGHUP: the new rules could not be attached ({e}); the running rules stay"
             ),
+        };
+        eprintln!("{said}");
+        if let Some((job, refused)) = self.reload_job.take() {
+            let failed = outcome.is_err().then_some(said.clone());
+            let ok = outcome.is_ok().then_some(said);
+            let mut reply = reload_reply(refused, failed);
+            if let Some(ok) = ok {
+                reply.out = format!("{ok}\n").into_bytes();
+            }
+            let _ = job.reply.send(reply);
         }
     }
 
@@ -355,6 +394,16 @@ impl Handler for Daemon {
         }
         self.sink.log.commit();
     }
+}
+
+/// The answer to `fastaudit ctl --signal reload`: exit 1 with the lines
+/// that refused auditd.conf or the rules (`failed`: the switch's own).
+fn reload_reply(mut refused: Vec<String>, failed: Option<String>) -> Reply {
+    refused.extend(failed);
+    if refused.is_empty() {
+        return Reply::default();
+    }
+    Reply::refused(&refused.join("\n"), 1)
 }
 
 /// BPF events (alone or joined with their kernel record) logged and lost.

@@ -51,15 +51,36 @@ impl Reconfig {
         if self.args.no_config {
             return;
         }
-        let who = requested(kernel);
+        let who = requested(kernel.sender());
+        self.reread(sink, &who);
+    }
+
+    /// `fastaudit ctl --signal reload` from `who`: as SIGHUP; the lines
+    /// that refused the configuration (none: taken, or no file).
+    pub fn on_request(&mut self, sink: &mut Sink, who: Sender) -> Vec<String> {
+        if self.args.no_config {
+            return Vec::new();
+        }
+        self.reread(sink, &requested(Some(who)))
+    }
+
+    /// Read, apply and log the configuration; the lines that refused it.
+    fn reread(&mut self, sink: &mut Sink, who: &Requester) -> Vec<String> {
         match self.apply(sink) {
-            Ok(()) => log_reconfigured(sink, &who, true),
-            Err(lines) => {
+            Ok(()) => {
+                log_reconfigured(sink, who, true);
+                Vec::new()
+            }
+            Err(mut lines) => {
+                lines.push(
+                    "fastaudit: SIGHUP: the configuration was refused; the running configuration stays"
+                        .into(),
+                );
                 for l in &lines {
                     say(l);
                 }
-                say("fastaudit: SIGHUP: the configuration was refused; the running configuration stays");
-                log_reconfigured(sink, &who, false);
+                log_reconfigured(sink, who, false);
+                lines
             }
         }
     }
@@ -125,10 +146,9 @@ fn say(line: &str) {
 /// fastaudit is not the kernel's audit daemon).
 struct Requester(Option<Sender>);
 
-/// Who asked (the kernel's signal info), said as auditd says it before
-/// reconfiguring.
-fn requested(kernel: &mut Kernel) -> Requester {
-    let who = kernel.sender();
+/// Who asked (the kernel's signal info, or a control request's caller),
+/// said as auditd says it before reconfiguring.
+fn requested(who: Option<Sender>) -> Requester {
     let text = match &who {
         Some(s) => format!(
             "config change requested by pid={} auid={} subj={}",

@@ -69,6 +69,8 @@ pub struct Parts<'a> {
 pub struct Control {
     jobs: Jobs,
     switching: Option<Switching>,
+    /// `--signal reload`, for the daemon to carry out as SIGHUP.
+    reload: Option<Job>,
 }
 
 /// A request once every line is parsed and applied to a copy of the rules.
@@ -95,6 +97,7 @@ impl Control {
             Ok(jobs) => Some(Control {
                 jobs,
                 switching: None,
+                reload: None,
             }),
             Err(e) => {
                 eprintln!("fastaudit: warning: no control socket, so no `fastaudit ctl` ({e})");
@@ -115,6 +118,17 @@ impl Control {
             return None;
         }
         let job = self.jobs.next()?;
+        match signal(&job.request.words) {
+            Some(Ok(())) => {
+                self.reload = Some(job);
+                return None;
+            }
+            Some(Err(reply)) => {
+                let _ = job.reply.send(reply);
+                return None;
+            }
+            None => {}
+        }
         let judged = match judge(&job, &mut parts) {
             Ok(j) => j,
             Err(reply) => {
@@ -161,6 +175,12 @@ impl Control {
         }
     }
 
+    /// A `--signal reload` request [`Control::poll`] took: the daemon
+    /// reloads as on SIGHUP and answers it when the new rules run.
+    pub fn take_reload(&mut self) -> Option<Job> {
+        self.reload.take()
+    }
+
     /// The switch a request asked for is over (`failed`: why it did not
     /// happen): log its rule changes by the caller, in the order asked, as
     /// the kernel logs auditctl's, and answer.
@@ -186,6 +206,47 @@ impl Control {
         };
         let _ = s.job.reply.send(reply);
     }
+}
+
+/// The caller of `job` as DAEMON_CONFIG names a signal's sender.
+pub fn sender(job: &Job) -> fastaudit_records::daemon::Sender {
+    use std::os::unix::fs::MetadataExt as _;
+    fastaudit_records::daemon::Sender {
+        auid: job.caller.auid,
+        uid: std::fs::metadata(format!("/proc/{}", job.pid)).map_or(u32::MAX, |m| m.uid()),
+        ses: job.caller.ses.to_string(),
+        pid: job.pid,
+        context: job.caller.subj.clone(),
+    }
+}
+
+/// `--signal NAME` (auditctl's option that signals auditd): Some(Ok) for
+/// reload (HUP), which the daemon carries out and answers once it is over
+/// (`systemctl reload` waits for it so); a refusal for the rest, which are
+/// signals to send (kill, systemctl); None for any other request.
+fn signal(words: &[Vec<u8>]) -> Option<Result<(), Reply>> {
+    let (first, rest) = words.split_first()?;
+    if first.as_slice() != b"--signal" {
+        return None;
+    }
+    let name = match rest {
+        [name] => String::from_utf8_lossy(name).to_ascii_lowercase(),
+        _ => {
+            return Some(Err(Reply::refused(
+                &format!("{COMMAND_LINE}: --signal takes one signal name (reload)"),
+                1,
+            )))
+        }
+    };
+    Some(match name.as_str() {
+        "reload" | "hup" | "sighup" => Ok(()),
+        other => Err(Reply::refused(
+            &format!(
+                "{COMMAND_LINE}: --signal {other}: only reload (HUP) is sent this way, and answered once done; send the others with kill (TERM stops, USR1 rotates, USR2 resumes)"
+            ),
+            1,
+        )),
+    })
 }
 
 /// `-e 2`: the rules stay as they are until fastaudit restarts (the

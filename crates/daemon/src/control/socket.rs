@@ -98,6 +98,8 @@ pub struct Job {
     pub request: Request,
     /// Who sent it (for CONFIG_CHANGE).
     pub caller: Changer,
+    /// Its process (for DAEMON_CONFIG, as a signal's sender).
+    pub pid: i32,
     /// Where the reply goes.
     pub reply: Sender<Reply>,
 }
@@ -212,6 +214,7 @@ fn answer(stream: &UnixStream, jobs: &Sender<Job>) -> Result<Reply, String> {
     jobs.send(Job {
         request,
         caller,
+        pid,
         reply: tx,
     })
     .map_err(|_| "the daemon is stopping".to_string())?;

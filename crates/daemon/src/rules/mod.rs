@@ -54,46 +54,33 @@ impl Rules {
         }
     }
 
-    /// SIGHUP: the rules files read again and their plan, or None (a
-    /// switch is under way, or the rules were refused: said on stderr and
-    /// syslog).
-    pub fn reload(&mut self) -> Option<Plan> {
+    /// SIGHUP: the rules files read again and their plan, or the lines
+    /// that refused them (said on stderr and syslog too; none when a
+    /// switch is under way, and the request waits for none).
+    pub fn reload(&mut self) -> Result<Plan, Vec<String>> {
         if self.offered.is_some() {
-            return None;
+            return Err(Vec::new());
         }
-        let refuse = |lines: Vec<String>| {
+        let refuse = |mut lines: Vec<String>| {
+            lines.push("fastaudit: SIGHUP: the rules were refused; the running rules stay".into());
             for l in &lines {
                 eprintln!("{l}");
                 syslog(Priority::Err, l);
             }
-            let m = "fastaudit: SIGHUP: the rules were refused; the running rules stay";
-            eprintln!("{m}");
-            syslog(Priority::Err, m);
+            lines
         };
         if self.locked() {
-            refuse(vec![
+            return Err(refuse(vec![
                 "fastaudit: the running rules set -e 2: they cannot change until fastaudit restarts"
                     .into(),
-            ]);
-            return None;
+            ]));
         }
-        let set = match load(&self.paths, &SystemHost, self.strict) {
-            Ok(s) => s,
-            Err(errors) => {
-                refuse(errors);
-                return None;
-            }
-        };
-        match self.plan_of(&set, self.paused) {
-            Ok(plan) => {
-                self.offered = Some(set);
-                Some(plan)
-            }
-            Err(e) => {
-                refuse(vec![e]);
-                None
-            }
-        }
+        let set = load(&self.paths, &SystemHost, self.strict).map_err(refuse)?;
+        let plan = self
+            .plan_of(&set, self.paused)
+            .map_err(|e| refuse(vec![e]))?;
+        self.offered = Some(set);
+        Ok(plan)
     }
 
     /// The plan `set` runs as: its own, or (`paused`: `-e 0`) the empty
