@@ -46,8 +46,9 @@ pub(crate) struct Sent {
     pub(crate) uring_names: Vec<(u32, Vec<u8>)>,
     /// io_uring_enter: what its inline opens opened, by name place.
     pub(crate) uring_opened: Vec<(u32, Inode)>,
-    /// io_uring_enter: its ops that went to io-wq after an inline attempt.
-    pub(crate) uring_punted: Vec<fa_aux_uring_punt>,
+    /// io_uring_enter: its ops that went to io-wq after an inline
+    /// attempt, each with the inodes its worker changed.
+    pub(crate) uring_punted: Vec<(fa_aux_uring_punt, Vec<Obj>)>,
 }
 
 pub(crate) fn u32_at(d: &[u8], at: usize) -> Option<u32> {
@@ -124,8 +125,14 @@ pub(crate) fn decode(aux: &[Aux]) -> Option<Sent> {
                 s.uring_opened.push((u.index, obj_of(&u.obj).inode));
             }
         } else if a.ty == fa_aux_kind::FA_AUX_URING_PUNT.0 {
-            s.uring_punted
-                .extend(crate::samples::read::<fa_aux_uring_punt>(&a.data));
+            s.uring_punted.extend(
+                crate::samples::read::<fa_aux_uring_punt>(&a.data).map(|p| (p, Vec::new())),
+            );
+        } else if a.ty == fa_aux_kind::FA_AUX_URING_PUNT_OBJS.0 {
+            // Sent right after its op's FA_AUX_URING_PUNT.
+            if let Some((_, objs)) = s.uring_punted.last_mut() {
+                *objs = objs_of(a);
+            }
         }
     }
     any.then_some(s)

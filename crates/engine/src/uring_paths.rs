@@ -41,8 +41,8 @@ pub(crate) fn enter_paths(mut sent: Sent, pid: i32) -> PathRecords {
             }
         })
         .collect::<Vec<_>>();
-    for p in &sent.uring_punted {
-        punted(&mut items, p, sent.cwd.as_deref(), pid);
+    for (p, objs) in &sent.uring_punted {
+        punted(&mut items, p, objs, sent.cwd.as_deref(), pid);
     }
     PathRecords {
         cwd: (!items.is_empty()).then_some(sent.cwd).flatten(),
@@ -56,9 +56,17 @@ pub(crate) fn enter_paths(mut sent: Sent, pid: i32) -> PathRecords {
 /// own: the directory (PARENT, the name cut to it) for a create, mkdir,
 /// unlink, rename or a link's new name, the object (NORMAL) for an open
 /// without O_CREAT, a stat or a link's source. Seen on kernels that
-/// attempt those ops inline first (Linux 6.1); looked up here, after the
+/// attempt those ops inline first (Linux 6.1). A directory or link source
+/// the worker changed (`objs`) is the inode its lookup found, even if the
+/// workload removed it since; anything else is looked up here, after the
 /// worker ran.
-fn punted(items: &mut [PathItem], p: &fa_aux_uring_punt, cwd: Option<&[u8]>, pid: i32) {
+fn punted(
+    items: &mut [PathItem],
+    p: &fa_aux_uring_punt,
+    objs: &[Obj],
+    cwd: Option<&[u8]>,
+    pid: i32,
+) {
     use Fill::{LinkSource, Object, ObjectNoFollow, Parent};
     const O_CREAT: u32 = 0o100;
     const O_NOFOLLOW: u32 = 0o400000;
@@ -100,12 +108,28 @@ fn punted(items: &mut [PathItem], p: &fa_aux_uring_punt, cwd: Option<&[u8]>, pid
                     len => Some(name[..len].to_vec()),
                 };
                 let path = at(&name, dfd, cwd, pid, true);
-                let md = std::fs::metadata(&path);
-                md.ok()
-                    .map(|m| (dir, inode_of(&path, &m), NameType::Parent))
+                let changed = changed_dir(objs, *op == "renameat" && k == 1).map(|o| o.inode);
+                let looked_up = || {
+                    let md = std::fs::metadata(&path).ok()?;
+                    Some(inode_of(&path, &md))
+                };
+                changed
+                    .or_else(looked_up)
+                    .map(|inode| (dir, inode, NameType::Parent))
             }
-            // The source, or (removed since) the new link to the same
-            // inode; neither there: the link failed at its source.
+            // The source the worker linked; else as found now, or (removed
+            // since) the new link to the same inode; none: the link failed
+            // at its source.
+            LinkSource
+                if objs
+                    .iter()
+                    .any(|o| o.has(fa_obj_flag::FA_OBJ_ALIAS) && !o.is_dir()) =>
+            {
+                let o = objs
+                    .iter()
+                    .find(|o| o.has(fa_obj_flag::FA_OBJ_ALIAS) && !o.is_dir());
+                o.map(|o| (Some(name.clone()), o.inode, NameType::Normal))
+            }
             LinkSource => {
                 let source = std::fs::symlink_metadata(at(&name, dfd, cwd, pid, false)).ok();
                 let linked = || {
@@ -136,6 +160,25 @@ fn punted(items: &mut [PathItem], p: &fa_aux_uring_punt, cwd: Option<&[u8]>, pid
             };
         }
     }
+}
+
+/// The directory a worker's op changed, which its lookup of a name's
+/// parent found: the one holding the op's child (a rename's old
+/// directory), or with `second` a rename's new one (the same when it
+/// stayed in one directory). New inodes (no dentry yet when noted) are
+/// no lookup's.
+fn changed_dir(objs: &[Obj], second: bool) -> Option<&Obj> {
+    let known = |o: &&Obj| o.is_dir() && o.has(fa_obj_flag::FA_OBJ_ALIAS);
+    let (child, dir) = child_and_dir(objs);
+    let dir = dir.filter(known).or_else(|| objs.iter().find(known));
+    if !second {
+        return dir;
+    }
+    let ino = |o: Option<&Obj>| o.map(|o| (o.inode.ino, o.inode.dev));
+    objs.iter()
+        .filter(known)
+        .find(|o| ino(Some(o)) != ino(dir) && ino(Some(o)) != ino(child))
+        .or(dir)
 }
 
 /// What a punted op's worker looks up for one of its names.
@@ -389,6 +432,43 @@ mod tests {
     }
 
     #[test]
+    fn what_a_worker_changed_fills_in_names_the_workload_removed_since() {
+        // A link (source 20 in directory 10) and a create (in 30), every
+        // name gone by the time the event is written.
+        let mut items = vec![
+            unknown("/gone/t"),
+            unknown("/gone/h"),
+            unknown("/gone2/f"),
+            unknown("/gone2/x"),
+        ];
+        let link = [obj(20, FILE, 10, true), obj(10, DIR, 2, true)];
+        punted(&mut items, &punt(0, "linkat"), &link, None, 0);
+        let create = [obj(31, FILE, 0, false), obj(30, DIR, 2, true)];
+        let mut open = punt(2, "openat");
+        open.open_flags = 0o100; // O_CREAT
+        punted(&mut items, &open, &create, None, 0);
+        // Nothing changed and nothing found: stays as the prep took it.
+        punted(&mut items, &punt(3, "unlinkat"), &[], None, 0);
+        use NameType::*;
+        let types: Vec<_> = items.iter().map(|i| i.nametype).collect();
+        assert_eq!(types, [Normal, Parent, Parent, Unknown]);
+        assert_eq!(
+            (ino(&items, 0), ino(&items, 1), ino(&items, 2)),
+            (Some(20), Some(10), Some(30))
+        );
+        assert_eq!(items[1].name.as_deref(), Some(&b"/gone/"[..]));
+        // A rename across directories: old 40 (holding the moved 41), new 50.
+        let mut items = vec![unknown("/a/x"), unknown("/b/y")];
+        let moved = [
+            obj(50, DIR, 2, true),
+            obj(41, FILE, 40, true),
+            obj(40, DIR, 2, true),
+        ];
+        punted(&mut items, &punt(0, "renameat"), &moved, None, 0);
+        assert_eq!((ino(&items, 0), ino(&items, 1)), (Some(40), Some(50)));
+    }
+
+    #[test]
     fn a_workers_lookups_fill_in_the_names_of_a_punted_op() {
         use std::os::unix::ffi::OsStrExt as _;
         let dir = std::env::temp_dir().join(format!("fa-punt-{}", std::process::id()));
@@ -408,7 +488,7 @@ mod tests {
             unknown(&name("c")),
         ];
         for p in [punt(0, "mkdirat"), punt(1, "linkat"), punt(3, "linkat")] {
-            punted(&mut items, &p, Some(&d), 0);
+            punted(&mut items, &p, &[], Some(&d), 0);
         }
         let dir_ino = std::fs::metadata(&dir).unwrap();
         let b_ino = std::fs::metadata(name("b")).unwrap();

@@ -503,6 +503,8 @@ enum fa_aux_kind {
 	FA_AUX_URING_OBJ = 0x10006,   /* struct fa_aux_uring_obj: what an inline open opened */
 	FA_AUX_URING_PUNT = 0x10007,  /* struct fa_aux_uring_punt: an op sent to io-wq after
 				       * its inline attempt */
+	FA_AUX_URING_PUNT_OBJS = 0x10008, /* struct fa_objs: the inodes the worker of the
+					   * FA_AUX_URING_PUNT just before it changed */
 };
 
 /* FA_AUX_STAT: the buffer a successful stat, lstat, newfstatat (struct

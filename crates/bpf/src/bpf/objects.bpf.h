@@ -225,8 +225,10 @@ static __always_inline void uring_worker_objs_done(__u32 key)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct fa_objs *h = bpf_map_lookup_elem(&objs, &tid);
-	if (h && h->key == key)
+	if (h && (h->key == key || h->owner == key)) {
 		h->key = ~0u;
+		h->owner = ~0u;
+	}
 }
 
 /* An inode changes in an io_uring thread: an io-wq worker's notes are

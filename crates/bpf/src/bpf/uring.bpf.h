@@ -308,6 +308,20 @@ static __always_inline __u64 req_number(struct io_kiocb *req)
 	return n;
 }
 
+/* The inodes the current io-wq worker changed running the request of
+ * objects key `key`, their list closed (new inodes read again) by the
+ * first of its readers; NULL if it noted none. */
+static __always_inline struct fa_objs *uring_worker_objs(__u32 key)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct fa_objs *h = bpf_map_lookup_elem(&objs, &tid);
+	if (!h || !key)
+		return 0;
+	if (h->key == key)
+		fa_objs_close(key, 0);
+	return h->owner == key ? h : 0;
+}
+
 /* The CWD and objects of the op an io-wq worker ran for the request at
  * `req` (the objects it noted while running it: objects.bpf.h), sent
  * under its URINGOP's head as a syscall's are; FA_EV_AUX_LOST if one
@@ -328,11 +342,9 @@ __noinline int fa_uring_worker_paths(__u64 req, __u64 stamp)
 		return 0;
 	send_cwd(task, &m, &lost);
 	__u32 key = uring_work_key((__u64)&r->work, BPF_CORE_READ(r, opcode));
-	__u32 tid = m.tid;
-	struct fa_objs *h = bpf_map_lookup_elem(&objs, &tid);
-	if (!h || h->key != key)
+	struct fa_objs *h = uring_worker_objs(key);
+	if (!h)
 		return lost;
-	fa_objs_close(key, 0);
 	struct fa_objs *p = aux_reserve(&m, &lost, FA_AUX_OBJS, sizeof(*p));
 	if (!p)
 		return lost;
@@ -434,7 +446,7 @@ struct {
  * not written its record yet: say where they are, under its stamp, so
  * user space can show them so. A request never issued (a cancelled link)
  * sends nothing. */
-__noinline int fa_uring_punted(__u64 req, __u32 op)
+__noinline int fa_uring_punted(__u64 req, __u32 op, __u32 key)
 {
 	struct uring_req_at *at = bpf_map_lookup_elem(&uring_req_names, &req);
 	if (!at)
@@ -482,6 +494,16 @@ __noinline int fa_uring_punted(__u64 req, __u32 op)
 	}
 	aux_submit(r);
 	bpf_map_delete_elem(&uring_req_names, &req);
+	/* What the worker changed names what its lookups found (the
+	 * directory, a link's source) even once the workload removed it. */
+	struct fa_objs *h = uring_worker_objs(key);
+	if (!h)
+		return 0;
+	struct fa_objs *p = aux_reserve(&m, &lost, FA_AUX_URING_PUNT_OBJS, sizeof(*p));
+	if (!p)
+		return 0;
+	bpf_probe_read_kernel(p, sizeof(*p), h);
+	aux_submit(p);
 	return 0;
 }
 
@@ -610,7 +632,7 @@ static __always_inline void uring_attempt(struct io_kiocb *req, __u32 op, struct
 		__u32 key = s.no_arch && have_uring_objs ? uring_work_key(req_number(req) +
 					bpf_core_field_offset(struct io_kiocb, work), op) : 0;
 		if (s.no_arch && have_uring_objs)
-			fa_uring_punted(req_number(req), op);
+			fa_uring_punted(req_number(req), op, key);
 		if (v >= 0 && !uring_never_task(tid)) {
 			__u32 items = s.no_arch && ret == 0 && res >= 0 ? uring_worker_names(req, op) : 0;
 			__u64 stamp = bpf_ktime_get_ns();
