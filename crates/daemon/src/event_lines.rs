@@ -12,12 +12,12 @@ use fastaudit_records::exit::rank;
 use fastaudit_records::line::{line, line_with};
 use fastaudit_records::path::{cwd_body, cwd_body_into};
 use fastaudit_records::syscall::proctitle_body_into;
-use fastaudit_records::{types, Format, Stamp, Syscall};
+use fastaudit_records::{types, Format, Stamp, Syscall, UringOp};
 
 /// An event's lines appended to `lines`: its URINGOP records first, then
 /// (unless it has none) SYSCALL and what follows it.
 pub fn uring_event_lines(lines: &mut Vec<u8>, ev: &AuditEvent, stamp: Stamp, format: Format) {
-    for op in &ev.uringops {
+    let uringop = |lines: &mut Vec<u8>, op: &UringOp| {
         lines.extend(line(
             None,
             types::URINGOP,
@@ -26,26 +26,42 @@ pub fn uring_event_lines(lines: &mut Vec<u8>, ev: &AuditEvent, stamp: Stamp, for
             format,
             &SystemNames,
         ));
-    }
+    };
+    // An op of its own (an io-wq worker's or a SQPOLL thread's): its
+    // context's SOCKADDR, CWD and PATH records follow it.
+    let [op] = ev.uringops.as_slice() else {
+        for op in &ev.uringops {
+            uringop(lines, op);
+        }
+        if !ev.no_syscall {
+            event_lines_into(lines, ev, stamp, format);
+        }
+        return;
+    };
     if !ev.no_syscall {
+        uringop(lines, op);
         event_lines_into(lines, ev, stamp, format);
         return;
     }
-    // An op an io-wq worker ran: its own context's CWD and PATH records.
-    let [op] = ev.uringops.as_slice() else {
-        return;
+    // A SQPOLL ring's op whose names the BPF side sent: items= counts the
+    // records made of them; else (a worker's) as the BPF side counted.
+    let (paths, op) = match fastaudit_engine::uring_sq::sq_paths(op.op, &ev.aux, op.pid) {
+        Some(p) => {
+            let counted = UringOp {
+                items: p.items.len() as u32,
+                ..op.clone()
+            };
+            (Some(p), std::borrow::Cow::Owned(counted))
+        }
+        None => (
+            fastaudit_engine::uring_paths::worker_paths(op.op, &ev.aux),
+            std::borrow::Cow::Borrowed(op),
+        ),
     };
-    let Some(paths) = fastaudit_engine::uring_paths::worker_paths(op.op, &ev.aux) else {
-        return;
-    };
-    let record = |lines: &mut Vec<u8>, ty: u32, body: Vec<u8>| {
+    uringop(lines, &op);
+    let decoded = exit_records::decode(&ev.aux, None);
+    for (ty, body) in after_syscall(decoded, paths) {
         lines.extend(line(None, ty, stamp, &body, format, &SystemNames));
-    };
-    if let Some(c) = &paths.cwd {
-        record(lines, types::CWD, cwd_body(c));
-    }
-    for (i, it) in paths.items.iter().enumerate() {
-        record(lines, types::PATH, it.body(i));
     }
 }
 

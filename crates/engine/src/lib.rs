@@ -50,6 +50,7 @@ pub mod syscalls;
 mod uring;
 mod uring_groups;
 pub mod uring_paths;
+pub mod uring_sq;
 mod watch_follow;
 mod watches;
 

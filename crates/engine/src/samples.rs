@@ -19,10 +19,17 @@ pub struct Aux {
 /// waits (whose event was lost) are dropped.
 const MAX_WAITING: usize = 1 << 16;
 
+/// Events of one thread whose samples may wait at once. A syscall's come
+/// right before it (one at a time); a SQPOLL thread's requests send theirs
+/// when prepared, and their events follow when they have run, several
+/// later (a batch, or io-wq workers finishing in any order).
+const MAX_STAMPS: usize = 16;
+
 /// Pairs auxiliary samples with their events.
 #[derive(Default)]
 pub(crate) struct Samples {
-    waiting: HashMap<u32, (u64, Vec<Aux>)>,
+    /// By tid: (stamp, samples) of events still to come, oldest first.
+    waiting: HashMap<u32, Vec<(u64, Vec<Aux>)>>,
     ready: Vec<Ready>,
 }
 
@@ -56,12 +63,21 @@ impl Samples {
             if self.waiting.len() >= MAX_WAITING && !self.waiting.contains_key(&msg.tid) {
                 self.waiting.clear();
             }
-            let slot = self.waiting.entry(msg.tid).or_default();
-            // Samples of an earlier event whose own sample was lost.
-            if slot.0 != msg.stamp {
-                *slot = (msg.stamp, Vec::new());
+            let slots = self.waiting.entry(msg.tid).or_default();
+            match slots
+                .iter_mut()
+                .rev()
+                .find(|(stamp, _)| *stamp == msg.stamp)
+            {
+                Some((_, auxes)) => auxes.push(aux),
+                None => {
+                    // The oldest: an event whose own sample was lost.
+                    if slots.len() >= MAX_STAMPS {
+                        slots.remove(0);
+                    }
+                    slots.push((msg.stamp, vec![aux]));
+                }
             }
-            slot.1.push(aux);
         } else if msg.kind == fa_msg_kind::FA_MSG_EVENT.0 {
             let Some(mut ev) = read::<fa_event>(data) else {
                 return;
@@ -86,13 +102,29 @@ impl Samples {
             let inline = ev.flags & fa_event_flag::FA_EV_URING_INLINE.0 != 0;
             let aux = match inline {
                 true => Vec::new(),
-                false => match self.waiting.remove(&msg.tid) {
-                    Some((stamp, aux)) if stamp == msg.stamp => aux,
-                    _ => Vec::new(),
-                },
+                false => self.take_waiting(msg.tid, msg.stamp),
             };
             self.ready.push((ev, exe, subj, aux));
         }
+    }
+
+    /// The samples of thread tid's event `stamp`; those waiting much
+    /// longer are dropped (their event was lost).
+    fn take_waiting(&mut self, tid: u32, stamp: u64) -> Vec<Aux> {
+        /// Longer than any request waits to run (ns).
+        const STALE: u64 = 10_000_000_000;
+        let Some(slots) = self.waiting.get_mut(&tid) else {
+            return Vec::new();
+        };
+        let aux = match slots.iter().position(|(s, _)| *s == stamp) {
+            Some(i) => slots.remove(i).1,
+            None => Vec::new(),
+        };
+        slots.retain(|(s, _)| s.saturating_add(STALE) > stamp);
+        if slots.is_empty() {
+            self.waiting.remove(&tid);
+        }
+        aux
     }
 
     /// The complete events read so far (each with its executable's path
@@ -100,5 +132,60 @@ impl Samples {
     /// place, so that its capacity is used again.
     pub(crate) fn take(&mut self, room: Vec<Ready>) -> Vec<Ready> {
         std::mem::replace(&mut self.ready, room)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fastaudit_bpf::types::fa_msg_kind;
+
+    fn bytes<T: Copy>(v: &T) -> Vec<u8> {
+        // SAFETY: a plain repr(C) struct read as its bytes.
+        unsafe {
+            std::slice::from_raw_parts((v as *const T).cast::<u8>(), std::mem::size_of::<T>())
+        }
+        .to_vec()
+    }
+
+    fn aux(tid: u32, stamp: u64, ty: u32) -> Vec<u8> {
+        // SAFETY: all-zero is a valid value of these integer structs.
+        let mut h: fa_aux_head = unsafe { std::mem::zeroed() };
+        h.msg.kind = fa_msg_kind::FA_MSG_AUX.0;
+        h.msg.tid = tid;
+        h.msg.stamp = stamp;
+        h.rec_type = ty;
+        bytes(&h)
+    }
+
+    fn event(tid: u32, stamp: u64) -> Vec<u8> {
+        // SAFETY: as above.
+        let mut e: fa_event = unsafe { std::mem::zeroed() };
+        e.msg.kind = fa_msg_kind::FA_MSG_EVENT.0;
+        e.msg.tid = tid;
+        e.msg.stamp = stamp;
+        bytes(&e)
+    }
+
+    #[test]
+    fn a_threads_events_find_their_samples_in_any_order() {
+        let mut s = Samples::default();
+        // A SQPOLL thread prepared two requests; the second ran first.
+        s.push(&aux(7, 100, 1));
+        s.push(&aux(7, 200, 2));
+        s.push(&aux(7, 200, 3));
+        s.push(&event(7, 200));
+        s.push(&event(7, 100));
+        // A thread whose event was lost long ago: its samples go.
+        s.push(&aux(8, 1, 9));
+        s.push(&aux(8, 20_000_000_000, 4));
+        s.push(&event(8, 20_000_000_000));
+        let got: Vec<Vec<u32>> = s
+            .take(Vec::new())
+            .iter()
+            .map(|r| r.3.iter().map(|a| a.ty).collect())
+            .collect();
+        assert_eq!(got, [vec![2, 3], vec![1], vec![4]]);
+        assert!(s.waiting.is_empty(), "{:?}", s.waiting.keys());
     }
 }

@@ -499,10 +499,12 @@ enum fa_aux_kind {
 	FA_AUX_CWD = 0x10003,       /* struct fa_aux_name: the working directory */
 	FA_AUX_STAT = 0x10004,      /* struct fa_aux_stat: what a stat returned */
 	FA_AUX_URING_NAME = 0x10005,  /* struct fa_aux_name: a name an io_uring op's prep took
-				       * inside io_uring_enter (index: its place among them) */
+				       * inside io_uring_enter (index: its place among them),
+				       * or in a SQPOLL thread (its op's own event) */
 	FA_AUX_URING_OBJ = 0x10006,   /* struct fa_aux_uring_obj: what an inline open opened */
 	FA_AUX_URING_PUNT = 0x10007,  /* struct fa_aux_uring_punt: an op sent to io-wq after
-				       * its inline attempt */
+				       * its inline attempt, or a SQPOLL thread's op: its
+				       * lookups' inputs */
 	FA_AUX_URING_PUNT_OBJS = 0x10008, /* struct fa_objs: the inodes the worker of the
 					   * FA_AUX_URING_PUNT just before it changed */
 };

@@ -231,11 +231,33 @@ static __always_inline void uring_worker_objs_done(__u32 key)
 	}
 }
 
+/* The request a SQPOLL thread runs, by its tid: set when the thread
+ * prepares a request whose names it sends (its objects key and event
+ * stamp), taken when the attempt ends or the next request is prepared. */
+struct uring_sq_run {
+	__u32 key;
+	__u32 pad;
+	__u64 stamp;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct uring_sq_run);
+} uring_sq_current SEC(".maps");
+
 /* An inode changes in an io_uring thread: an io-wq worker's notes are
- * the objects of the request it runs (it makes no syscalls). */
+ * the objects of the request it runs (it makes no syscalls), a SQPOLL
+ * thread's those of the request it prepared last. */
 static __always_inline void objs_note_uring(struct task_struct *task, struct inode *inode)
 {
 	__u32 key = io_worker_key(task);
+	if (!key) {
+		__u32 tid = (__u32)bpf_get_current_pid_tgid();
+		struct uring_sq_run *run = bpf_map_lookup_elem(&uring_sq_current, &tid);
+		key = run ? run->key : 0;
+	}
 	if (key)
 		objs_note(inode, key);
 }

@@ -325,7 +325,8 @@ static __always_inline struct fa_objs *uring_worker_objs(__u32 key)
 /* The CWD and objects of the op an io-wq worker ran for the request at
  * `req` (the objects it noted while running it: objects.bpf.h), sent
  * under its URINGOP's head as a syscall's are; FA_EV_AUX_LOST if one
- * found no room. SQPOLL rings' ops are not followed (docs/differences.md). */
+ * found no room. SQPOLL rings' ops run by io-wq are not followed
+ * (docs/differences.md); those the SQPOLL thread runs are (fa_uring_sq_submit). */
 __noinline int fa_uring_worker_paths(__u64 req, __u64 stamp)
 {
 	__u32 lost = 0;
@@ -439,29 +440,13 @@ struct {
 	__type(value, struct uring_req_at);
 } uring_req_names SEC(".maps");
 
-/* An io-wq worker issued request req (op `op`): if it was submitted
- * inside an io_uring_enter (punted after an inline attempt, or linked
- * after one), the worker's lookups fill in that syscall's entries for its
- * names (shared through the struct filename), as long as the syscall has
- * not written its record yet: say where they are, under its stamp, so
- * user space can show them so. A request never issued (a cancelled link)
- * sends nothing. */
-__noinline int fa_uring_punted(__u64 req, __u32 op, __u32 key)
+/* The inputs of request req's (op `op`) lookups into r, its names from
+ * `index` on among its event's FA_AUX_URING_NAME ones. */
+static __always_inline void uring_lookup_inputs(struct fa_aux_uring_punt *r, __u64 req, __u32 op,
+						 __u32 index)
 {
-	struct uring_req_at *at = bpf_map_lookup_elem(&uring_req_names, &req);
-	if (!at)
-		return 0;
-	__u32 lost = 0;
-	struct fa_msg m = {
-		.kind = FA_MSG_AUX,
-		.tid = at->tid,
-		.stamp = at->stamp,
-	};
-	struct fa_aux_uring_punt *r = aux_reserve(&m, &lost, FA_AUX_URING_PUNT, sizeof(*r));
-	if (!r)
-		return 0;
 	void *cmd = (void *)req;
-	r->index = at->index;
+	r->index = index;
 	r->op = op;
 	r->open_flags = 0;
 	r->dfd = AT_FDCWD;
@@ -492,6 +477,30 @@ __noinline int fa_uring_punted(__u64 req, __u32 op, __u32 key)
 		r->dfd2 = BPF_CORE_READ((struct io_link *)cmd, new_dfd);
 		break;
 	}
+}
+
+/* An io-wq worker issued request req (op `op`): if it was submitted
+ * inside an io_uring_enter (punted after an inline attempt, or linked
+ * after one), the worker's lookups fill in that syscall's entries for its
+ * names (shared through the struct filename), as long as the syscall has
+ * not written its record yet: say where they are, under its stamp, so
+ * user space can show them so. A request never issued (a cancelled link)
+ * sends nothing. */
+__noinline int fa_uring_punted(__u64 req, __u32 op, __u32 key)
+{
+	struct uring_req_at *at = bpf_map_lookup_elem(&uring_req_names, &req);
+	if (!at)
+		return 0;
+	__u32 lost = 0;
+	struct fa_msg m = {
+		.kind = FA_MSG_AUX,
+		.tid = at->tid,
+		.stamp = at->stamp,
+	};
+	struct fa_aux_uring_punt *r = aux_reserve(&m, &lost, FA_AUX_URING_PUNT, sizeof(*r));
+	if (!r)
+		return 0;
+	uring_lookup_inputs(r, req, op, at->index);
 	aux_submit(r);
 	bpf_map_delete_elem(&uring_req_names, &req);
 	/* What the worker changed names what its lookups found (the
@@ -570,12 +579,12 @@ __noinline int fa_uring_sockaddr(__u64 req, __u32 op, __u64 stamp)
 /* The file an open issued inline inside io_uring_enter opened (fd
  * `res`), for the name at `index`: the kernel's lookup resolved that
  * name in the syscall's context. */
-__noinline int fa_uring_opened(__u64 req, __s32 res, __u32 index, __u64 stamp)
+__noinline int fa_uring_opened(__u64 req, __s32 res, __u32 index, __u64 stamp, __u32 tid)
 {
 	__u32 lost = 0;
 	struct fa_msg m = {
 		.kind = FA_MSG_AUX,
-		.tid = (__u32)bpf_get_current_pid_tgid(),
+		.tid = tid,
 		.stamp = stamp,
 	};
 	/* A fixed-file slot (file_slot set) is no descriptor. */
@@ -597,6 +606,146 @@ __noinline int fa_uring_opened(__u64 req, __s32 res, __u32 index, __u64 stamp)
 	obj_fill(&r->obj, BPF_CORE_READ(f, f_inode), 0);
 	aux_submit(r);
 	return 0;
+}
+
+/* A request a SQPOLL thread prepared and sent names or an address for:
+ * the stamp and thread they travel under, which the URINGOP of its
+ * attempt takes (the thread's own, or an io-wq worker's). The thread's
+ * preps take names outside any audit context; the attempt's lookups
+ * then add them to its own context, named (uring_sq.rs in the engine
+ * rebuilds those records). */
+struct uring_sq_req {
+	__u64 stamp;
+	__u32 tid;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, struct uring_sq_req);
+} uring_sq_reqs SEC(".maps");
+
+/* Send the objects list h (of the request under `stamp` of SQPOLL
+ * thread tid) as FA_AUX_OBJS; FA_EV_AUX_LOST if it found no room. */
+static __always_inline __u32 uring_sq_send_objs(struct fa_objs *h, __u32 tid, __u64 stamp)
+{
+	__u32 lost = 0;
+	struct fa_msg m = {
+		.kind = FA_MSG_AUX,
+		.tid = tid,
+		.stamp = stamp,
+	};
+	struct fa_objs *p = aux_reserve(&m, &lost, FA_AUX_OBJS, sizeof(*p));
+	if (p) {
+		bpf_probe_read_kernel(p, sizeof(*p), h);
+		aux_submit(p);
+	}
+	return lost;
+}
+
+/* The SQPOLL thread's request `run` has run (its attempt ended, or the
+ * thread prepares its next request): send what it changed, take its
+ * note off. */
+static __always_inline __u32 uring_sq_run_done(struct uring_sq_run *run, __u32 tid)
+{
+	__u32 lost = 0;
+	struct fa_objs *h = uring_worker_objs(run->key);
+	if (h) {
+		lost = uring_sq_send_objs(h, tid, run->stamp);
+		uring_worker_objs_done(run->key);
+	}
+	bpf_map_delete_elem(&uring_sq_current, &tid);
+	return lost;
+}
+
+/* The SQPOLL thread prepared request req (op `op`, audited by an
+ * io_uring rule): send what its records need under a stamp of its own
+ * (its names, their lookups' inputs and the CWD; or its address), and
+ * note the request as the one whose inode changes follow. */
+__noinline int fa_uring_sq_submit(__u64 req, __u32 op)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct io_kiocb *r = (struct io_kiocb *)req;
+	struct io_sq_data *sqd = BPF_CORE_READ(r, ctx, sq_data);
+	if (!sqd || BPF_CORE_READ(sqd, thread) != task)
+		return 0;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	/* The request it prepared before has been issued. */
+	struct uring_sq_run *prev = bpf_map_lookup_elem(&uring_sq_current, &tid);
+	if (prev)
+		uring_sq_run_done(prev, tid);
+	struct uring_sq_req at = {
+		.stamp = bpf_ktime_get_ns(),
+		.tid = tid,
+	};
+	if (op == FA_IORING_OP_CONNECT || op == FA_IORING_OP_BIND) {
+		fa_uring_sockaddr(req, op, at.stamp);
+	} else {
+		__u32 lost = 0;
+		struct fa_msg m = {
+			.kind = FA_MSG_AUX,
+			.tid = tid,
+			.stamp = at.stamp,
+		};
+		send_cwd(task, &m, &lost);
+		fa_uring_prep_names(req, op, 0, at.stamp);
+		struct fa_aux_uring_punt *in = aux_reserve(&m, &lost, FA_AUX_URING_PUNT, sizeof(*in));
+		if (in) {
+			uring_lookup_inputs(in, req, op, 0);
+			aux_submit(in);
+		}
+		struct uring_sq_run run = {
+			.key = uring_work_key(req + bpf_core_field_offset(struct io_kiocb, work), op),
+			.stamp = at.stamp,
+		};
+		bpf_map_update_elem(&uring_sq_current, &tid, &run, BPF_ANY);
+	}
+	bpf_map_update_elem(&uring_sq_reqs, &req, &at, BPF_ANY);
+	return 0;
+}
+
+/* The SQPOLL thread's request req (op `op`) whose records were sent
+ * under *at: its attempt that ended with `ret` takes them if it is the
+ * one they are for (a named op's last attempt: an -EAGAIN one looked
+ * nothing up; an address's first, whose context holds it). */
+static __always_inline int uring_sq_take(struct io_kiocb *req, __u32 op, long ret, struct uring_sq_req *at)
+{
+	if (!BPF_CORE_READ(req, ctx, sq_data))
+		return 0;
+	__u64 k = req_number(req);
+	struct uring_sq_req *found = bpf_map_lookup_elem(&uring_sq_reqs, &k);
+	if (!found)
+		return 0;
+	int addressed = op == FA_IORING_OP_CONNECT || op == FA_IORING_OP_BIND;
+	if (ret == -EAGAIN && !addressed)
+		return 0;
+	*at = *found;
+	bpf_map_delete_elem(&uring_sq_reqs, &k);
+	return 1;
+}
+
+/* The attempt of request req (op `op`, CQE result `res`) whose records
+ * travel under *at ended in the current thread (the SQPOLL thread, or
+ * the io-wq worker it handed the request to): the objects it changed,
+ * and the file an open opened; FA_EV_AUX_LOST if they found no room. */
+__noinline int fa_uring_sq_end(__u64 req, __u32 op, __s32 res, __u64 stamp, __u32 sq_tid)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u32 lost = 0;
+	if (tid == sq_tid) {
+		struct uring_sq_run *run = bpf_map_lookup_elem(&uring_sq_current, &tid);
+		if (run && run->stamp == stamp)
+			lost = uring_sq_run_done(run, tid);
+	} else {
+		struct fa_objs *h = uring_worker_objs(io_worker_key(bpf_get_current_task_btf()));
+		if (h)
+			lost = uring_sq_send_objs(h, sq_tid, stamp);
+	}
+	if ((op == FA_IORING_OP_OPENAT || op == FA_IORING_OP_OPENAT2) && res >= 0)
+		fa_uring_opened(req, res, 0, stamp, sq_tid);
+	return lost;
 }
 
 /* One issue attempt of req (op `op`, its index entry `span`) ended with
@@ -633,11 +782,20 @@ static __always_inline void uring_attempt(struct io_kiocb *req, __u32 op, struct
 					bpf_core_field_offset(struct io_kiocb, work), op) : 0;
 		if (s.no_arch && have_uring_objs)
 			fa_uring_punted(req_number(req), op, key);
+		/* The attempt of a request a SQPOLL thread sent names or an
+		 * address for: its URINGOP travels under their stamp and thread
+		 * (user space counts its items=). */
+		struct uring_sq_req sq = {};
+		int sq_named = s.no_arch && have_uring_objs && uring_sq_take(req, op, ret, &sq);
 		if (v >= 0 && !uring_never_task(tid)) {
-			__u32 items = s.no_arch && ret == 0 && res >= 0 ? uring_worker_names(req, op) : 0;
-			__u64 stamp = bpf_ktime_get_ns();
-			__u32 lost = items ? fa_uring_worker_paths(req_number(req), stamp) : 0;
-			uring_emit_op(&s, (__u32)v, lost, tid, items, stamp);
+			__u32 items = !sq_named && s.no_arch && ret == 0 && res >= 0 ? uring_worker_names(req, op) : 0;
+			__u64 stamp = sq_named ? sq.stamp : bpf_ktime_get_ns();
+			__u32 lost = 0;
+			if (sq_named)
+				lost = fa_uring_sq_end(req_number(req), op, res, stamp, sq.tid);
+			else if (items)
+				lost = fa_uring_worker_paths(req_number(req), stamp);
+			uring_emit_op(&s, (__u32)v, lost, sq_named ? sq.tid : tid, items, stamp);
 		}
 		if (key)
 			uring_worker_objs_done(key);
@@ -769,7 +927,8 @@ static __always_inline int uring_submit_body(__u64 *ctx, int typed)
 	__u32 op;
 	/* Every audited op: inside io_uring_enter one with no rule of its
 	 * own is recorded once an earlier op made the syscall's state RECORD. */
-	if (!req_span(req, typed, &op))
+	struct fa_span *span = req_span(req, typed, &op);
+	if (!span)
 		return 0;
 	/* An earlier request at this address that ended without a
 	 * completion event (IOSQE_CQE_SKIP_SUCCESS) may have left its state. */
@@ -779,8 +938,14 @@ static __always_inline int uring_submit_body(__u64 *ctx, int typed)
 	if (!names && !addressed)
 		return 0;
 	struct uring_enter *in = uring_enter_current();
-	if (!in)
+	if (!in) {
+		/* An io thread's own context (a SQPOLL thread's preps): only
+		 * the io_uring list judges its attempts. */
+		struct task_struct *task = bpf_get_current_task_btf();
+		if (span->count && have_uring_objs && (task->flags & FA_PF_IO_WORKER))
+			fa_uring_sq_submit(req_number(req), op);
 		return 0;
+	}
 	if (addressed) {
 		fa_uring_sockaddr(req_number(req), op, in->stamp);
 		return 0;
@@ -880,7 +1045,8 @@ static __always_inline int uring_complete_body(__u64 *ctx, int typed)
 	    next == URING_NEXT_SUBMITTED && !(req_flags(req, typed) & REQ_F_FORCE_ASYNC)) {
 		struct uring_enter *in = uring_enter_current();
 		if (in && in->names)
-			fa_uring_opened(req_number(req), res, in->names - 1, in->stamp);
+			fa_uring_opened(req_number(req), res, in->names - 1, in->stamp,
+					(__u32)bpf_get_current_pid_tgid());
 	}
 	uring_attempt(req, op, span, 0, res, typed);
 	return 0;
