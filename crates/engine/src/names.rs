@@ -155,7 +155,15 @@ fn path_records_on(sc: &Syscall, aux: &[Aux], kernel: (u32, u32)) -> Option<Path
     // Linux 6.11 the kernel takes no name for it, so no CWD or PATH.
     // Before 6.11 the stat family took the empty name, and its PATH item
     // (`name=""`) is the file stat returned.
-    let stat_takes_empty_name = matches!(name, "newfstatat" | "statx") && kernel < (6, 11);
+    // (Only given AT_EMPTY_PATH: without it an empty name fails, ENOENT,
+    // before the kernel takes it.)
+    const AT_EMPTY_PATH: u64 = 0x1000;
+    let flags = match name {
+        "newfstatat" => sc.args[3],
+        "statx" => sc.args[2],
+        _ => 0,
+    };
+    let stat_takes_empty_name = flags & AT_EMPTY_PATH != 0 && kernel < (6, 11);
     for n in &mut sent.names[..2] {
         if stat_takes_empty_name {
             break;
@@ -561,12 +569,25 @@ mod tests {
         let aux = [
             name(fa_aux_kind::FA_AUX_CWD, 0, "/w"),
             name(fa_aux_kind::FA_AUX_NAME, 0, ""),
+            // The descriptor's file, as the base of a dirfd-relative name.
+            name(
+                fa_aux_kind::FA_AUX_NAME,
+                fastaudit_bpf::types::fa_name_index::FA_NAME_BASE.0,
+                "/w/f",
+            ),
             Aux {
                 ty: fa_aux_kind::FA_AUX_STAT.0,
                 data: stat,
             },
         ];
         assert!(path_records_on(&sc, &aux, (6, 11)).is_none());
+        // Without AT_EMPTY_PATH the empty name fails before it is taken.
+        let refused = Syscall {
+            args: [4, 0x7000, 0x7100, 0],
+            exit: Some(-2),
+            ..sc.clone()
+        };
+        assert!(path_records_on(&refused, &aux, (6, 1)).is_none());
         let p = path_records_on(&sc, &aux, (6, 1)).expect("records before 6.11");
         assert_eq!(p.cwd.as_deref(), Some(&b"/w"[..]));
         assert_eq!(p.items.len(), 1);

@@ -213,6 +213,13 @@ static __always_inline void send_name_from(const struct fa_msg *m, __u32 *lost, 
 		return;
 	long len = kernel ? bpf_probe_read_kernel_str(o->body.name, sizeof(o->body.name), kernel)
 			  : bpf_probe_read_user_str(o->body.name, sizeof(o->body.name), user);
+	/* An empty name (glibc's fstat: newfstatat(fd, "", AT_EMPTY_PATH))
+	 * reads as 0 bytes on Linux 6.1, not as its NUL: still a name there. */
+	char first = 1;
+	if (len <= 0 && user && !bpf_probe_read_user(&first, 1, user) && !first) {
+		o->body.name[0] = 0;
+		len = 1;
+	}
 	if (len <= 0)
 		return;
 	o->body.index = index;
