@@ -222,6 +222,10 @@ run sh -c 'man -P cat fastaudit 2>&1 | head -20'
 check "man fastaudit" sh -c 'man -P cat fastaudit 2>/dev/null | grep -q .'
 run ls -l /usr/share/bash-completion/completions/fastaudit /usr/share/zsh/vendor-completions/_fastaudit /usr/share/fish/vendor_completions.d/fastaudit.fish
 check "bash completion file present" test -s /usr/share/bash-completion/completions/fastaudit
+run bash -c '. /usr/share/bash-completion/completions/fastaudit && complete -p fastaudit'
+check "bash completion loads (complete -p fastaudit)" bash -c '. /usr/share/bash-completion/completions/fastaudit && complete -p fastaudit >/dev/null'
+check "fish completion file present" test -s /usr/share/fish/vendor_completions.d/fastaudit.fish
+check "zsh completion file present" test -s /usr/share/zsh/vendor-completions/_fastaudit
 
 section "systemd-analyze security fastaudit"
 run systemd-analyze security fastaudit --no-pager

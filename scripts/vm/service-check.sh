@@ -3,8 +3,10 @@
 # boots a virtme-ng guest with systemd as PID 1 (vng --systemd) on a Debian
 # kernel, over this machine's root (read-only 9p, with a throw-away overlay
 # inside the guest), and runs scripts/vm/guest-service.sh in it: apt install
-# the .deb, then systemctl start/status/reload/stop fastaudit, a workload
-# found by ausearch in auditd.conf's log_file, the man page, completions.
+# the .deb, then the README's switch from auditd and back (systemctl
+# disable --now auditd; enable --now fastaudit), reload (live on return;
+# refused rules fail it), a workload found by ausearch in auditd.conf's
+# log_file, the man page, completions.
 #
 # Usage: scripts/vm/service-check.sh [bookworm|trixie|/path/to/vmlinuz] [-v]
 #   (after `bash scripts/package.sh`; kernels from scripts/vm/fetch-kernels.sh)
