@@ -192,7 +192,7 @@ enum Fill {
 
 /// Where `name` (relative to directory descriptor `dfd` of process
 /// `pid`), or with `parent` its directory, is from here.
-fn at(name: &[u8], dfd: i32, cwd: Option<&[u8]>, pid: i32, parent: bool) -> PathBuf {
+pub(crate) fn at(name: &[u8], dfd: i32, cwd: Option<&[u8]>, pid: i32, parent: bool) -> PathBuf {
     use std::os::unix::ffi::OsStrExt as _;
     let name = match (parent, parent_len(name)) {
         (true, 0) => &b"."[..],

@@ -8,13 +8,13 @@
 //! fed by what the BPF side sent (the names, the inodes the op changed,
 //! the file an open opened) and, for the rest, lookups made here.
 
-use crate::exec_files::{inode_of, resolve};
+use crate::exec_files::inode_of;
 use crate::samples::Aux;
 use crate::sent::{decode, Obj, PathRecords};
+use crate::uring_paths::at;
 use fastaudit_bpf::types::fa_obj_flag;
 use fastaudit_records::path::{parent_len, Inode, NameType, PathItem};
 use fastaudit_rules::tables;
-use std::path::PathBuf;
 
 /// How much of an entry's name is shown: all, or its directory part.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -195,22 +195,6 @@ impl Changed<'_> {
             .or_else(|| known().next())
             .map(|o| o.inode)
     }
-}
-
-/// Where `name` (relative to directory descriptor `dfd` of process
-/// `pid`), or with `parent` its directory, is from here.
-fn at(name: &[u8], dfd: i32, cwd: Option<&[u8]>, pid: i32, parent: bool) -> PathBuf {
-    use std::os::unix::ffi::OsStrExt as _;
-    let name = match (parent, parent_len(name)) {
-        (true, 0) => &b"."[..],
-        (true, len) => &name[..len],
-        (false, _) => name,
-    };
-    const AT_FDCWD: i32 = -100;
-    if name.starts_with(b"/") || dfd == AT_FDCWD {
-        return resolve(cwd, name);
-    }
-    PathBuf::from(format!("/proc/{pid}/fd/{dfd}")).join(std::ffi::OsStr::from_bytes(name))
 }
 
 /// What `name` (or its directory) is now, following a last symlink or not.
