@@ -225,14 +225,7 @@ pub fn decode(aux: &[Aux], exe: Option<&[u8]>) -> Vec<ExitRecord> {
 mod tests {
     use super::*;
 
-    /// A payload as the BPF side lays it out.
-    fn bytes<T: Copy>(v: &T) -> Vec<u8> {
-        // SAFETY: T is a plain repr(C) struct of integers and byte arrays.
-        unsafe {
-            std::slice::from_raw_parts((v as *const T).cast::<u8>(), std::mem::size_of::<T>())
-        }
-        .to_vec()
-    }
+    use crate::samples::bytes;
 
     #[test]
     fn kern_module_name_takes_len_bytes() {

@@ -44,6 +44,14 @@ pub(crate) fn read<T: Copy>(data: &[u8]) -> Option<T> {
         .then(|| unsafe { std::ptr::read_unaligned(data.as_ptr().cast::<T>()) })
 }
 
+/// A payload's bytes as the BPF side lays it out (tests: [`read`]'s inverse).
+#[cfg(test)]
+pub(crate) fn bytes<T: Copy>(v: &T) -> Vec<u8> {
+    // SAFETY: T is a plain repr(C) struct of integers and byte arrays.
+    unsafe { std::slice::from_raw_parts((v as *const T).cast::<u8>(), std::mem::size_of::<T>()) }
+        .to_vec()
+}
+
 impl Samples {
     /// Take one ring-buffer sample.
     pub(crate) fn push(&mut self, data: &[u8]) {
@@ -139,14 +147,6 @@ impl Samples {
 mod tests {
     use super::*;
     use fastaudit_bpf::types::fa_msg_kind;
-
-    fn bytes<T: Copy>(v: &T) -> Vec<u8> {
-        // SAFETY: a plain repr(C) struct read as its bytes.
-        unsafe {
-            std::slice::from_raw_parts((v as *const T).cast::<u8>(), std::mem::size_of::<T>())
-        }
-        .to_vec()
-    }
 
     fn aux(tid: u32, stamp: u64, ty: u32) -> Vec<u8> {
         // SAFETY: all-zero is a valid value of these integer structs.
