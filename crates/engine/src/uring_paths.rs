@@ -167,7 +167,7 @@ fn punted(
 /// directory), or with `second` a rename's new one (the same when it
 /// stayed in one directory). New inodes (no dentry yet when noted) are
 /// no lookup's.
-fn changed_dir(objs: &[Obj], second: bool) -> Option<&Obj> {
+pub(crate) fn changed_dir(objs: &[Obj], second: bool) -> Option<&Obj> {
     let known = |o: &&Obj| o.is_dir() && o.has(fa_obj_flag::FA_OBJ_ALIAS);
     let (child, dir) = child_and_dir(objs);
     let dir = dir.filter(known).or_else(|| objs.iter().find(known));

@@ -11,7 +11,7 @@
 use crate::exec_files::inode_of;
 use crate::samples::Aux;
 use crate::sent::{decode, Obj, PathRecords};
-use crate::uring_paths::at;
+use crate::uring_paths::{at, changed_dir};
 use fastaudit_bpf::types::fa_obj_flag;
 use fastaudit_records::path::{parent_len, Inode, NameType, PathItem};
 use fastaudit_rules::tables;
@@ -245,12 +245,7 @@ pub fn sq_paths(op: u32, aux: &[Aux], pid: i32) -> Option<PathRecords> {
     // checked (may_create: still negative) and, if made, notified.
     let create = |n: &mut Names, new: &[u8], dfd: i32, made: Option<Inode>, dir_changed: bool| {
         let dir = dir_changed
-            .then(|| {
-                sent.objs
-                    .iter()
-                    .find(|o| o.is_dir() && Changed::known(o))
-                    .map(|o| o.inode)
-            })
+            .then(|| changed_dir(&sent.objs, false).map(|o| o.inode))
             .flatten()
             .or_else(|| look(new, dfd, true, true));
         let Some(dir) = dir else {
@@ -311,7 +306,9 @@ pub fn sq_paths(op: u32, aux: &[Aux], pid: i32) -> Option<PathRecords> {
         }
         "unlinkat" => {
             let victim_name = name(0)?;
-            let dir = dir_of(&changed, victim_name, inputs.dfd, &look);
+            let dir = changed_dir(&sent.objs, false)
+                .map(|o| o.inode)
+                .or_else(|| look(victim_name, inputs.dfd, true, true));
             if let Some(dir) = dir {
                 n.inode(victim_name, dir, true);
                 let victim = changed
@@ -325,30 +322,15 @@ pub fn sq_paths(op: u32, aux: &[Aux], pid: i32) -> Option<PathRecords> {
         "renameat" => {
             let (old, new) = (name(0)?, name(1)?);
             let moved = changed.child();
-            let old_dir = moved
-                .and_then(|m| {
-                    let o = sent.objs.iter().find(|o| o.inode.ino == m.ino)?;
-                    let d = sent
-                        .objs
-                        .iter()
-                        .find(|d| d.is_dir() && d.inode.ino == o.parent_ino)?;
-                    Some(d.inode)
-                })
+            let old_dir = changed_dir(&sent.objs, false)
+                .map(|o| o.inode)
                 .or_else(|| look(old, inputs.dfd, true, true));
             let Some(old_dir) = old_dir else {
                 return Some(records(n, cwd));
             };
             n.inode(old, old_dir, true);
-            let new_dir = sent
-                .objs
-                .iter()
-                .find(|d| {
-                    d.is_dir()
-                        && Changed::known(d)
-                        && d.inode.ino != old_dir.ino
-                        && Some(d.inode.ino) != moved.map(|m| m.ino)
-                })
-                .map(|d| d.inode)
+            let new_dir = changed_dir(&sent.objs, true)
+                .map(|o| o.inode)
                 .or_else(|| look(new, inputs.dfd2, true, true));
             let Some(new_dir) = new_dir else {
                 return Some(records(n, cwd));
@@ -366,27 +348,6 @@ pub fn sq_paths(op: u32, aux: &[Aux], pid: i32) -> Option<PathRecords> {
         _ => return None,
     }
     Some(records(n, cwd))
-}
-
-/// A lookup from here: name, dfd, its directory or itself, following a
-/// last symlink.
-type Look<'a> = dyn Fn(&[u8], i32, bool, bool) -> Option<Inode> + 'a;
-
-/// The directory an unlink looked up: the one it changed, else as now.
-fn dir_of(changed: &Changed, name: &[u8], dfd: i32, look: &Look) -> Option<Inode> {
-    let child = changed.child();
-    let holder = changed.0.iter().find(|d| {
-        d.is_dir()
-            && child.is_some_and(|c| {
-                changed
-                    .0
-                    .iter()
-                    .any(|o| o.inode.ino == c.ino && o.parent_ino == d.inode.ino)
-            })
-    });
-    holder
-        .map(|d| d.inode)
-        .or_else(|| look(name, dfd, true, true))
 }
 
 /// The records of a context's list: CWD once it holds a name.
