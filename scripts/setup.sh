@@ -30,8 +30,9 @@ run=(auditd)
 # rsyslog and libacl1-dev (to build Laurel) for the plugin tests, systemd
 # (systemd-analyze checks dist/fastaudit.service), groff-base and man-db
 # (the man pages render; verify looks up the unit's Documentation=man:),
-# jq (a consumer of the JSON log).
-test_only=(bpftool python3 audispd-plugins rsyslog libacl1-dev systemd groff-base man-db jq)
+# jq (a consumer of the JSON log), redis-server and redis-tools (the bench's
+# redis scenario starts a private server on a loopback port of its own).
+test_only=(bpftool python3 audispd-plugins rsyslog libacl1-dev systemd groff-base man-db jq redis-server redis-tools)
 
 pkgs=("${build[@]}" "${run[@]}")
 [ "$tests" = yes ] && pkgs+=("${test_only[@]}")

@@ -30,17 +30,20 @@ pub enum Scenario {
     IoUring,
     /// make -jN of a generated C project (kernbench in small).
     Compile,
+    /// redis-benchmark SET and GET over loopback against redis-server.
+    Redis,
 }
 
 impl Scenario {
     /// Every scenario, in run order.
-    pub const ALL: [Scenario; 6] = [
+    pub const ALL: [Scenario; 7] = [
         Scenario::Getpid,
         Scenario::Audited,
         Scenario::Lmbench,
         Scenario::Threads,
         Scenario::IoUring,
         Scenario::Compile,
+        Scenario::Redis,
     ];
 
     /// The name used on the command line and in reports.
@@ -52,6 +55,7 @@ impl Scenario {
             Scenario::Threads => "threads",
             Scenario::IoUring => "io_uring",
             Scenario::Compile => "compile",
+            Scenario::Redis => "redis",
         }
     }
 
@@ -69,13 +73,19 @@ impl Scenario {
             (Scenario::IoUring, false) => &["none", "uring", "100"],
             (Scenario::Compile, true) => &["stig"],
             (Scenario::Compile, false) => &["none", "stig"],
+            (Scenario::Redis, true) => &["stig"],
+            (Scenario::Redis, false) => &["none", "stig", "neo23x0"],
             (_, false) => &["none", "100", "stig"],
         }
     }
 
-    /// Single-threaded workloads are pinned; threads and make are not.
+    /// Single-threaded workloads are pinned; threads, make and redis (a
+    /// server and its client) are not.
     fn pinned(self) -> bool {
-        !matches!(self, Scenario::Threads | Scenario::Compile)
+        !matches!(
+            self,
+            Scenario::Threads | Scenario::Compile | Scenario::Redis
+        )
     }
 
     /// The workloads of one round, run one after the other under the same
@@ -110,6 +120,14 @@ impl Scenario {
                 dir: dir.join("project"),
                 files: if quick { 12 } else { 160 },
                 jobs: cpus,
+            },
+            // redis-benchmark's defaults (50 connections, no pipelining),
+            // about half a second per test and batch here.
+            Scenario::Redis => Work::Redis {
+                dir: dir.join("redis"),
+                requests: if quick { 10_000 } else { 50_000 },
+                clients: 50,
+                batches: if quick { 1 } else { 3 },
             },
         }]
     }

@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 /// The binary under test (cargo gives its path to integration tests only).
 const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
-const SCENARIOS: [&str; 6] = [
-    "getpid", "audited", "lmbench", "threads", "io_uring", "compile",
+const SCENARIOS: [&str; 7] = [
+    "getpid", "audited", "lmbench", "threads", "io_uring", "compile", "redis",
 ];
 const MODES: [&str; 3] = ["off", "kernel", "fastaudit"];
 /// On a kernel whose audit is locked (`enabled 2`, until reboot) the kernel

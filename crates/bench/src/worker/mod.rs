@@ -8,6 +8,7 @@
 
 mod compile;
 mod lmbench;
+mod redis;
 mod threads;
 mod uring;
 mod uring_script;
@@ -86,6 +87,17 @@ pub enum Work {
         /// The steps.
         steps: Vec<String>,
     },
+    /// redis-benchmark's SET and GET against a private redis-server.
+    Redis {
+        /// The server's directory.
+        dir: PathBuf,
+        /// Requests of each test per batch.
+        requests: u64,
+        /// Connections (redis-benchmark -c).
+        clients: usize,
+        /// Batches (their median is the value).
+        batches: usize,
+    },
     /// A generated C project built with make -jN.
     Compile {
         /// Where to generate it.
@@ -155,6 +167,12 @@ pub fn run(job: &Job) -> Result<Report, String> {
             .collect::<Result<_, _>>()?,
         Work::IoUring { dir, seconds } => uring::io_uring_ops(dir, *seconds)?,
         Work::Compile { dir, files, jobs } => vec![compile::compile(dir, *files, *jobs)?],
+        Work::Redis {
+            dir,
+            requests,
+            clients,
+            batches,
+        } => redis::redis(dir, *requests, *clients, *batches)?,
         Work::UringScript { sqpoll, steps } => {
             results = uring_script::run(*sqpoll, steps)?;
             Vec::new()

@@ -9,7 +9,8 @@ use std::path::PathBuf;
 #[command(name = "fastaudit-bench", bin_name = "fastaudit bench")]
 pub struct BenchArgs {
     /// Scenarios to run: getpid, audited, lmbench, threads, io_uring,
-    /// compile, rules-scale (100,000 rules checked, listed and compiled; no
+    /// compile, redis (redis-benchmark SET and GET against a private
+    /// redis-server over loopback), rules-scale (100,000 rules checked, listed and compiled; no
     /// mode, no root needed), startup (exec until ready and idle memory of
     /// `fastaudit run`, with --baseline beside it; rule sets default, stig,
     /// scale-1000 unless named) [default: all but startup]
