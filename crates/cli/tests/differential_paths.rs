@@ -257,6 +257,25 @@ fn ia32_syscalls_name_their_paths() {
 }
 
 #[test]
+fn a_failed_exec_after_an_exec_no_rule_judged() {
+    if support::skip_without_kernel_oracle!() {
+        return;
+    }
+    // The shell's exec of python is saved before it runs (every exec is,
+    // where sched_prepare_exec takes the arguments) but no rule judges a
+    // native exec: what was saved then must not be taken for python's
+    // failed ia32 execs, whose own registers and memory are still there.
+    let body = "f(11, s(b\"TREE/no-such-program\"), 0, 0)\n\
+        f(11, s(b\"FILE\"), mem+12288, 0)\n";
+    check(
+        "paths-stale-exec",
+        "-a always,exit -F arch=b32 -S execve -F key=stale\n",
+        &[&format!("{PY} '{PY_IA32}{body}'")],
+        &["NORMAL"],
+    );
+}
+
+#[test]
 fn chdir_and_chroot_name_the_directory_they_reached() {
     if support::skip_without_kernel_oracle!() {
         return;

@@ -47,7 +47,7 @@ const EXEC_PREPARE: Twice = Twice {
     raw_tp: "fa_rtp_exec_prepare",
     category: "sched",
     tracepoint: "sched_prepare_exec",
-    purpose: "exec arguments (ia32 execs'), before the old program goes",
+    purpose: "exec arguments, before the old program goes",
 };
 const SIGNAL_SENT: Twice = Twice {
     tp_btf: "fa_signal_sent",
@@ -432,8 +432,11 @@ mod tests {
             "a rule's own write hook sees loginuid writes too"
         );
         assert_eq!(p.hooks.len(), 2 + 6 + 1);
+        // A kernel before 6.10 (no sched_prepare_exec), where execve's
+        // arguments need its entry tracepoint too.
         let with = |names: &[&str]| Environment {
             syscall_tracepoints: Some(names.iter().map(|n| n.to_string()).collect()),
+            no_prepare_exec: true,
             ..Environment::default()
         };
         let p = plan_in(
@@ -464,8 +467,8 @@ mod tests {
                 with_login(vec![
                     exit("execve"),
                     exit("chmod"),
-                    enter("execve"),
-                    enter("exit_group")
+                    enter("exit_group"),
+                    Hook::ExecPrepare
                 ]),
                 vec![Hook::InodeChanges]
             ]
@@ -483,7 +486,12 @@ mod tests {
             enter_program("sys_enter_exit_group"),
             Some("fa_syscall_enter_end")
         );
-        assert_eq!(enter_program("sys_enter_execve"), Some("fa_syscall_enter"));
+        assert_eq!(
+            enter_program("sys_enter_execve"),
+            None,
+            "execve's arguments are saved by sched_prepare_exec (every syscall pays an entry tracepoint)"
+        );
+        assert!(p.attachments.iter().any(|a| a.program == "fa_exec_prepare"));
         assert_eq!(
             plan("-a always,exit -F arch=b32 -S exit\n").unwrap().hooks,
             vec![Hook::RawSyscallExit, Hook::RawSyscallEnter],
@@ -515,26 +523,42 @@ mod tests {
             vec![Hook::RawSyscallExit, Hook::InodeChanges]
         );
         assert_eq!(
-            plan("-a always,exit -F arch=b64 -S all\n").unwrap().hooks[..5],
-            [
-                Hook::RawSyscallExit,
-                enter("execve"),
-                enter("execveat"),
-                enter("exit"),
-                enter("exit_group")
-            ],
-            "all syscalls include execve, whose arguments are saved at entry, and exit/exit_group, \
-             judged there: native ones by their own entry tracepoints, not the raw entry hook"
+            plan("-a always,exit -F arch=b64 -S all\n").unwrap().hooks[..3],
+            [Hook::RawSyscallExit, enter("exit"), enter("exit_group")],
+            "all syscalls include exit/exit_group, judged at entry: native ones by their own \
+             entry tracepoints, not the raw entry hook"
+        );
+        assert!(
+            plan("-a always,exit -F arch=b64 -S all\n")
+                .unwrap()
+                .hooks
+                .contains(&Hook::ExecPrepare),
+            "and execve, whose arguments sched_prepare_exec saves"
         );
         assert_eq!(
             plan("-a always,exit -F arch=b64 -S execve,chmod\n")
                 .unwrap()
                 .hooks,
             [
-                with_login(vec![exit("execve"), exit("chmod"), enter("execve")]),
+                with_login(vec![exit("execve"), exit("chmod"), Hook::ExecPrepare]),
                 vec![Hook::InodeChanges]
             ]
             .concat()
+        );
+        let before_6_10 = Environment {
+            no_prepare_exec: true,
+            ..Environment::default()
+        };
+        assert_eq!(
+            plan_in("-a always,exit -F arch=b64 -S execve,chmod\n", before_6_10)
+                .unwrap()
+                .hooks,
+            [
+                with_login(vec![exit("execve"), exit("chmod"), enter("execve")]),
+                vec![Hook::InodeChanges]
+            ]
+            .concat(),
+            "no sched_prepare_exec (before Linux 6.10): execve's entry tracepoint"
         );
     }
 
@@ -549,7 +573,7 @@ mod tests {
         assert_eq!(
             plan_in(text, off).unwrap().hooks,
             [
-                with_login(vec![exit("execve"), exit("chmod"), enter("execve")]),
+                with_login(vec![exit("execve"), exit("chmod"), Hook::ExecPrepare]),
                 vec![Hook::InodeChanges]
             ]
             .concat(),
@@ -561,8 +585,11 @@ mod tests {
     #[test]
     fn a_missing_tracepoint_sends_everything_to_the_raw_hooks() {
         let text = "-a always,exit -F arch=b64 -S chmod,execve\n";
+        // A kernel before 6.10 (no sched_prepare_exec), where execve's
+        // arguments need its entry tracepoint too.
         let with = |names: &[&str]| Environment {
             syscall_tracepoints: Some(names.iter().map(|n| n.to_string()).collect()),
+            no_prepare_exec: true,
             ..Environment::default()
         };
         let p = plan_in(text, with(&["chmod", "execve"])).unwrap();

@@ -58,8 +58,9 @@ pub struct Environment {
     /// `ia32_emulation=false`): rules on that ABI can never hold, so they
     /// need no hook. Default: ia32 assumed on.
     pub ia32_disabled: bool,
-    /// `sched:sched_prepare_exec` (Linux 6.10+) is missing: ia32 execs'
-    /// arguments need the raw entry hook. Default: assumed present.
+    /// `sched:sched_prepare_exec` (Linux 6.10+) is missing: exec arguments
+    /// need entry hooks (native execs their `sys_enter_NAME` tracepoints,
+    /// ia32 ones the raw entry hook). Default: assumed present.
     pub no_prepare_exec: bool,
     /// The BPF features, tracepoints and functions the kernel has
     /// (default: all assumed present).

@@ -51,21 +51,32 @@ struct fa_path_layouts fa_path_layouts = {};
 static __noinline void save_entry_args(struct pt_regs *regs, __u32 compat)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct fa_args a;
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fa_entry_args a = { .mm = (__u64)task->mm };
 	for (int i = 0; i < 4; i++)
-		a.a[i] = regs_arg_raw(regs, compat, i);
+		a.args.a[i] = regs_arg_raw(regs, compat, i);
 	bpf_map_update_elem(&entry_args, &tid, &a, BPF_ANY);
 	save_exec_entry();
 	save_exec_name(regs, compat, (__u32)regs_syscall_nr(regs));
 }
 
-/* Take the arguments saved at entry of the thread's exec, if any. */
-static __always_inline int take_entry_args(__u32 tid, struct fa_args *out)
+/* Take the arguments saved before the thread's exec that returned ret,
+ * if any. A successful exec was always saved (sched_prepare_exec or its
+ * entry); a failed one only if it got that far, from the memory it still
+ * has. Else what is there an earlier exec left (its exit not judged, or
+ * not recorded: its name and credentials are taken only by its records)
+ * is dropped, and the registers are read. */
+static __always_inline int take_entry_args(__u32 tid, struct task_struct *task, long ret,
+					   struct fa_args *out)
 {
-	struct fa_args *a = bpf_map_lookup_elem(&entry_args, &tid);
-	if (!a)
+	struct fa_entry_args *a = bpf_map_lookup_elem(&entry_args, &tid);
+	if (!a || (ret != 0 && a->mm != (__u64)task->mm)) {
+		bpf_map_delete_elem(&entry_args, &tid);
+		bpf_map_delete_elem(&exec_names, &tid);
+		bpf_map_delete_elem(&exec_entry, &tid);
 		return 0;
-	*out = *a;
+	}
+	*out = a->args;
 	if (entry_args_consumable())
 		bpf_map_delete_elem(&entry_args, &tid);
 	return 1;
@@ -262,7 +273,7 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 		s.has_hits = fa_take_hits(tid, key, span->flags & FA_SPAN_PATH_RULES);
 	/* An exec's saved arguments replace its registers (zero after a
 	 * successful exec) before any rule looks. */
-	if (is_exec(nr, compat) && take_entry_args(tid, &s.saved))
+	if (is_exec(nr, compat) && take_entry_args(tid, task, ret, &s.saved))
 		s.has_saved = 1;
 	if (have_perm)
 		s.perm = perm_bits(&s);

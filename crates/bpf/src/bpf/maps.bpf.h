@@ -104,12 +104,20 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
+/* An exec's arguments as saved before it, and the memory it was called
+ * from: a failed exec has the caller's still, which tells its own saved
+ * state from one an earlier exec left (no hook clears it on every path). */
+struct fa_entry_args {
+	struct fa_args args;
+	__u64 mm;
+};
+
 /* Entry arguments of exec syscalls in flight, per thread. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, FA_MAX_THREADS);
 	__type(key, __u32);
-	__type(value, struct fa_args);
+	__type(value, struct fa_entry_args);
 } entry_args SEC(".maps");
 
 /* Watched inodes (files, tree roots, mount roots inside trees). */

@@ -42,13 +42,14 @@ pub(super) fn per_syscall(plan: &Plan, env: &Environment) -> Option<Vec<Hook>> {
         .into_iter()
         .filter(|h| !matches!(h, Hook::SyscallExit { nr, .. } if special.no_return().contains(nr)))
         .collect();
-    for nr in special.entry_hooked() {
-        if !plan.candidates(nr, false).is_empty() && super::noted::entry_needed(plan, nr) {
-            hooks.push(Hook::SyscallEnter {
-                nr,
-                syscall: name(nr)?,
-            });
-        }
+    for nr in super::entry::native_entries(plan, env) {
+        hooks.push(Hook::SyscallEnter {
+            nr,
+            syscall: name(nr)?,
+        });
+    }
+    if super::entry::execs_by_prepare(plan, env) && super::entry::native_execs_audited(plan) {
+        hooks.push(Hook::ExecPrepare);
     }
     // A missing tracepoint (the kernel's SYSCALL_DEFINE name differs from
     // the table's) sends everything to the raw hooks. Entry hooks are
