@@ -234,6 +234,12 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 	/* A syscall whose kernel record stock audit follows with SYSCALL and
 	 * PROCTITLE (LOGIN) is sent whatever the rules select. */
 	__u32 companion = wants_companion_apart(task, nr, compat, ret, returned) ? FA_EV_COMPANION : 0;
+	int uring_enter_end = have_uring && !compat && nr == FA_NR64_io_uring_enter;
+	/* A write or send no rule names that is no companion (most writes
+	 * when rules name none: they pass the first test for the companion
+	 * check alone): done before the subject is built. */
+	if ((!span || !span->count) && !task_rule && !companion && !uring_enter_end)
+		return 0;
 	struct subject s = {
 		.task = task,
 		.regs = (struct pt_regs *)bpf_task_pt_regs(task),
@@ -246,7 +252,7 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 	/* io_uring_enter's end for a thread whose inline io_uring ops made
 	 * URINGOP records (uring.bpf.h): its SYSCALL after them, or a marker
 	 * that closes them. */
-	if (have_uring && !compat && nr == FA_NR64_io_uring_enter) {
+	if (uring_enter_end) {
 		enum uring_end end = uring_enter_end_apart(&s, span, tid);
 		if (end == URING_END_RECORD)
 			return 0;
