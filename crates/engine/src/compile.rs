@@ -145,10 +145,14 @@ pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
         .collect();
     plan.by_syscall
         .retain(|nr, _| recordable.contains(nr) || judged_writes.contains(nr));
+    // Native io_uring_enter only: the inline ops of an ia32 one are not
+    // followed (its per-syscall entry tracepoint never fires), so an
+    // always rule of that ABI alone (Neo23x0's `-F arch=b32 -S all`)
+    // attaches nothing for them.
     let enter_rules = plan
-        .by_syscall
-        .get(&crate::syscalls::x86_64("io_uring_enter"))
-        .is_some_and(|ids| ids.iter().any(|&i| plan.exit_rules[i as usize].always));
+        .candidates(crate::syscalls::x86_64("io_uring_enter"), false)
+        .iter()
+        .any(|&i| plan.exit_rules[i as usize].always);
     crate::uring::finish(&mut plan.uring, enter_rules, env.audit_skipped_uring_ops);
     plan.exes = paths.exes;
     plan.watches = paths.watches;

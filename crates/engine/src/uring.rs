@@ -186,6 +186,13 @@ mod tests {
             .count();
         assert_eq!(exits, 1);
         assert!(p.uring.enter_rules);
+        // An always rule of the ia32 ABI alone records no native
+        // io_uring_enter (whose inline ops are the ones followed).
+        let p =
+            plan("-a always,exit -F arch=b32 -S all\n-a never,exit -F arch=b64 -S all -F uid=5\n")
+                .unwrap();
+        assert!(!p.uring.enter_rules && p.uring.tracked.is_empty());
+        assert!(!p.hooks.contains(&Hook::UringEnter) && !p.hooks.contains(&Hook::UringOps));
     }
 
     #[test]
