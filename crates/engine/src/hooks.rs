@@ -285,8 +285,13 @@ pub(crate) fn choose(plan: &Plan, env: &Environment) -> Vec<Hook> {
         hooks.push(Hook::InodeChanges);
     }
     // The signalled task as it is when the kernel notes it (its comm
-    // changes if it execs before the syscall's exit).
-    if !hooks.is_empty() && raw_kind && plan.has_obj_pid_rules() {
+    // changes if it execs before the syscall's exit); every signal sent
+    // pays the hook, so only when a native sender can be recorded.
+    if !hooks.is_empty()
+        && raw_kind
+        && plan.has_obj_pid_rules()
+        && plan.native_signal_sender_recordable()
+    {
         hooks.push(Hook::SignalSent);
     }
     hooks.extend(uring::uring_hooks(plan));
@@ -369,9 +374,16 @@ mod tests {
         assert!(signals("-a always,exit -F arch=b64 -S kill -F a1=15\n"));
         assert!(signals("-a always,exit -F arch=b64 -S ptrace\n"));
         assert!(
-            signals("-a always,exit -F arch=b32 -S tkill\n"),
+            signals("-a always,exit -F arch=b32 -S tkill\n-a always,exit -F arch=b64 -S tgkill -F uid=7\n"),
             "an ia32 signal rule makes the kernel note native signals too"
         );
+        assert!(
+            !signals("-a always,exit -F arch=b32 -S tkill\n-a never,exit -F arch=b64 -S kill\n"),
+            "but only a recordable native sender's are written (ia32 senders are not followed)"
+        );
+        assert!(signals(
+            "-a always,exit -F arch=b32 -S tkill\n-a always,task -F uid=7\n"
+        ));
         assert!(!signals("-a always,exit -F arch=b64 -S chmod\n"));
         assert!(!signals(""));
     }

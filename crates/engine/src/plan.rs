@@ -113,6 +113,29 @@ impl Plan {
         self.has_signal_rules() || !self.candidates(ptrace, false).is_empty()
     }
 
+    /// Whether a native syscall that signals or attaches to a task (those
+    /// whose target the BPF side notes, special.bpf.h `is_signal_sender`)
+    /// can be recorded: by an always rule among its candidates, or every
+    /// syscall of an always,task rule's tasks. Without one, no OBJ_PID is
+    /// written and no signal needs noting (ia32 senders are not followed).
+    pub fn native_signal_sender_recordable(&self) -> bool {
+        const SENDERS: [&str; 6] = [
+            "kill",
+            "tkill",
+            "tgkill",
+            "rt_sigqueueinfo",
+            "rt_tgsigqueueinfo",
+            "ptrace",
+        ];
+        self.has_always_task_rules()
+            || SENDERS.iter().any(|name| {
+                let nr = crate::syscalls::number(fastaudit_rules::tables::Machine::X86_64, name);
+                self.candidates(nr, false)
+                    .iter()
+                    .any(|&i| self.exit_rules[i as usize].always)
+            })
+    }
+
     /// Whether an always,task rule selects tasks whose every syscall is
     /// recorded (the BPF side's `recorded` map holds those tasks).
     pub fn has_always_task_rules(&self) -> bool {
