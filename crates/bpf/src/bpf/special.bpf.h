@@ -252,6 +252,12 @@ static __always_inline int signal_sent_body(__u64 *ctx)
 	__u32 nr = current_syscall_nr(cur);
 	if (!is_signal_sender(nr))
 		return 0;
+	/* A sender no rule can record (Neo23x0 audits ptrace, not kill)
+	 * needs no note: every signal it sends would pay a map update. */
+	__u32 key = span_index(nr, 0);
+	struct fa_span *span = bpf_map_lookup_elem(&spans, &key);
+	if ((!span || !span->count) && !have_always_task)
+		return 0;
 	struct task_struct *t = (struct task_struct *)ctx[2];
 	struct signal_note n = { .nr = nr, .tid = BPF_CORE_READ(t, pid) };
 	read_obj_pid(t, &n.obj);
