@@ -7,16 +7,25 @@
 #ifndef FA_DENTRY_BPF_H
 #define FA_DENTRY_BPF_H
 
+#include "load.bpf.h"
+
 #define AT_FDCWD -100   /* a dirfd meaning "the current directory" */
 
 /* An inode's identity: the kernel's (i_ino, s_dev), as audit compares. */
 static __always_inline struct fa_inode_key inode_key(struct inode *inode)
 {
+	struct super_block *sb = FA_GET(inode, struct inode, i_sb);
 	struct fa_inode_key k = {
-		.ino = BPF_CORE_READ(inode, i_ino),
-		.dev = BPF_CORE_READ(inode, i_sb, s_dev),
+		.ino = FA_GET(inode, struct inode, i_ino),
+		.dev = FA_GET(sb, struct super_block, s_dev),
 	};
 	return k;
+}
+
+/* A dentry's inode (NULL: negative). */
+static __always_inline struct inode *dentry_inode(struct dentry *d)
+{
+	return FA_GET(d, struct dentry, d_inode);
 }
 
 /* Where a walk up the dentry tree is: a dentry and, when known, its mount. */
@@ -39,7 +48,7 @@ static __always_inline enum walk_step dentry_up(struct walk_pos *p)
 {
 	struct dentry *d = p->d;
 	struct vfsmount *vm = p->vm;
-	if (vm && d == BPF_CORE_READ(vm, mnt_root)) {
+	if (vm && d == FA_GET(vm, struct vfsmount, mnt_root)) {
 		struct mount *m = container_of(vm, struct mount, mnt);
 		struct mount *parent = BPF_CORE_READ(m, mnt_parent);
 		if (parent == m)
@@ -48,7 +57,7 @@ static __always_inline enum walk_step dentry_up(struct walk_pos *p)
 		p->vm = &parent->mnt;
 		return WALK_MOUNT;
 	}
-	struct dentry *up = BPF_CORE_READ(d, d_parent);
+	struct dentry *up = FA_GET(d, struct dentry, d_parent);
 	if (!up || up == d)
 		return WALK_END;
 	p->d = up;
@@ -87,10 +96,11 @@ static __always_inline int dentry_deleted(struct dentry *d)
 /* The open file behind a task's file descriptor, or NULL. */
 static __always_inline struct file *fd_file(struct task_struct *t, long fd)
 {
-	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
-	if (!fdt || fd < 0 || fd >= BPF_CORE_READ(fdt, max_fds))
+	struct files_struct *files = FA_GET(t, struct task_struct, files);
+	struct fdtable *fdt = FA_GET(files, struct files_struct, fdt);
+	if (!fdt || fd < 0 || fd >= FA_GET(fdt, struct fdtable, max_fds))
 		return 0;
-	struct file **fds = BPF_CORE_READ(fdt, fd);
+	struct file **fds = FA_GET(fdt, struct fdtable, fd);
 	struct file *f = 0;
 	bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]);
 	return f;
@@ -115,7 +125,8 @@ static __always_inline struct file *current_fd_file(struct task_struct *task, in
 /* The task's executable, or NULL (kernel threads). */
 static __always_inline struct file *task_exe(struct task_struct *t)
 {
-	return BPF_CORE_READ(t, mm, exe_file);
+	struct mm_struct *mm = FA_GET(t, struct task_struct, mm);
+	return FA_GET(mm, struct mm_struct, exe_file);
 }
 
 #endif

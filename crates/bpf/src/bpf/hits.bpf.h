@@ -92,7 +92,7 @@ static long ancestor_step(__u32 i, struct ancestors *a)
 		return 1;
 	/* CO-RE reads need the pointer in a local, not a context field. */
 	struct dentry *d = a->pos.d;
-	note_inode(h, BPF_CORE_READ(d, d_inode), 0);
+	note_inode(h, dentry_inode(d), 0);
 	return 0;
 }
 
@@ -104,7 +104,7 @@ static __always_inline void note_dentry(struct fa_hits *h, struct dentry *d, str
 {
 	if (!d)
 		return;
-	note_inode(h, BPF_CORE_READ(d, d_inode), 1);
+	note_inode(h, dentry_inode(d), 1);
 	if (!have_dirs)
 		return;
 	struct ancestors a = { .h = h, .pos = { .d = d, .vm = vm } };
@@ -132,14 +132,15 @@ static __always_inline void follow_one(struct fa_hits *h, struct dentry *d)
 	if (!d)
 		return;
 	struct fa_name_key k = {};
-	struct inode *inode = BPF_CORE_READ(d, d_inode);
-	__u32 len = BPF_CORE_READ(d, d_name.len);
-	if (!inode || !name_key(&k, BPF_CORE_READ(d, d_parent, d_inode), len))
+	struct inode *inode = dentry_inode(d);
+	__u32 len = FA_GET(d, struct dentry, d_name.len);
+	struct dentry *parent = FA_GET(d, struct dentry, d_parent);
+	if (!inode || !name_key(&k, dentry_inode(parent), len))
 		return;
 	/* name_key bounded len, but clang would drop the mask the verifier
 	 * needs as the bound: hide its value. */
 	barrier_var(len);
-	bpf_probe_read_kernel(k.name, len & (FA_NAME_LEN - 1), BPF_CORE_READ(d, d_name.name));
+	bpf_probe_read_kernel(k.name, len & (FA_NAME_LEN - 1), FA_GET(d, struct dentry, d_name.name));
 	__u32 *id = bpf_map_lookup_elem(&watch_by_parent_name, &k);
 	if (!id)
 		return;

@@ -46,11 +46,14 @@ static __always_inline __u32 value_of(struct subject *s, __u32 field)
 	struct task_struct *t = s->task;
 	switch (field) {
 	case AUDIT_PID: return s->tgid;
-	case AUDIT_PERS: return BPF_CORE_READ(t, personality);
+	case AUDIT_PERS: return FA_GET(t, struct task_struct, personality);
 	case AUDIT_ARCH: return s->no_arch ? 0 : abi_arch(s->compat);
-	case AUDIT_PPID: return BPF_CORE_READ(t, real_parent, tgid);
-	case AUDIT_LOGINUID_SET: return BPF_CORE_READ(t, loginuid.val) != (__u32)-1;
-	case AUDIT_SESSIONID: return BPF_CORE_READ(t, sessionid);
+	case AUDIT_PPID: {
+		struct task_struct *parent = FA_GET(t, struct task_struct, real_parent);
+		return FA_GET(parent, struct task_struct, tgid);
+	}
+	case AUDIT_LOGINUID_SET: return FA_GET(t, struct task_struct, loginuid.val) != (__u32)-1;
+	case AUDIT_SESSIONID: return FA_GET(t, struct task_struct, sessionid);
 	case AUDIT_EXIT: return (__u32)s->ret;
 	case AUDIT_SUCCESS: return !failed(s->ret);
 	case AUDIT_ARG0: return (__u32)arg(s, 0);
@@ -59,7 +62,7 @@ static __always_inline __u32 value_of(struct subject *s, __u32 field)
 	case AUDIT_ARG3: return (__u32)arg(s, 3);
 	}
 	/* Read here, not above: most tests need no credentials. */
-	const struct cred *c = s->cred ? s->cred : BPF_CORE_READ(t, cred);
+	const struct cred *c = s->cred ? s->cred : FA_GET(t, struct task_struct, cred);
 	return cred_field(t, c, field);
 }
 
@@ -91,7 +94,7 @@ __noinline int fa_compare_fields(__u64 task, __u64 cred, __u32 which, __u32 op)
 static __always_inline int compare_fields(struct subject *s, __u32 which, __u32 op)
 {
 	struct task_struct *t = s->task;
-	const struct cred *c = s->cred ? s->cred : BPF_CORE_READ(t, cred);
+	const struct cred *c = s->cred ? s->cred : FA_GET(t, struct task_struct, cred);
 	__u64 ta = 0, ca = 0;
 	bpf_probe_read_kernel(&ta, sizeof(ta), &t);
 	bpf_probe_read_kernel(&ca, sizeof(ca), &c);
@@ -345,7 +348,7 @@ static __always_inline int quick_test(struct subject *s, struct fa_test *t, __u3
 	if (f == AUDIT_LOGINUID || f == AUDIT_LOGINUID_SET) {
 		if (*auid == ~0u - 1) {
 			struct task_struct *task = s->task;   /* CO-RE reads need a plain local */
-			*auid = BPF_CORE_READ(task, loginuid.val);
+			*auid = FA_GET(task, struct task_struct, loginuid.val);
 		}
 		v = f == AUDIT_LOGINUID ? *auid : *auid != ~0u;
 		return compare((__u32)v, t->op, t->value);

@@ -5,6 +5,7 @@
 #define FA_SUBJECT_BPF_H
 
 #include "arch.bpf.h"
+#include "load.bpf.h"
 
 /* No padding: fa_judge, a global function, gets it as memory, which the
  * verifier lets it read only where the caller initialized every byte (an
@@ -74,15 +75,15 @@ static __always_inline __u64 arg6(struct subject *s, int n)
 static __always_inline __u32 cred_field(struct task_struct *t, const struct cred *c, __u32 field)
 {
 	switch (field) {
-	case AUDIT_UID: return BPF_CORE_READ(c, uid.val);
-	case AUDIT_EUID: return BPF_CORE_READ(c, euid.val);
-	case AUDIT_SUID: return BPF_CORE_READ(c, suid.val);
-	case AUDIT_FSUID: return BPF_CORE_READ(c, fsuid.val);
-	case AUDIT_GID: return BPF_CORE_READ(c, gid.val);
-	case AUDIT_EGID: return BPF_CORE_READ(c, egid.val);
-	case AUDIT_SGID: return BPF_CORE_READ(c, sgid.val);
-	case AUDIT_FSGID: return BPF_CORE_READ(c, fsgid.val);
-	case AUDIT_LOGINUID: return BPF_CORE_READ(t, loginuid.val);
+	case AUDIT_UID: return FA_GET(c, struct cred, uid.val);
+	case AUDIT_EUID: return FA_GET(c, struct cred, euid.val);
+	case AUDIT_SUID: return FA_GET(c, struct cred, suid.val);
+	case AUDIT_FSUID: return FA_GET(c, struct cred, fsuid.val);
+	case AUDIT_GID: return FA_GET(c, struct cred, gid.val);
+	case AUDIT_EGID: return FA_GET(c, struct cred, egid.val);
+	case AUDIT_SGID: return FA_GET(c, struct cred, sgid.val);
+	case AUDIT_FSGID: return FA_GET(c, struct cred, fsgid.val);
+	case AUDIT_LOGINUID: return FA_GET(t, struct task_struct, loginuid.val);
 	}
 	return 0;
 }

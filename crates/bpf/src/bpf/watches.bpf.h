@@ -27,12 +27,13 @@ static __always_inline struct walk_pos path_base(struct task_struct *task, long 
 {
 	struct walk_pos p = {};
 	if (dfd == AT_FDCWD) {
-		p.d = BPF_CORE_READ(task, fs, pwd.dentry);
-		p.vm = BPF_CORE_READ(task, fs, pwd.mnt);
+		struct fs_struct *fs = FA_GET(task, struct task_struct, fs);
+		p.d = FA_GET(fs, struct fs_struct, pwd.dentry);
+		p.vm = FA_GET(fs, struct fs_struct, pwd.mnt);
 	} else {
 		struct file *file = fd_file(task, dfd);
-		p.d = file ? BPF_CORE_READ(file, f_path.dentry) : 0;
-		p.vm = file ? BPF_CORE_READ(file, f_path.mnt) : 0;
+		p.d = file ? FA_GET(file, struct file, f_path.dentry) : 0;
+		p.vm = file ? FA_GET(file, struct file, f_path.mnt) : 0;
 	}
 	return p;
 }
@@ -138,7 +139,7 @@ __noinline int fa_fd_file_hit(__u32 key, struct fa_hits *names)
 		return 0;
 	struct file *f = named_fd_file(bpf_get_current_task_btf(), pa, key >= FA_NR_SYSCALLS);
 	if (f)
-		note_dentry(names, BPF_CORE_READ(f, f_path.dentry), BPF_CORE_READ(f, f_path.mnt));
+		note_dentry(names, FA_GET(f, struct file, f_path.dentry), FA_GET(f, struct file, f_path.mnt));
 	return 0;
 }
 
@@ -159,8 +160,8 @@ static __always_inline void collect_names(struct subject *s, const __u32 *key, s
 	}
 	struct follow fl = { .h = names };
 	if (f) {
-		fl.opened = BPF_CORE_READ(f, f_path.dentry);
-		note_dentry(names, fl.opened, BPF_CORE_READ(f, f_path.mnt));
+		fl.opened = FA_GET(f, struct file, f_path.dentry);
+		note_dentry(names, fl.opened, FA_GET(f, struct file, f_path.mnt));
 	}
 	if (f && is_exec(s->nr, s->compat))
 		exec_name_hits(s, names);
