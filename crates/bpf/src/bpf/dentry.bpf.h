@@ -90,7 +90,7 @@ static __always_inline long spell_step(struct walk_pos *p, struct dentry **child
  * a root. */
 static __always_inline int dentry_deleted(struct dentry *d)
 {
-	return !BPF_CORE_READ(d, d_hash.pprev) && BPF_CORE_READ(d, d_parent) != d;
+	return !FA_GET(d, struct dentry, d_hash.pprev) && FA_GET(d, struct dentry, d_parent) != d;
 }
 
 /* The open file behind a task's file descriptor, or NULL. */

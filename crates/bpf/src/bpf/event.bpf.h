@@ -47,14 +47,14 @@ static __always_inline void read_proctitle(struct task_struct *task, struct fa_e
  * suid fsuid egid sgid fsgid. */
 static __always_inline void read_ids(struct fa_event *ev, const struct cred *c)
 {
-	ev->ids[0] = BPF_CORE_READ(c, uid.val);
-	ev->ids[1] = BPF_CORE_READ(c, gid.val);
-	ev->ids[2] = BPF_CORE_READ(c, euid.val);
-	ev->ids[3] = BPF_CORE_READ(c, suid.val);
-	ev->ids[4] = BPF_CORE_READ(c, fsuid.val);
-	ev->ids[5] = BPF_CORE_READ(c, egid.val);
-	ev->ids[6] = BPF_CORE_READ(c, sgid.val);
-	ev->ids[7] = BPF_CORE_READ(c, fsgid.val);
+	ev->ids[0] = FA_GET(c, struct cred, uid.val);
+	ev->ids[1] = FA_GET(c, struct cred, gid.val);
+	ev->ids[2] = FA_GET(c, struct cred, euid.val);
+	ev->ids[3] = FA_GET(c, struct cred, suid.val);
+	ev->ids[4] = FA_GET(c, struct cred, fsuid.val);
+	ev->ids[5] = FA_GET(c, struct cred, egid.val);
+	ev->ids[6] = FA_GET(c, struct cred, sgid.val);
+	ev->ids[7] = FA_GET(c, struct cred, fsgid.val);
 }
 
 struct exe_walk {
@@ -81,7 +81,7 @@ static long exe_walk_step(__u32 i, struct exe_walk *w)
 		return 1;
 	}
 	w->at -= len;
-	const unsigned char *name = BPF_CORE_READ(child, d_name.name);
+	const unsigned char *name = FA_GET(child, struct dentry, d_name.name);
 	if (bpf_probe_read_kernel(&w->buf[w->at & (FA_EXE_MAX - 1)], len & 0xff, name)) {
 		w->too_long = 1;
 		return 1;
@@ -100,8 +100,8 @@ static __always_inline __u32 read_exe_path(struct file *f, char *buf, __u32 *at)
 	if (!f)
 		return 0;
 	struct walk_pos start = {
-		.d = BPF_CORE_READ(f, f_path.dentry),
-		.vm = BPF_CORE_READ(f, f_path.mnt),
+		.d = FA_GET(f, struct file, f_path.dentry),
+		.vm = FA_GET(f, struct file, f_path.mnt),
 	};
 	struct exe_walk w = { .pos = start, .buf = buf, .at = FA_EXE_MAX };
 	/* Each step is one component or one mount crossing; a path of
@@ -118,7 +118,7 @@ static __always_inline __u32 read_exe_path(struct file *f, char *buf, __u32 *at)
 static __always_inline void fill_event(struct fa_event *ev, struct subject *s, __u32 key_rule)
 {
 	struct task_struct *task = s->task;
-	const struct cred *c = BPF_CORE_READ(task, cred);
+	const struct cred *c = FA_GET(task, struct task_struct, cred);
 	ev->ret = s->ret;
 	for (int i = 0; i < 4; i++)
 		ev->args[i] = record_arg(s, i);
@@ -127,14 +127,16 @@ static __always_inline void fill_event(struct fa_event *ev, struct subject *s, _
 	ev->syscall = s->nr;
 	ev->rule = key_rule;
 	ev->pid = s->tgid;
-	ev->ppid = BPF_CORE_READ(task, real_parent, tgid);
-	ev->auid = BPF_CORE_READ(task, loginuid.val);
-	ev->ses = BPF_CORE_READ(task, sessionid);
-	ev->pers = BPF_CORE_READ(task, personality);
+	struct task_struct *parent = FA_GET(task, struct task_struct, real_parent);
+	ev->ppid = FA_GET(parent, struct task_struct, tgid);
+	ev->auid = FA_GET(task, struct task_struct, loginuid.val);
+	ev->ses = FA_GET(task, struct task_struct, sessionid);
+	ev->pers = FA_GET(task, struct task_struct, personality);
 	ev->flags = s->returned ? 0 : FA_EV_NO_RETURN;
 	read_ids(ev, c);
 	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
-	struct tty_struct *tty = BPF_CORE_READ(task, signal, tty);
+	struct signal_struct *sig = FA_GET(task, struct task_struct, signal);
+	struct tty_struct *tty = FA_GET(sig, struct signal_struct, tty);
 	if (tty)
 		bpf_core_read_str(ev->tty, sizeof(ev->tty), &tty->name);
 	else

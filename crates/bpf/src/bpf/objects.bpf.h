@@ -56,21 +56,23 @@ struct {
 /* The attributes of inode (and, with a dentry, its name and parent). */
 static __always_inline void obj_fill(struct fa_obj *o, struct inode *inode, struct dentry *d)
 {
-	o->ino = BPF_CORE_READ(inode, i_ino);
-	o->dev = BPF_CORE_READ(inode, i_sb, s_dev);
-	o->mode = BPF_CORE_READ(inode, i_mode);
-	o->uid = BPF_CORE_READ(inode, i_uid.val);
-	o->gid = BPF_CORE_READ(inode, i_gid.val);
-	o->rdev = BPF_CORE_READ(inode, i_rdev);
+	struct fa_inode_key k = inode_key(inode);
+	o->ino = k.ino;
+	o->dev = k.dev;
+	o->mode = FA_GET(inode, struct inode, i_mode);
+	o->uid = FA_GET(inode, struct inode, i_uid.val);
+	o->gid = FA_GET(inode, struct inode, i_gid.val);
+	o->rdev = FA_GET(inode, struct inode, i_rdev);
 	if (!d)
 		return;
-	struct inode *pi = BPF_CORE_READ(d, d_parent, d_inode);
+	struct inode *pi = dentry_inode(FA_GET(d, struct dentry, d_parent));
 	if (pi) {
-		o->parent_ino = BPF_CORE_READ(pi, i_ino);
-		o->parent_dev = BPF_CORE_READ(pi, i_sb, s_dev);
+		struct fa_inode_key pk = inode_key(pi);
+		o->parent_ino = pk.ino;
+		o->parent_dev = pk.dev;
 	}
-	o->name_len = BPF_CORE_READ(d, d_name.len);
-	bpf_probe_read_kernel_str(o->name, sizeof(o->name), BPF_CORE_READ(d, d_name.name));
+	o->name_len = FA_GET(d, struct dentry, d_name.len);
+	bpf_probe_read_kernel_str(o->name, sizeof(o->name), FA_GET(d, struct dentry, d_name.name));
 	o->flags |= FA_OBJ_ALIAS;
 }
 
@@ -135,8 +137,9 @@ __noinline int fa_objs_add(__u32 key, __u64 inode_addr, __u64 dentry_addr, __u32
 	struct fa_objs *h = objs_for((__u32)bpf_get_current_pid_tgid(), key);
 	if (!h || !inode)
 		return 0;
-	__u64 ino = BPF_CORE_READ(inode, i_ino);
-	__u32 dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	struct fa_inode_key ik = inode_key(inode);
+	__u64 ino = ik.ino;
+	__u32 dev = ik.dev;
 	for (int j = 0; j < FA_MAX_OBJS; j++) {
 		if (j >= h->count)
 			break;

@@ -51,7 +51,7 @@ static long cwd_step(__u32 i, struct cwd_ref *r)
 	at -= len;
 	barrier_var(at);
 	bpf_probe_read_kernel(&c->buf[at & (FA_NAME_MAX - 1)], len & (FA_NAME_MAX - 1),
-			      BPF_CORE_READ(child, d_name.name));
+			      FA_GET(child, struct dentry, d_name.name));
 	at -= 1;
 	c->buf[at & (FA_NAME_MAX - 1)] = '/';
 	c->at = at;
@@ -160,8 +160,9 @@ struct {
 static __always_inline void save_chdir_cwd(struct task_struct *task)
 {
 	struct name_out *o = name_out_get();
-	struct dentry *pwd = BPF_CORE_READ(task, fs, pwd.dentry);
-	if (!o || !spell_dir(pwd, BPF_CORE_READ(task, fs, pwd.mnt), o))
+	struct fs_struct *fs = FA_GET(task, struct task_struct, fs);
+	struct dentry *pwd = FA_GET(fs, struct fs_struct, pwd.dentry);
+	if (!o || !spell_dir(pwd, FA_GET(fs, struct fs_struct, pwd.mnt), o))
 		return;
 	o->body.index = dentry_deleted(pwd);
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
@@ -182,8 +183,9 @@ static __always_inline void send_cwd(struct task_struct *task, const struct fa_m
 		bpf_map_delete_elem(&chdir_cwd, &tid);
 		return;
 	}
-	struct dentry *pwd = BPF_CORE_READ(task, fs, pwd.dentry);
-	send_dir(pwd, BPF_CORE_READ(task, fs, pwd.mnt), FA_AUX_CWD, dentry_deleted(pwd), m, lost);
+	struct fs_struct *fs = FA_GET(task, struct task_struct, fs);
+	struct dentry *pwd = FA_GET(fs, struct fs_struct, pwd.dentry);
+	send_dir(pwd, FA_GET(fs, struct fs_struct, pwd.mnt), FA_AUX_CWD, dentry_deleted(pwd), m, lost);
 }
 
 /* Send the directory path argument i (at user address `addr`, its dirfd

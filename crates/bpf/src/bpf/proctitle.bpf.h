@@ -6,6 +6,8 @@
 #ifndef FA_PROCTITLE_BPF_H
 #define FA_PROCTITLE_BPF_H
 
+#include "load.bpf.h"
+
 /* A thread's command line as first recorded; `start` tells the thread
  * from an earlier one of the same tid. */
 struct fa_proctitle {
@@ -34,9 +36,9 @@ struct {
  * its length, or -1 when the task has recorded nothing yet. */
 static __always_inline long cached_proctitle(struct task_struct *task, char *buf)
 {
-	__u32 tid = BPF_CORE_READ(task, pid);
+	__u32 tid = FA_GET(task, struct task_struct, pid);
 	struct fa_proctitle *p = bpf_map_lookup_elem(&proctitles, &tid);
-	if (!p || p->start != BPF_CORE_READ(task, start_time))
+	if (!p || p->start != FA_GET(task, struct task_struct, start_time))
 		return -1;
 	__builtin_memcpy(buf, p->buf, FA_PROCTITLE_LEN);
 	return p->len;
