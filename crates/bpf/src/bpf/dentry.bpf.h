@@ -122,6 +122,17 @@ static __always_inline struct file *current_fd_file(struct task_struct *task, in
 	return fp;
 }
 
+/* The task's working directory (its dentry and mount). */
+static __always_inline struct walk_pos task_pwd(struct task_struct *t)
+{
+	struct fs_struct *fs = FA_GET(t, struct task_struct, fs);
+	struct walk_pos p = {
+		.d = FA_GET(fs, struct fs_struct, pwd.dentry),
+		.vm = FA_GET(fs, struct fs_struct, pwd.mnt),
+	};
+	return p;
+}
+
 /* The task's executable, or NULL (kernel threads). */
 static __always_inline struct file *task_exe(struct task_struct *t)
 {

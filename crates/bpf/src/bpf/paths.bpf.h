@@ -160,11 +160,10 @@ struct {
 static __always_inline void save_chdir_cwd(struct task_struct *task)
 {
 	struct name_out *o = name_out_get();
-	struct fs_struct *fs = FA_GET(task, struct task_struct, fs);
-	struct dentry *pwd = FA_GET(fs, struct fs_struct, pwd.dentry);
-	if (!o || !spell_dir(pwd, FA_GET(fs, struct fs_struct, pwd.mnt), o))
+	struct walk_pos pwd = task_pwd(task);
+	if (!o || !spell_dir(pwd.d, pwd.vm, o))
 		return;
-	o->body.index = dentry_deleted(pwd);
+	o->body.index = dentry_deleted(pwd.d);
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	bpf_map_update_elem(&chdir_cwd, &tid, &o->body, BPF_ANY);
 }
@@ -183,9 +182,8 @@ static __always_inline void send_cwd(struct task_struct *task, const struct fa_m
 		bpf_map_delete_elem(&chdir_cwd, &tid);
 		return;
 	}
-	struct fs_struct *fs = FA_GET(task, struct task_struct, fs);
-	struct dentry *pwd = FA_GET(fs, struct fs_struct, pwd.dentry);
-	send_dir(pwd, FA_GET(fs, struct fs_struct, pwd.mnt), FA_AUX_CWD, dentry_deleted(pwd), m, lost);
+	struct walk_pos pwd = task_pwd(task);
+	send_dir(pwd.d, pwd.vm, FA_AUX_CWD, dentry_deleted(pwd.d), m, lost);
 }
 
 /* Send the directory path argument i (at user address `addr`, its dirfd

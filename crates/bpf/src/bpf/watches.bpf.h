@@ -27,9 +27,7 @@ static __always_inline struct walk_pos path_base(struct task_struct *task, long 
 {
 	struct walk_pos p = {};
 	if (dfd == AT_FDCWD) {
-		struct fs_struct *fs = FA_GET(task, struct task_struct, fs);
-		p.d = FA_GET(fs, struct fs_struct, pwd.dentry);
-		p.vm = FA_GET(fs, struct fs_struct, pwd.mnt);
+		p = task_pwd(task);
 	} else {
 		struct file *file = fd_file(task, dfd);
 		p.d = file ? FA_GET(file, struct file, f_path.dentry) : 0;
