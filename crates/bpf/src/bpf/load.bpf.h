@@ -11,7 +11,10 @@
 #define FA_LOAD_BPF_H
 
 /* Field `field` (one member access, as BPF_CORE_READ's single step) of
- * the kernel object of type `type` at `ptr`. */
+ * the kernel object of type `type` at `ptr`. A name's length that bounds
+ * a copy (the exe and cwd walks' d_name.len) stays a probe read: as a
+ * plain load, clang dropped the mask the verifier needs as the bound
+ * ("unbounded memory access"). */
 #define FA_GET(ptr, type, field)                                                 \
 	(bpf_ksym_exists(bpf_rdonly_cast) ? bpf_core_cast((ptr), type)->field    \
 					  : BPF_CORE_READ((type *)(ptr), field))
