@@ -3,10 +3,15 @@
 //! order. The differential tests drive it (the kernel audit and fastaudit
 //! must log the same URINGOP records for it).
 //!
-//! A step is words: `[async] [chain] OP ARGS...`; `async` sets
+//! A step is words: `[async] [skip] [chain] OP ARGS...`; `async` sets
 //! IOSQE_ASYNC (the op goes to an io-wq worker without an inline
 //! attempt); `chain` sets IOSQE_IO_LINK and submits the step with the
-//! next one, in one io_uring_enter. Ops: `nop`, `openat PATH` (read-only), `openat2 PATH`
+//! next one, in one io_uring_enter; `skip` sets IOSQE_CQE_SKIP_SUCCESS
+//! (no completion is posted if it succeeds) and also submits the step
+//! with the next one: its result is its CQE's if one was posted by the
+//! time the steps submitted with it completed, else 0. As its success
+//! cannot be waited for, 100 ms pass after such steps (one an io-wq
+//! worker runs ends in them, its records written before the next step). Ops: `nop`, `openat PATH` (read-only), `openat2 PATH`
 //! (read-only), `create PATH` (O_CREAT|O_WRONLY, 0644), `close` (the last
 //! fd an open returned), `mkdir PATH`, `rename OLD NEW`, `unlink PATH`,
 //! `rmdir PATH`, `symlink TARGET PATH`, `link OLD NEW`, `connect IP:PORT`
@@ -47,6 +52,7 @@ pub(super) fn run(sqpoll: bool, steps: &[String]) -> Result<Vec<i32>, String> {
             _ => false,
         };
         let force_async = flag("async");
+        let skip = flag("skip");
         let link = flag("chain");
         let arg = |i: usize| -> Result<CString, String> {
             let w = words
@@ -125,6 +131,9 @@ pub(super) fn run(sqpoll: bool, steps: &[String]) -> Result<Vec<i32>, String> {
         if link {
             flags |= squeue::Flags::IO_LINK;
         }
+        if skip {
+            flags |= squeue::Flags::SKIP_SUCCESS;
+        }
         let entry = entry.flags(flags).user_data(index as u64);
         // SAFETY: every pointer the entry holds (paths, address, buffer)
         // lives until its completion, waited for below: the strings move
@@ -137,10 +146,13 @@ pub(super) fn run(sqpoll: bool, steps: &[String]) -> Result<Vec<i32>, String> {
         );
         pending.push(Pending {
             opens,
+            skip,
             fd: sock,
             _keep: (a, b, addr),
         });
-        if link {
+        // A step whose success posts nothing waits in the ring for the
+        // next, with which it is submitted (unless it is the last).
+        if link || (skip && index + 1 < steps.len()) {
             continue;
         }
         last_fd = complete(&mut ring, &mut pending, &mut results)?.unwrap_or(last_fd);
@@ -159,21 +171,21 @@ fn complete(
 ) -> Result<Option<i32>, String> {
     let first = results.len();
     results.resize(first + pending.len(), 0);
-    let mut waiting = pending.len();
+    // Steps with IOSQE_CQE_SKIP_SUCCESS are not waited for: an inline
+    // one's CQE, if it failed, is posted with those submitted after it.
+    let mut waiting = pending.iter().filter(|p| !p.skip).count();
     let mut seen = vec![false; pending.len()];
+    if waiting == 0 {
+        ring.submit().map_err(|e| format!("io_uring_enter: {e}"))?;
+    }
     while waiting > 0 {
         ring.submit_and_wait(1)
             .map_err(|e| format!("io_uring_enter: {e}"))?;
-        while let Some(c) = ring.completion().next() {
-            let i = (c.user_data() as usize).wrapping_sub(first);
-            if let Some(slot) = results.get_mut(first + i) {
-                *slot = c.result();
-                if !seen[i] {
-                    seen[i] = true;
-                    waiting -= 1;
-                }
-            }
-        }
+        waiting -= reap(ring, pending, first, &mut results[first..], &mut seen);
+    }
+    if pending.iter().any(|p| p.skip) {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        reap(ring, pending, first, &mut results[first..], &mut seen);
     }
     let mut last_fd = None;
     for (i, p) in pending.drain(..).enumerate() {
@@ -181,16 +193,43 @@ fn complete(
             // SAFETY: closing the socket or file this step opened.
             unsafe { libc::close(p.fd) };
         }
-        if p.opens && results[first + i] >= 0 {
+        // A skipped completion leaves no fd to know.
+        if p.opens && seen[i] && results[first + i] >= 0 {
             last_fd = Some(results[first + i]);
         }
     }
     Ok(last_fd)
 }
 
+/// Take the posted CQEs of `pending`, the steps from number `first`
+/// (`results` and `seen` by their index there); returns how many of
+/// those waited for (no IOSQE_CQE_SKIP_SUCCESS) are newly seen.
+fn reap(
+    ring: &mut IoUring,
+    pending: &[Pending],
+    first: usize,
+    results: &mut [i32],
+    seen: &mut [bool],
+) -> usize {
+    let mut newly = 0;
+    for c in ring.completion() {
+        let i = (c.user_data() as usize).wrapping_sub(first);
+        if let (Some(slot), Some(p)) = (results.get_mut(i), pending.get(i)) {
+            *slot = c.result();
+            if !seen[i] && !p.skip {
+                newly += 1;
+            }
+            seen[i] = true;
+        }
+    }
+    newly
+}
+
 /// A step pushed and not yet completed.
 struct Pending {
     opens: bool,
+    /// Submitted with IOSQE_CQE_SKIP_SUCCESS: no CQE when it succeeds.
+    skip: bool,
     /// A socket or file the step opened for itself, closed after.
     fd: i32,
     /// Its path strings and address, alive until its completion.

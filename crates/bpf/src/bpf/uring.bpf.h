@@ -122,6 +122,29 @@ static __always_inline __u32 uring_unpark(__u64 key)
 	return next;
 }
 
+/* Requests submitted with IOSQE_CQE_SKIP_SUCCESS whose inline attempt
+ * may have succeeded (no tracepoint sees that: no completion is posted),
+ * judged as succeeded in their turn or at io_uring_enter's end. */
+#define URING_SKIPS 4
+
+/* An attempt's verdicts inside io_uring_enter: io_uring_enter's exit
+ * list (v), then unless that made it RECORD the io_uring list (u), each
+ * VERDICT_NONE or its match (and the matching rule: vrid, urid). */
+struct uring_verdicts {
+	__s64 v;
+	__s64 u;
+	__u32 vrid;
+	__u32 urid;
+};
+
+struct uring_skip {
+	__u64 req;    /* the request's address */
+	__u32 due;    /* inline requests with a completion submitted before it */
+	__u16 op;
+	__u16 names;  /* the context's names up to its own (its URINGOP's items=) */
+	struct uring_verdicts j;   /* judged at submission, as succeeded */
+};
+
 /* A thread inside io_uring_enter: the kernel's syscall-context state for
  * the ops issued inline (it persists over the syscall). */
 struct uring_enter {
@@ -133,6 +156,15 @@ struct uring_enter {
 	__u32 active;     /* inside io_uring_enter now (the storage outlives the call) */
 	__u32 cwd_sent;   /* its CWD sent (with its first recorded op that follows a name) */
 	__u64 stamp;      /* the syscall's event stamp: its names and address travel under it */
+	/* The order of inline attempts, kept so that the attempts no
+	 * tracepoint shows (skip[]) come between the others as the kernel's
+	 * records do: those with a completion are judged when it is posted,
+	 * which for inline ones is at the end of the submission, in order. */
+	__u32 counted;    /* inline requests with a completion submitted */
+	__u32 judged;     /* of those, judged */
+	__u32 chained;    /* a linked chain was submitted: no order kept after it */
+	__u32 nskip;      /* entries in skip[] */
+	struct uring_skip skip[URING_SKIPS];
 };
 
 /* The priority of rule rid (rule_prio; 0 none). */
@@ -224,6 +256,10 @@ static __always_inline void uring_enter_begin(void)
 	in->active = 1;
 	in->cwd_sent = 0;
 	in->stamp = bpf_ktime_get_ns();
+	in->counted = 0;
+	in->judged = 0;
+	in->chained = 0;
+	in->nskip = 0;
 }
 
 static __always_inline struct fa_span *uring_span(__u32 op)
@@ -232,6 +268,19 @@ static __always_inline struct fa_span *uring_span(__u32 op)
 		return 0;
 	struct fa_span *span = bpf_map_lookup_elem(&uring_spans, &op);
 	return span && (span->flags & FA_SPAN_URING_OP) ? span : 0;
+}
+
+/* The request's op and flags: `typed` (tp_btf: the verifier knows the
+ * argument's type) loads them directly, else (raw_tp) with probe reads.
+ * Every io_uring request pays this on submission and completion. */
+static __always_inline __u32 req_op(struct io_kiocb *req, int typed)
+{
+	return typed ? req->opcode : BPF_CORE_READ(req, opcode);
+}
+
+static __always_inline __u64 req_flags(struct io_kiocb *req, int typed)
+{
+	return typed ? req->flags : BPF_CORE_READ(req, flags);
 }
 
 /* The credentials the attempt runs with (current_cred() in
@@ -748,6 +797,56 @@ __noinline int fa_uring_sq_end(__u64 req, __u32 op, __s32 res, __u64 stamp, __u3
 	return lost;
 }
 
+/* The verdicts of the attempt of s (its op's index entry `span`) in
+ * io_uring_enter context `in`: audit_filter_syscall on io_uring_enter,
+ * then (unless that made it RECORD) the io_uring list, each above the
+ * context's priority (ctx->prio). */
+static __always_inline void uring_judge_in(struct subject *s, struct fa_span *span, struct uring_enter *in,
+					   struct uring_verdicts *j)
+{
+	__u32 prio = in->prio;
+	j->v = VERDICT_NONE;
+	j->u = VERDICT_NONE;
+	j->vrid = 0;
+	j->urid = 0;
+	if (uring_enter_rules) {
+		__u32 key = FA_NR64_io_uring_enter;
+		struct fa_span *es = bpf_map_lookup_elem(&spans, &key);
+		if (es && es->count)
+			j->v = judge_above(s, es, prio, &j->vrid);
+		if (j->v != VERDICT_NONE)
+			prio = rule_prio_of(j->vrid);
+	}
+	if (j->v < 0 && span->count)
+		j->u = judge_above(s, span, prio, &j->urid);
+}
+
+/* Apply verdicts j of the attempt of s in context `in` (thread tid): a
+ * match sets the syscall's state, which a later op without a match
+ * keeps; in a recording state its URINGOP is sent, counting `names`. */
+static __always_inline void uring_apply_in(struct subject *s, struct uring_enter *in,
+					   const struct uring_verdicts *j, __u32 tid, __u32 names)
+{
+	if (j->v == VERDICT_NONE && j->u == VERDICT_NONE && in->state < 0)
+		return;
+	if (uring_never_task(tid))
+		return;
+	if (j->v != VERDICT_NONE)
+		uring_enter_matched(in, j->v, j->vrid);
+	if (j->u != VERDICT_NONE)
+		uring_enter_matched(in, j->u, j->urid);
+	if (in->state >= 0) {
+		in->recorded += 1;
+		uring_emit_op(s, in->key_rule, FA_EV_URING_INLINE, tid, names, bpf_ktime_get_ns());
+		/* The syscall's CWD record, once it holds a name and will be
+		 * written: spelled only for a recorded io_uring_enter. */
+		if (in->names && !in->cwd_sent) {
+			in->cwd_sent = 1;
+			fa_uring_enter_cwd(in->stamp);
+		}
+	}
+}
+
 /* One issue attempt of req (op `op`, its index entry `span`) ended with
  * `ret` in the current task: judge it and send its URINGOP if the rules
  * (or the syscall's state) say so. */
@@ -808,37 +907,179 @@ static __always_inline void uring_attempt(struct io_kiocb *req, __u32 op, struct
 	/* Judged first, applied after: most attempts match nothing in a
 	 * context that does not record, and then have nothing to apply or
 	 * send, so they skip the never_task lookup. */
-	__u32 prio = in->prio;
-	__s64 v = VERDICT_NONE, u = VERDICT_NONE;
-	__u32 vrid = 0, urid = 0;
-	if (uring_enter_rules) {
-		__u32 key = FA_NR64_io_uring_enter;
-		struct fa_span *es = bpf_map_lookup_elem(&spans, &key);
-		if (es && es->count)
-			v = judge_above(&s, es, prio, &vrid);
-		if (v != VERDICT_NONE)
-			prio = rule_prio_of(vrid);
-	}
-	if (v < 0 && span->count)
-		u = judge_above(&s, span, prio, &urid);
-	if (v == VERDICT_NONE && u == VERDICT_NONE && in->state < 0)
-		return;
-	if (uring_never_task(tid))
-		return;
-	if (v != VERDICT_NONE)
-		uring_enter_matched(in, v, vrid);
-	if (u != VERDICT_NONE)
-		uring_enter_matched(in, u, urid);
-	if (in->state >= 0) {
-		in->recorded += 1;
-		uring_emit_op(&s, in->key_rule, FA_EV_URING_INLINE, tid, in->names, bpf_ktime_get_ns());
-		/* The syscall's CWD record, once it holds a name and will be
-		 * written: spelled only for a recorded io_uring_enter. */
-		if (in->names && !in->cwd_sent) {
-			in->cwd_sent = 1;
-			fa_uring_enter_cwd(in->stamp);
+	struct uring_verdicts j;
+	uring_judge_in(&s, span, in, &j);
+	uring_apply_in(&s, in, &j, tid, in->names);
+}
+
+/* The attempt of waiting request e (uring_skip), as succeeded: no
+ * completion was posted for it, so its inline attempt returned 0; an
+ * open's file is the descriptor in its result. Its verdicts were taken
+ * at submission (the judging needs a frame this one's callers cannot
+ * add under theirs); its URINGOP counts the names taken up to its own,
+ * as when the kernel wrote it. */
+static __always_inline void uring_skip_emit(struct uring_enter *in, struct uring_skip *e)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct io_kiocb *req = (struct io_kiocb *)e->req;
+	struct task_struct *task = bpf_get_current_task_btf();
+	int res = BPF_CORE_READ(req, cqe.res);
+	if ((e->op == FA_IORING_OP_OPENAT || e->op == FA_IORING_OP_OPENAT2) && res >= 0 && e->names)
+		fa_uring_opened(e->req, res, e->names - 1, in->stamp, (__u32)id);
+	struct subject s = {
+		.task = task,
+		.ret = 0,
+		.returned = 1,
+		.tgid = id >> 32,
+		.nr = e->op,
+		.cred = uring_cred(req, task, 0),
+	};
+	uring_apply_in(&s, in, &e->j, (__u32)id, e->names);
+}
+
+/* Send, as succeeded, the current io_uring_enter's waiting requests
+ * whose turn has come: from the first, those due at most `upto`; with
+ * `stop` (a waiting request whose own attempt the caller judges), those
+ * before it, and it is taken off without being sent here. A function of
+ * its own, with no rule checks under it: its frame and its callers' stay
+ * within the 512 bytes kernels before 6.13 allow a call chain. */
+__noinline int fa_uring_skips_flush(__u32 upto, __u64 stop)
+{
+	struct uring_enter *in = uring_enter_current();
+	if (!in)
+		return 0;
+	__u32 n = in->nskip < URING_SKIPS ? in->nskip : URING_SKIPS;
+	__u32 end = n;
+	if (stop) {
+		end = URING_SKIPS + 1;
+		for (__u32 i = 0; i < URING_SKIPS && i < n; i++) {
+			if (in->skip[i].req == stop) {
+				end = i;
+				break;
+			}
 		}
+		/* Not waiting here: whose turn has come is not known. */
+		if (end > URING_SKIPS)
+			return 0;
 	}
+	__u32 done = 0;
+	for (__u32 i = 0; i < URING_SKIPS && i < end; i++) {
+		if (in->skip[i].due > upto)
+			break;
+		uring_skip_emit(in, &in->skip[i]);
+		done = i + 1;
+	}
+	if (stop && done == end)
+		done = end + 1;
+	for (__u32 i = 0; i < URING_SKIPS; i++) {
+		__u32 j = i + done;
+		if (j >= n)
+			break;
+		in->skip[i] = in->skip[j & (URING_SKIPS - 1)];
+	}
+	in->nskip = n > done ? n - done : 0;
+	return 0;
+}
+
+/* A request submitted inside io_uring_enter (its flags): counted if its
+ * attempt is inline and posts a completion, kept waiting if it posts
+ * none when it succeeds (IOSQE_CQE_SKIP_SUCCESS). A linked chain's
+ * attempts run in the chain's order, later: no order is kept after one,
+ * and its skipped successes are not followed. Forced-async requests run
+ * in io-wq, in a context of their own; the kernel's records of their
+ * skipped successes follow no order one can rebuild either. */
+static __always_inline void uring_note_submit(struct uring_enter *in, struct io_kiocb *req, __u32 op,
+					      struct fa_span *span, int typed)
+{
+	if (in->chained)
+		return;
+	__u64 flags = req_flags(req, typed);
+	if (flags & (REQ_F_LINK | REQ_F_HARDLINK)) {
+		in->chained = 1;
+		return;
+	}
+	if (flags & REQ_F_FORCE_ASYNC)
+		return;
+	if (!(flags & REQ_F_CQE_SKIP)) {
+		in->counted += 1;
+		return;
+	}
+	__u32 n = in->nskip;
+	if (n >= URING_SKIPS)
+		return;
+	/* Keep the mask: it is the bound older verifiers check (the test
+	 * alone is lost on a copy spilled before it). */
+	barrier_var(n);
+	struct uring_skip *e = &in->skip[n & (URING_SKIPS - 1)];
+	__u64 id = bpf_get_current_pid_tgid();
+	if ((id >> 32) == self_tgid)
+		return;
+	struct task_struct *task = bpf_get_current_task_btf();
+	/* Judged now as the attempt that succeeds: the same subject (the
+	 * credentials were taken at prep), op and outcome; the context's
+	 * priority is today's (a match between now and its turn that raised
+	 * it would be missed). */
+	struct subject s = {
+		.task = task,
+		.regs = (struct pt_regs *)bpf_task_pt_regs(task),
+		.ret = 0,
+		.returned = 1,
+		.tgid = id >> 32,
+		.nr = op,
+		.cred = uring_cred(req, task, typed),
+	};
+	uring_judge_in(&s, span, in, &e->j);
+	e->req = req_number(req);
+	e->due = in->counted;
+	e->op = op;
+	e->names = in->names + uring_prep_names(op);
+	in->nskip = (n & (URING_SKIPS - 1)) + 1;
+}
+
+/* How an attempt judged inside io_uring_enter stands to the waiting
+ * requests (uring_turn_begin/end). */
+enum uring_turn {
+	URING_TURN_NONE = 0,    /* not inside io_uring_enter */
+	URING_TURN_COUNTED = 1, /* the first attempt of a counted request */
+	URING_TURN_OTHER = 2,
+};
+
+/* Before the attempt of request req (flags; `first_inline`: its first,
+ * on its submission's inline path) is judged: the waiting requests
+ * submitted before it are (those due after the counted requests judged
+ * so far; once its turn has passed, those due after it wait for the
+ * next attempt or the syscall's end). After its submission's attempts,
+ * the others (a poll's retry, a worker's completion run as task work)
+ * follow all. */
+static __always_inline enum uring_turn uring_turn_begin(struct uring_enter *in, __u64 req, __u64 flags,
+							int first_inline)
+{
+	if (!in)
+		return URING_TURN_NONE;
+	if (first_inline && !in->chained && !(flags & REQ_F_CQE_SKIP)) {
+		if (in->nskip)
+			fa_uring_skips_flush(in->judged, 0);
+		return URING_TURN_COUNTED;
+	}
+	if (in->nskip)
+		fa_uring_skips_flush(~0U, (flags & REQ_F_CQE_SKIP) && first_inline ? req : 0);
+	return URING_TURN_OTHER;
+}
+
+/* After it: a counted request's turn has passed. */
+static __always_inline void uring_turn_end(struct uring_enter *in, enum uring_turn turn)
+{
+	if (turn == URING_TURN_COUNTED)
+		in->judged += 1;
+}
+
+/* At io_uring_enter's exit, before its end is judged: the skipped
+ * successes still waiting were issued before it ends. */
+static __always_inline void uring_enter_skips_flush(void)
+{
+	struct uring_enter *in = uring_enter_current();
+	if (in && in->nskip)
+		fa_uring_skips_flush(~0U, 0);
 }
 
 /* How io_uring_enter ends for a thread (uring_enter_end). */
@@ -859,19 +1100,20 @@ static __always_inline enum uring_end uring_enter_end(struct subject *s, struct 
 	struct uring_enter *in = uring_enter_current();
 	if (!in)
 		return URING_END_OTHER;
-	struct uring_enter st = *in;
 	in->active = 0;
-	if (!st.recorded)
+	if (!in->recorded)
 		return URING_END_OTHER;
-	*stamp = st.stamp;
+	*stamp = in->stamp;
+	__s64 state = in->state;
+	__u32 rule = in->key_rule;
 	__u32 rid = 0;
-	__s64 v = span && span->count ? judge_above(s, span, st.prio, &rid) : VERDICT_NONE;
+	__s64 v = span && span->count ? judge_above(s, span, in->prio, &rid) : VERDICT_NONE;
 	if (v != VERDICT_NONE)
-		st.state = v;
+		state = v;
 	if (v >= 0)
-		st.key_rule = (__u32)v;
-	*key_rule = st.key_rule;
-	return st.state >= 0 ? URING_END_RECORD : URING_END_NONE;
+		rule = (__u32)v;
+	*key_rule = rule;
+	return state >= 0 ? URING_END_RECORD : URING_END_NONE;
 }
 
 /* Close the URINGOP records of thread tid's io_uring_enter without a
@@ -898,19 +1140,6 @@ static __always_inline void uring_emit_end_marker(__u32 tgid, __u32 tid)
 	bpf_ringbuf_submit(ev, BPF_RB_NO_WAKEUP);
 }
 
-/* The request's op and flags: `typed` (tp_btf: the verifier knows the
- * argument's type) loads them directly, else (raw_tp) with probe reads.
- * Every io_uring request pays this on submission and completion. */
-static __always_inline __u32 req_op(struct io_kiocb *req, int typed)
-{
-	return typed ? req->opcode : BPF_CORE_READ(req, opcode);
-}
-
-static __always_inline __u64 req_flags(struct io_kiocb *req, int typed)
-{
-	return typed ? req->flags : BPF_CORE_READ(req, flags);
-}
-
 /* The op of request req and its index entry, if the op is audited:
  * every io_uring request pays this on each tracepoint, and most stop
  * here (NOPs, reads and the other ops the kernel skips). */
@@ -933,11 +1162,13 @@ static __always_inline int uring_submit_body(__u64 *ctx, int typed)
 	/* An earlier request at this address that ended without a
 	 * completion event (IOSQE_CQE_SKIP_SUCCESS) may have left its state. */
 	uring_unpark((__u64)req);
+	struct uring_enter *in = uring_enter_current();
+	if (in)
+		uring_note_submit(in, req, op, span, typed);
 	__u32 names = uring_prep_names(op);
 	int addressed = op == FA_IORING_OP_CONNECT || op == FA_IORING_OP_BIND;
 	if (!names && !addressed)
 		return 0;
-	struct uring_enter *in = uring_enter_current();
 	if (!in) {
 		/* An io thread's own context (a SQPOLL thread's preps): only
 		 * the io_uring list judges its attempts. */
@@ -981,9 +1212,14 @@ static __always_inline int uring_queue_body(__u64 *ctx, int typed)
 	}
 	/* A forced-async request stays unparked: every later tracepoint
 	 * reads "not parked" and "queued for io-wq" alike for it. */
-	if (req_flags(req, typed) & REQ_F_FORCE_ASYNC)
+	__u64 flags = req_flags(req, typed);
+	if (flags & REQ_F_FORCE_ASYNC)
 		return 0;
+	struct uring_enter *in = uring_enter_current();
+	enum uring_turn turn = uring_turn_begin(in, req_number(req), flags, 1);
 	uring_attempt(req, op, span, -EAGAIN, 0, typed);
+	if (in)
+		uring_turn_end(in, turn);
 	uring_park(key, 0, URING_NEXT_WORKER);
 	return 0;
 }
@@ -999,8 +1235,15 @@ static __always_inline int uring_poll_body(__u64 *ctx, int typed)
 		return 0;
 	__u64 key = (__u64)req;
 	__u32 *next = uring_parked_state(key);
-	if (!next || *next != URING_NEXT_POLLED)
+	if (!next || *next != URING_NEXT_POLLED) {
+		struct uring_enter *in = uring_enter_current();
+		enum uring_turn turn = uring_turn_begin(in, req_number(req), req_flags(req, typed), !next);
 		uring_attempt(req, op, span, -EAGAIN, 0, typed);
+		if (in)
+			uring_turn_end(in, turn);
+		/* The map value may have moved under the calls above. */
+		next = uring_parked_state(key);
+	}
 	uring_park(key, next, URING_NEXT_POLLED);
 	return 0;
 }
@@ -1036,19 +1279,22 @@ static __always_inline int uring_complete_body(__u64 *ctx, int typed)
 	 * the kernel audits no attempt of it. */
 	if (res == -ECANCELED && next == URING_NEXT_SUBMITTED)
 		return 0;
-	if (next != URING_NEXT_POLLED && (req_flags(req, typed) & REQ_F_POLLED))
+	__u64 flags = req_flags(req, typed);
+	int first_inline = next == URING_NEXT_SUBMITTED && !(flags & REQ_F_FORCE_ASYNC);
+	struct uring_enter *in = uring_enter_current();
+	enum uring_turn turn = uring_turn_begin(in, req_number(req), flags, first_inline);
+	if (next != URING_NEXT_POLLED && (flags & REQ_F_POLLED))
 		uring_attempt(req, op, span, -EAGAIN, 0, typed);
 	/* An open that succeeded at its first, inline attempt resolved its
 	 * name in io_uring_enter's context (the last one taken: the attempt
 	 * follows its prep). */
-	if ((op == FA_IORING_OP_OPENAT || op == FA_IORING_OP_OPENAT2) && res >= 0 &&
-	    next == URING_NEXT_SUBMITTED && !(req_flags(req, typed) & REQ_F_FORCE_ASYNC)) {
-		struct uring_enter *in = uring_enter_current();
-		if (in && in->names)
-			fa_uring_opened(req_number(req), res, in->names - 1, in->stamp,
-					(__u32)bpf_get_current_pid_tgid());
-	}
+	if ((op == FA_IORING_OP_OPENAT || op == FA_IORING_OP_OPENAT2) && res >= 0 && first_inline &&
+	    in && in->names)
+		fa_uring_opened(req_number(req), res, in->names - 1, in->stamp,
+				(__u32)bpf_get_current_pid_tgid());
 	uring_attempt(req, op, span, 0, res, typed);
+	if (in)
+		uring_turn_end(in, turn);
 	return 0;
 }
 
