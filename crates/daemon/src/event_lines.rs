@@ -80,10 +80,10 @@ pub fn event_lines_into(lines: &mut Vec<u8>, ev: &AuditEvent, stamp: Stamp, form
     let record = |lines: &mut Vec<u8>, ty: u32, body: &dyn Fn(&mut Vec<u8>)| {
         line_with(lines, None, ty, stamp, format, &SystemNames, body);
     };
-    // items= counts the PATH records.
+    // items= counts the PATH records and the names the kernel hides.
     let items = paths
         .as_ref()
-        .map_or(ev.syscall.items, |p| p.items.len() as u32);
+        .map_or(ev.syscall.items, |p| p.items.len() as u32 + p.hidden);
     if items == ev.syscall.items {
         record(lines, types::SYSCALL, &|o| ev.syscall.body_into(o));
     } else {

@@ -33,6 +33,7 @@ mod image;
 mod kinds;
 mod limits;
 mod lookup;
+mod mq_names;
 pub mod names;
 mod options;
 mod path_args;

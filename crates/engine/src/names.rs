@@ -176,6 +176,9 @@ fn path_records_on(sc: &Syscall, aux: &[Aux], kernel: (u32, u32)) -> Option<Path
         return None;
     }
     let exit = sc.exit;
+    if name == "mq_open" {
+        return crate::mq_names::mq_open_records(&sent, sc.args[1], exit, sc.pid);
+    }
     if let Some(mqueue) = crate::path_args::names_fd_file(name) {
         return descriptor_file(&sent, name, mqueue, exit);
     }
@@ -197,6 +200,7 @@ fn path_records_on(sc: &Syscall, aux: &[Aux], kernel: (u32, u32)) -> Option<Path
         return Some(PathRecords {
             cwd: sent.cwd.clone(),
             items: socket_items(&call, path, failed, exit),
+            hidden: 0,
         });
     }
     let mut items = if failed {
@@ -213,6 +217,7 @@ fn path_records_on(sc: &Syscall, aux: &[Aux], kernel: (u32, u32)) -> Option<Path
     Some(PathRecords {
         cwd: sent.cwd.clone(),
         items,
+        hidden: 0,
     })
 }
 
@@ -251,6 +256,7 @@ fn descriptor_file(
             inode: Some(file.inode),
             nametype: NameType::Normal,
         }],
+        hidden: 0,
     })
 }
 

@@ -74,7 +74,8 @@ const PATH_ARGS: &[(&str, &[(u8, u8)])] = &[
 /// The x86_64 syscalls that name the open file of their descriptor
 /// argument 0 without a path: the kernel's `audit_file()` adds it to the
 /// names (a PATH item `name=(null)`, and the object the rule fields and
-/// watches judge). The message queue ones name only a queue's.
+/// watches judge). The message queue ones name only a queue's; mq_open
+/// names a queue by its name in the queue file system.
 const FD_FILE: &[(&str, fa_path_arg)] = &[
     ("fchmod", fa_path_arg::FA_FD_ANY),
     ("fchown", fa_path_arg::FA_FD_ANY),
@@ -84,6 +85,8 @@ const FD_FILE: &[(&str, fa_path_arg)] = &[
     ("fremovexattr", fa_path_arg::FA_FD_ANY),
     ("mq_timedsend", fa_path_arg::FA_FD_MQUEUE),
     ("mq_timedreceive", fa_path_arg::FA_FD_MQUEUE),
+    // Not a descriptor: a queue's name, and its result the queue's.
+    ("mq_open", fa_path_arg::FA_MQ_NAME),
 ];
 
 /// Whether x86_64 syscall `name` names its descriptor's file (see
@@ -91,7 +94,7 @@ const FD_FILE: &[(&str, fa_path_arg)] = &[
 pub fn names_fd_file(name: &str) -> Option<bool> {
     FD_FILE
         .iter()
-        .find(|&&(n, _)| n == name)
+        .find(|&&(n, k)| n == name && k != fa_path_arg::FA_MQ_NAME)
         .map(|&(_, k)| k == fa_path_arg::FA_FD_MQUEUE)
 }
 

@@ -182,4 +182,7 @@ pub struct PathRecords {
     pub cwd: Option<Vec<u8>>,
     /// The PATH records, item 0 first.
     pub items: Vec<PathItem>,
+    /// Names the kernel counts in `items=` but does not print (a hidden
+    /// parent: `audit_inode_parent_hidden`, mq_open's create).
+    pub hidden: u32,
 }

@@ -47,6 +47,7 @@ pub(crate) fn enter_paths(mut sent: Sent, pid: i32) -> PathRecords {
     PathRecords {
         cwd: (!items.is_empty()).then_some(sent.cwd).flatten(),
         items,
+        hidden: 0,
     }
 }
 
@@ -215,6 +216,7 @@ pub fn worker_paths(op: u32, aux: &[Aux]) -> Option<PathRecords> {
     Some(PathRecords {
         cwd: sent.cwd,
         items,
+        hidden: 0,
     })
 }
 

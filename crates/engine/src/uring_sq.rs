@@ -358,6 +358,7 @@ fn records(n: Names, cwd: Option<&[u8]>) -> PathRecords {
             .then(|| cwd.map(<[u8]>::to_vec))
             .flatten(),
         items,
+        hidden: 0,
     }
 }
 

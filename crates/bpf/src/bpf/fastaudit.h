@@ -457,11 +457,14 @@ struct fa_path_key {
  * without a path (the kernel's audit_file(): fchmod, fchown, the f*xattr
  * calls, mq_timedsend/mq_timedreceive; each takes it first), FA_FD_ANY,
  * or FA_FD_MQUEUE when only a message queue's is named (the kernel
- * refuses any other before naming it). */
+ * refuses any other before naming it); FA_MQ_NAME: argument 0 is a
+ * message queue's name in the queue file system (mq_open: no path, no
+ * descriptor), and a result of 0 or more the queue's descriptor. */
 enum fa_path_arg {
 	FA_NO_DIRFD = 0xFF,
 	FA_FD_ANY = 1,
 	FA_FD_MQUEUE = 2,
+	FA_MQ_NAME = 3,
 };
 struct fa_path_args {
 	__u8 n;

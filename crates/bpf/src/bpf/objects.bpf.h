@@ -346,6 +346,8 @@ __noinline int fa_objs_close(__u32 key, __u32 unknown)
 static __always_inline struct file *named_fd_file(struct task_struct *task,
 						   const struct fa_path_args *pa, __u32 compat)
 {
+	if (pa->fd0 == FA_MQ_NAME)
+		return 0;
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	struct file *f = fd_file(task, (int)regs_arg(regs, compat, 0));
 	if (f && pa->fd0 == FA_FD_MQUEUE &&
@@ -382,6 +384,10 @@ __noinline int fa_objs_gather(__u32 key, __u64 ret)
 	if (is_open(nr, compat) && r >= 0) {
 		f = fd_file(task, r);
 		flags = FA_OBJ_OPENED;
+	} else if (pa->fd0 == FA_MQ_NAME) {
+		/* mq_open's queue (created by it if the ctime hook noted it). */
+		f = r >= 0 ? fd_file(task, r) : 0;
+		flags = FA_OBJ_FILE;
 	} else if (is_exec(nr, compat) && r == 0) {
 		f = task_exe(task);
 		flags = FA_OBJ_EXEC;

@@ -280,6 +280,9 @@ __noinline int fa_emit_paths(__u32 key, __u64 stamp, __u64 path0, __u64 path1)
 	/* The dirfd arguments, from the registers (a successful exec's are
 	 * gone, but its names are not sent from user memory: path0 is 0). */
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	/* A message queue's name: no path (watches never see it). */
+	if (pa->fd0 == FA_MQ_NAME)
+		send_name_from(&m, &lost, 0, (const void *)regs_arg(regs, compat, 0), 0);
 	__u8 di0 = pa->dirfd[0], di1 = pa->dirfd[1];
 	if (pa->n && di0 != FA_NO_DIRFD)
 		send_base(task, 0, path0, (int)regs_arg(regs, compat, di0 & 3), &m, &lost);
