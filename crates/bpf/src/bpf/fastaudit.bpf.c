@@ -235,8 +235,6 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 	 * PROCTITLE (LOGIN) is sent whatever the rules select. */
 	__u32 companion = wants_companion_apart(task, nr, compat, ret, returned) ? FA_EV_COMPANION : 0;
 	int uring_enter_end = have_uring && !compat && nr == FA_NR64_io_uring_enter;
-	if (uring_enter_end)
-		uring_enter_skips_flush();
 	/* A write or send no rule names that is no companion (most writes
 	 * when rules name none: they pass the first test for the companion
 	 * check alone): done before the subject is built. */

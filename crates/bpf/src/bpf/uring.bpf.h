@@ -848,16 +848,17 @@ static __always_inline void uring_apply_in(struct subject *s, struct uring_enter
 }
 
 /* One issue attempt of req (op `op`, its index entry `span`) ended with
- * `ret` in the current task: judge it and send its URINGOP if the rules
- * (or the syscall's state) say so. */
+ * `ret` in the current task, whose io_uring_enter context is `in`
+ * (uring_enter_current(), which its caller took: NULL outside one):
+ * judge it and send its URINGOP if the rules (or the syscall's state)
+ * say so. */
 static __always_inline void uring_attempt(struct io_kiocb *req, __u32 op, struct fa_span *span, long ret,
-					  long res, int typed)
+					  long res, int typed, struct uring_enter *in)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id;
 	if (tgid == self_tgid)
 		return;
-	struct uring_enter *in = uring_enter_current();
 	/* In a context of its own, an op no io_uring rule names is never
 	 * recorded: stop before reading anything. */
 	if (!in && !span->count)
@@ -1073,15 +1074,6 @@ static __always_inline void uring_turn_end(struct uring_enter *in, enum uring_tu
 		in->judged += 1;
 }
 
-/* At io_uring_enter's exit, before its end is judged: the skipped
- * successes still waiting were issued before it ends. */
-static __always_inline void uring_enter_skips_flush(void)
-{
-	struct uring_enter *in = uring_enter_current();
-	if (in && in->nskip)
-		fa_uring_skips_flush(~0U, 0);
-}
-
 /* How io_uring_enter ends for a thread (uring_enter_end). */
 enum uring_end {
 	URING_END_OTHER = 0,    /* no URINGOP made inside: judged as any syscall */
@@ -1100,6 +1092,9 @@ static __always_inline enum uring_end uring_enter_end(struct subject *s, struct 
 	struct uring_enter *in = uring_enter_current();
 	if (!in)
 		return URING_END_OTHER;
+	/* The skipped successes still waiting were issued before it ends. */
+	if (in->nskip)
+		fa_uring_skips_flush(~0U, 0);
 	in->active = 0;
 	if (!in->recorded)
 		return URING_END_OTHER;
@@ -1217,7 +1212,7 @@ static __always_inline int uring_queue_body(__u64 *ctx, int typed)
 		return 0;
 	struct uring_enter *in = uring_enter_current();
 	enum uring_turn turn = uring_turn_begin(in, req_number(req), flags, 1);
-	uring_attempt(req, op, span, -EAGAIN, 0, typed);
+	uring_attempt(req, op, span, -EAGAIN, 0, typed, in);
 	if (in)
 		uring_turn_end(in, turn);
 	uring_park(key, 0, URING_NEXT_WORKER);
@@ -1238,7 +1233,7 @@ static __always_inline int uring_poll_body(__u64 *ctx, int typed)
 	if (!next || *next != URING_NEXT_POLLED) {
 		struct uring_enter *in = uring_enter_current();
 		enum uring_turn turn = uring_turn_begin(in, req_number(req), req_flags(req, typed), !next);
-		uring_attempt(req, op, span, -EAGAIN, 0, typed);
+		uring_attempt(req, op, span, -EAGAIN, 0, typed, in);
 		if (in)
 			uring_turn_end(in, turn);
 		/* The map value may have moved under the calls above. */
@@ -1284,7 +1279,7 @@ static __always_inline int uring_complete_body(__u64 *ctx, int typed)
 	struct uring_enter *in = uring_enter_current();
 	enum uring_turn turn = uring_turn_begin(in, req_number(req), flags, first_inline);
 	if (next != URING_NEXT_POLLED && (flags & REQ_F_POLLED))
-		uring_attempt(req, op, span, -EAGAIN, 0, typed);
+		uring_attempt(req, op, span, -EAGAIN, 0, typed, in);
 	/* An open that succeeded at its first, inline attempt resolved its
 	 * name in io_uring_enter's context (the last one taken: the attempt
 	 * follows its prep). */
@@ -1292,7 +1287,7 @@ static __always_inline int uring_complete_body(__u64 *ctx, int typed)
 	    in && in->names)
 		fa_uring_opened(req_number(req), res, in->names - 1, in->stamp,
 				(__u32)bpf_get_current_pid_tgid());
-	uring_attempt(req, op, span, 0, res, typed);
+	uring_attempt(req, op, span, 0, res, typed, in);
 	if (in)
 		uring_turn_end(in, turn);
 	return 0;
