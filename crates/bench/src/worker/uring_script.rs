@@ -11,11 +11,13 @@
 //! with the next one: its result is its CQE's if one was posted by the
 //! time the steps submitted with it completed, else 0. As its success
 //! cannot be waited for, 100 ms pass after such steps (one an io-wq
-//! worker runs ends in them, its records written before the next step). Ops: `nop`, `openat PATH` (read-only), `openat2 PATH`
-//! (read-only), `create PATH` (O_CREAT|O_WRONLY, 0644), `close` (the last
-//! fd an open returned), `mkdir PATH`, `rename OLD NEW`, `unlink PATH`,
-//! `rmdir PATH`, `symlink TARGET PATH`, `link OLD NEW`, `connect IP:PORT`
-//! and `bind IP:PORT` (a fresh TCP socket), `socket`, `read PATH` (4 KiB at 0), `statx PATH`.
+//! worker runs ends in them, its records written before the next step).
+//! Ops: `nop`, `openat PATH` (read-only), `openat2 PATH` (read-only),
+//! `create PATH` (O_CREAT|O_WRONLY, 0644), `close` (the last fd an open
+//! returned), `mkdir PATH`, `rename OLD NEW`, `unlink PATH`, `rmdir
+//! PATH`, `symlink TARGET PATH`, `link OLD NEW`, `connect IP:PORT` and
+//! `bind IP:PORT` (a fresh TCP socket), `socket`, `read PATH` (4 KiB at
+//! 0), `statx PATH`.
 
 use io_uring::{opcode, squeue, types, IoUring};
 use nix::libc;
