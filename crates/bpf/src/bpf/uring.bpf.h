@@ -1052,8 +1052,8 @@ enum uring_turn {
  * next attempt or the syscall's end). After its submission's attempts,
  * the others (a poll's retry, a worker's completion run as task work)
  * follow all. */
-static __always_inline enum uring_turn uring_turn_begin(struct uring_enter *in, __u64 req, __u64 flags,
-							int first_inline)
+static __always_inline enum uring_turn uring_turn_begin(struct uring_enter *in, struct io_kiocb *req,
+							__u64 flags, int first_inline)
 {
 	if (!in)
 		return URING_TURN_NONE;
@@ -1063,7 +1063,7 @@ static __always_inline enum uring_turn uring_turn_begin(struct uring_enter *in, 
 		return URING_TURN_COUNTED;
 	}
 	if (in->nskip)
-		fa_uring_skips_flush(~0U, (flags & REQ_F_CQE_SKIP) && first_inline ? req : 0);
+		fa_uring_skips_flush(~0U, (flags & REQ_F_CQE_SKIP) && first_inline ? req_number(req) : 0);
 	return URING_TURN_OTHER;
 }
 
@@ -1211,7 +1211,7 @@ static __always_inline int uring_queue_body(__u64 *ctx, int typed)
 	if (flags & REQ_F_FORCE_ASYNC)
 		return 0;
 	struct uring_enter *in = uring_enter_current();
-	enum uring_turn turn = uring_turn_begin(in, req_number(req), flags, 1);
+	enum uring_turn turn = uring_turn_begin(in, req, flags, 1);
 	uring_attempt(req, op, span, -EAGAIN, 0, typed, in);
 	if (in)
 		uring_turn_end(in, turn);
@@ -1232,7 +1232,7 @@ static __always_inline int uring_poll_body(__u64 *ctx, int typed)
 	__u32 *next = uring_parked_state(key);
 	if (!next || *next != URING_NEXT_POLLED) {
 		struct uring_enter *in = uring_enter_current();
-		enum uring_turn turn = uring_turn_begin(in, req_number(req), req_flags(req, typed), !next);
+		enum uring_turn turn = uring_turn_begin(in, req, req_flags(req, typed), !next);
 		uring_attempt(req, op, span, -EAGAIN, 0, typed, in);
 		if (in)
 			uring_turn_end(in, turn);
@@ -1277,7 +1277,7 @@ static __always_inline int uring_complete_body(__u64 *ctx, int typed)
 	__u64 flags = req_flags(req, typed);
 	int first_inline = next == URING_NEXT_SUBMITTED && !(flags & REQ_F_FORCE_ASYNC);
 	struct uring_enter *in = uring_enter_current();
-	enum uring_turn turn = uring_turn_begin(in, req_number(req), flags, first_inline);
+	enum uring_turn turn = uring_turn_begin(in, req, flags, first_inline);
 	if (next != URING_NEXT_POLLED && (flags & REQ_F_POLLED))
 		uring_attempt(req, op, span, -EAGAIN, 0, typed, in);
 	/* An open that succeeded at its first, inline attempt resolved its
