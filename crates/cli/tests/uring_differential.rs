@@ -48,8 +48,14 @@ fn steps(prefix: &str) -> Vec<String> {
     .collect()
 }
 
-fn scenario(name: &str, rules: &str, steps: &[String], sqpoll: bool, not_compared: &[&str]) {
-    let steps: Vec<&str> = steps.iter().map(String::as_str).collect();
+fn scenario<S: AsRef<str>>(
+    name: &str,
+    rules: &str,
+    steps: &[S],
+    sqpoll: bool,
+    not_compared: &[&str],
+) {
+    let steps: Vec<&str> = steps.iter().map(AsRef::as_ref).collect();
     let (diffs, results) = run(
         FASTAUDIT,
         &Scenario {
@@ -104,7 +110,7 @@ fn sqpoll_names_across_directories_existing_files_and_io_wq() {
     // to io-wq name theirs in the worker's context alike. (What failed
     // ops reached is looked up when the event is written: nothing they
     // name is removed before the workload ends, docs/differences.md.)
-    let steps: Vec<String> = [
+    let steps = [
         "mkdir DIR/x",
         "create DIR/x/f",
         "create DIR/x/f",
@@ -121,10 +127,7 @@ fn sqpoll_names_across_directories_existing_files_and_io_wq() {
         "async rename DIR/a DIR/y/a",
         "async unlink DIR/y/a",
         "async rmdir DIR/y",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    ];
     scenario("sqpoll-names", RULES, &steps, true, &[]);
 }
 
@@ -137,7 +140,7 @@ fn linked_requests() {
     // preps in its context, a failed link cancelling the rest. (Ops with
     // IOSQE_CQE_SKIP_SUCCESS that succeed in a chain are not followed: no
     // hook sees them end, docs/differences.md.)
-    let steps: Vec<String> = [
+    let steps = [
         "chain openat /etc/passwd",
         "close",
         "chain mkdir DIR/l",
@@ -146,10 +149,7 @@ fn linked_requests() {
         "chain create DIR/c",
         "chain unlink DIR/c",
         "nop",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    ];
     scenario("linked", RULES, &steps, false, &[]);
 }
 
@@ -167,7 +167,7 @@ fn ops_whose_success_posts_no_completion() {
     // (docs/differences.md): the close is of a file without a flush
     // method, which the kernel closes inline (one with it, as on an
     // overlay or 9p, goes to io-wq).
-    let steps: Vec<String> = [
+    let steps = [
         "skip openat /etc/passwd",
         "nop",
         "openat /dev/null",
@@ -179,10 +179,7 @@ fn ops_whose_success_posts_no_completion() {
         "openat /etc/hostname",
         "skip openat /etc/group",
         "skip openat2 /etc/hostname",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    ];
     scenario("skip-success", RULES, &steps, false, &[]);
 }
 
