@@ -1,6 +1,6 @@
-//! auditd's fault actions (`ignore`, `syslog`, `rotate`, `suspend`, ...),
-//! which of them fastaudit carries out, free-space thresholds, and the
-//! messages that go to stderr and syslog.
+//! auditd's fault actions (`ignore`, `syslog`, `rotate`, `email`, `exec`,
+//! `suspend`, `single`, `halt`), the words each key takes, free-space
+//! thresholds, and the messages that go to stderr and syslog.
 
 use std::fmt;
 
@@ -13,17 +13,19 @@ pub enum Action {
     Syslog,
     /// Rotate the logs (freeing the oldest), then carry on.
     Rotate,
+    /// Mail `action_mail_acct` through /usr/lib/sendmail and say so to
+    /// syslog, then carry on (space_left and admin_space_left only).
+    Email,
+    /// Stop writing (the log is closed, as with suspend) and run the
+    /// key's program, which is expected to send SIGUSR2 once it is done.
+    Exec,
     /// Stop writing until SIGUSR2 (events counted as lost), saying so.
     Suspend,
+    /// Ask init for single user mode (`/sbin/init 1`), then carry on.
+    Single,
+    /// Ask init to halt the system (`/sbin/init 0`), then carry on.
+    Halt,
 }
-
-/// The auditd words fastaudit does not carry out, and why.
-const REFUSED: &[(&str, &str)] = &[
-    ("email", "fastaudit sends no mail"),
-    ("exec", "fastaudit runs no program on a fault"),
-    ("single", "fastaudit does not change the runlevel"),
-    ("halt", "fastaudit does not halt the system"),
-];
 
 /// Which auditd.conf key an action is for: each allows its own words.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +40,18 @@ pub enum ActionKey {
     DiskError,
 }
 
+/// Every action word, as auditd.conf spells it.
+const WORDS: &[(&str, Action)] = &[
+    ("ignore", Action::Ignore),
+    ("syslog", Action::Syslog),
+    ("rotate", Action::Rotate),
+    ("email", Action::Email),
+    ("exec", Action::Exec),
+    ("suspend", Action::Suspend),
+    ("single", Action::Single),
+    ("halt", Action::Halt),
+];
+
 impl ActionKey {
     /// The auditd.conf key.
     pub fn name(self) -> &'static str {
@@ -49,41 +63,47 @@ impl ActionKey {
         }
     }
 
-    /// Whether the key takes the action (auditd refuses `rotate` for
-    /// disk_error_action).
+    /// The words this key takes, as auditd 3.0.9 takes them: every action
+    /// for the space keys; no `email` for disk_full_action; neither
+    /// `email` nor `rotate` for disk_error_action.
+    pub fn words(self) -> Vec<&'static str> {
+        WORDS
+            .iter()
+            .filter(|(_, a)| self.takes(*a))
+            .map(|(w, _)| *w)
+            .collect()
+    }
+
+    fn takes(self, action: Action) -> bool {
+        !matches!(
+            (self, action),
+            (ActionKey::DiskFull | ActionKey::DiskError, Action::Email)
+                | (ActionKey::DiskError, Action::Rotate)
+        )
+    }
+
+    /// Whether the key takes the action (auditd refuses `email` for the
+    /// disk keys, which mail nobody, and `rotate` for disk_error_action).
     pub fn allows(self, action: Action) -> Result<(), String> {
-        if self == ActionKey::DiskError && action == Action::Rotate {
+        if !self.takes(action) {
             return Err(format!(
-                "{}: `rotate` is not an action for it (auditd refuses it too): ignore, syslog or suspend",
-                self.name()
+                "{}: `{action}` is not an action for it (auditd refuses it too): {}",
+                self.name(),
+                self.words().join(", ")
             ));
         }
         Ok(())
     }
 
     /// Parse auditd's word for this key (any case, as auditd reads it).
+    /// `exec`'s program is not part of the word: see [`Config`](crate::Config).
     pub fn parse(self, word: &str) -> Result<Action, String> {
-        let w = word.to_ascii_lowercase();
-        let action = match w.as_str() {
-            "ignore" => Action::Ignore,
-            "syslog" => Action::Syslog,
-            "rotate" => Action::Rotate,
-            "suspend" => Action::Suspend,
-            _ => {
-                let why = REFUSED.iter().find(|(n, _)| *n == w).map_or_else(
-                    || "not an auditd action".to_string(),
-                    |(_, why)| format!("not supported: {why}"),
-                );
-                return Err(format!(
-                    "{} {word:?}: {why}; fastaudit carries out ignore, syslog, {}suspend",
-                    self.name(),
-                    if self == ActionKey::DiskError {
-                        ""
-                    } else {
-                        "rotate, "
-                    }
-                ));
-            }
+        let Some(&(_, action)) = WORDS.iter().find(|(w, _)| w.eq_ignore_ascii_case(word)) else {
+            return Err(format!(
+                "{} {word:?}: not an auditd action; it takes {}",
+                self.name(),
+                self.words().join(", ")
+            ));
         };
         self.allows(action)?;
         Ok(action)
@@ -96,7 +116,11 @@ impl fmt::Display for Action {
             Action::Ignore => "ignore",
             Action::Syslog => "syslog",
             Action::Rotate => "rotate",
+            Action::Email => "email",
+            Action::Exec => "exec",
             Action::Suspend => "suspend",
+            Action::Single => "single",
+            Action::Halt => "halt",
         })
     }
 }
@@ -153,6 +177,13 @@ pub(crate) fn say(msg: &str, syslog: bool) {
     }
 }
 
+/// Say `msg` on stderr and to the system log at `priority` (auditd says
+/// a rotation at LOG_NOTICE and a log past its size at LOG_ERR).
+pub(crate) fn say_at(priority: crate::syslog::Priority, msg: &str) {
+    eprintln!("fastaudit: {msg}");
+    crate::syslog::syslog(priority, msg);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,15 +192,51 @@ mod tests {
     fn auditd_words_any_case_and_refusals_with_the_reason() {
         assert_eq!(ActionKey::DiskFull.parse("SUSPEND"), Ok(Action::Suspend));
         assert_eq!(ActionKey::SpaceLeft.parse("rotate"), Ok(Action::Rotate));
-        let e = ActionKey::DiskFull.parse("halt").unwrap_err();
-        assert!(
-            e.contains("disk_full_action") && e.contains("does not halt"),
-            "{e}"
+        assert_eq!(ActionKey::SpaceLeft.parse("Email"), Ok(Action::Email));
+        assert_eq!(
+            ActionKey::AdminSpaceLeft.parse("single"),
+            Ok(Action::Single)
         );
+        assert_eq!(ActionKey::DiskFull.parse("HALT"), Ok(Action::Halt));
+        assert_eq!(ActionKey::DiskError.parse("exec"), Ok(Action::Exec));
+        assert_eq!(ActionKey::DiskError.parse("single"), Ok(Action::Single));
         let e = ActionKey::DiskError.parse("rotate").unwrap_err();
         assert!(e.contains("not an action for it"), "{e}");
-        assert!(ActionKey::DiskError.parse("exec").is_err());
-        assert!(ActionKey::SpaceLeft.parse("bogus").is_err());
+        for key in [ActionKey::DiskFull, ActionKey::DiskError] {
+            let e = key.parse("email").unwrap_err();
+            assert!(e.contains(key.name()) && e.contains("`email`"), "{e}");
+        }
+        let e = ActionKey::SpaceLeft.parse("bogus").unwrap_err();
+        assert!(
+            e.contains("not an auditd action") && e.contains("halt"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn each_key_takes_auditds_words() {
+        let all = "ignore syslog rotate email exec suspend single halt";
+        assert_eq!(ActionKey::SpaceLeft.words().join(" "), all);
+        assert_eq!(ActionKey::AdminSpaceLeft.words().join(" "), all);
+        assert_eq!(
+            ActionKey::DiskFull.words().join(" "),
+            "ignore syslog rotate exec suspend single halt"
+        );
+        assert_eq!(
+            ActionKey::DiskError.words().join(" "),
+            "ignore syslog exec suspend single halt"
+        );
+        for key in [
+            ActionKey::SpaceLeft,
+            ActionKey::AdminSpaceLeft,
+            ActionKey::DiskFull,
+            ActionKey::DiskError,
+        ] {
+            for w in key.words() {
+                let a = key.parse(w).unwrap();
+                assert_eq!(a.to_string(), w, "Display gives the word back");
+            }
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! What is counted: the sources of events, their logged and lost counts,
 //! and the faults that cost them.
 
-use crate::Action;
+use crate::{Action, ActionKey};
 use nix::errno::Errno;
 
 /// Who produced an event: each source is counted apart.
@@ -64,6 +64,17 @@ impl FaultKind {
         match self {
             FaultKind::DiskError(e) => Some(format!("{:?}", Errno::from_raw(e))),
             _ => None,
+        }
+    }
+
+    /// The auditd.conf key whose action this fault runs.
+    pub fn key(self) -> Option<ActionKey> {
+        match self {
+            FaultKind::DiskFull => Some(ActionKey::DiskFull),
+            FaultKind::DiskError(_) => Some(ActionKey::DiskError),
+            FaultKind::SpaceLeft => Some(ActionKey::SpaceLeft),
+            FaultKind::AdminSpaceLeft => Some(ActionKey::AdminSpaceLeft),
+            FaultKind::MaxLogFile => None,
         }
     }
 

@@ -4,7 +4,8 @@
 //! flush, when and how to rotate (`audit.log`, `audit.log.1`, ...), and
 //! what to do when the disk runs low, fills up or fails (auditd.conf's
 //! `space_left_action`, `admin_space_left_action`, `disk_full_action`,
-//! `disk_error_action`). Nothing is lost silently: every event is either
+//! `disk_error_action`: every auditd action, the mail, the program and the
+//! runlevel change included, see [`system_actions`]). Nothing is lost silently: every event is either
 //! written or counted as lost ([`Writer::counts`]), and a fault is reported
 //! once the log is writable again ([`Writer::take_recovered`]).
 
@@ -13,11 +14,13 @@ mod counts;
 mod dir;
 mod flusher;
 pub mod syslog;
+pub mod system_actions;
 mod writer;
 
 pub use action::{Action, ActionKey, Threshold};
 pub use counts::{Counts, Fault, FaultKind, Source};
 pub use dir::Problem;
+pub use system_actions::runlevel::{self, Runlevel};
 pub use writer::Writer;
 
 use std::io;
@@ -52,6 +55,8 @@ pub enum SizeAction {
     Rotate { num_logs: u32 },
     /// Rotate without ever deleting old logs.
     KeepLogs,
+    /// Keep writing past the limit, saying so to syslog.
+    Syslog,
     /// Stop writing; events are counted as lost.
     Suspend,
 }
@@ -90,6 +95,45 @@ pub struct Config {
     pub disk_full_action: Action,
     /// Action on any other write or flush error (`disk_error_action`).
     pub disk_error_action: Action,
+    /// The programs of the `exec` actions, by key.
+    pub programs: Programs,
+    /// Who the `email` actions mail (`action_mail_acct`).
+    pub action_mail_acct: String,
+}
+
+/// The program each key's `exec` runs (auditd's `space_left_exe`, ...).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Programs {
+    /// `space_left_action = exec PATH`.
+    pub space_left: Option<PathBuf>,
+    /// `admin_space_left_action = exec PATH`.
+    pub admin_space_left: Option<PathBuf>,
+    /// `disk_full_action = exec PATH`.
+    pub disk_full: Option<PathBuf>,
+    /// `disk_error_action = exec PATH`.
+    pub disk_error: Option<PathBuf>,
+}
+
+impl Programs {
+    /// The program of `key`'s exec, if one is set.
+    pub fn of(&self, key: ActionKey) -> Option<&std::path::Path> {
+        match key {
+            ActionKey::SpaceLeft => self.space_left.as_deref(),
+            ActionKey::AdminSpaceLeft => self.admin_space_left.as_deref(),
+            ActionKey::DiskFull => self.disk_full.as_deref(),
+            ActionKey::DiskError => self.disk_error.as_deref(),
+        }
+    }
+
+    /// Set `key`'s program.
+    pub fn set(&mut self, key: ActionKey, path: Option<PathBuf>) {
+        *match key {
+            ActionKey::SpaceLeft => &mut self.space_left,
+            ActionKey::AdminSpaceLeft => &mut self.admin_space_left,
+            ActionKey::DiskFull => &mut self.disk_full,
+            ActionKey::DiskError => &mut self.disk_error,
+        } = path;
+    }
 }
 
 impl Config {
@@ -112,20 +156,40 @@ impl Config {
             admin_space_left_action: Action::Suspend,
             disk_full_action: Action::Suspend,
             disk_error_action: Action::Suspend,
+            programs: Programs::default(),
+            action_mail_acct: "root".into(),
         }
     }
 
-    /// Check the settings together, as auditd's `sanity_check` does: an
-    /// action refused for its key, or `space_left` not above
-    /// `admin_space_left` (both in MiB, both set).
+    /// The action of `key`.
+    pub fn action(&self, key: ActionKey) -> Action {
+        match key {
+            ActionKey::SpaceLeft => self.space_left_action,
+            ActionKey::AdminSpaceLeft => self.admin_space_left_action,
+            ActionKey::DiskFull => self.disk_full_action,
+            ActionKey::DiskError => self.disk_error_action,
+        }
+    }
+
+    /// Check the settings together, as auditd's parsers and
+    /// `sanity_check` do: an action refused for its key, an `exec`
+    /// without its program, or `space_left` not above `admin_space_left`
+    /// (both in MiB, both set).
     pub fn check(&self) -> Result<(), String> {
-        for (key, action) in [
-            (ActionKey::SpaceLeft, self.space_left_action),
-            (ActionKey::AdminSpaceLeft, self.admin_space_left_action),
-            (ActionKey::DiskFull, self.disk_full_action),
-            (ActionKey::DiskError, self.disk_error_action),
+        for key in [
+            ActionKey::SpaceLeft,
+            ActionKey::AdminSpaceLeft,
+            ActionKey::DiskFull,
+            ActionKey::DiskError,
         ] {
+            let action = self.action(key);
             key.allows(action)?;
+            if action == Action::Exec && self.programs.of(key).is_none() {
+                return Err(format!(
+                    "{} = exec needs the program to run (auditd: executable path needed)",
+                    key.name()
+                ));
+            }
         }
         if let (Threshold::Mib(s), Threshold::Mib(a)) = (self.space_left, self.admin_space_left) {
             if s != 0 && a != 0 && s <= a {

@@ -2,10 +2,11 @@
 //! counted as logged or lost, and each fault (disk full, I/O error, low
 //! space, size limit) handled by its auditd action.
 
-use crate::action::{say, Action};
+use crate::action::{say, say_at, Action};
 use crate::counts::{Counts, Fault, FaultKind, Source};
 use crate::dir::LogDir;
 use crate::flusher::Flusher;
+use crate::system_actions::{Real, System};
 use crate::{Config, Flush, LogError, SizeAction};
 use nix::errno::Errno;
 use std::fs::File;
@@ -15,6 +16,7 @@ use target::Target;
 
 mod reconfig;
 mod space;
+mod system;
 mod target;
 
 /// Events are gathered here and written with one write(2) at `commit`;
@@ -29,6 +31,10 @@ const SPACE_CHECK_BYTES: u64 = 64 << 10;
 
 /// auditd says a disk error to syslog at most this many times in a row.
 const ERRORS_SAID: u32 = 5;
+
+/// With max_log_file_action = syslog, a log past its size is said again
+/// after this long at the earliest (auditd says it after every event).
+const SIZE_SAID_EVERY: Duration = Duration::from_secs(60);
 
 /// An open audit log. Events are written to the file at [`Writer::commit`]
 /// (or when enough are pending), then flushed to the disk by the policy.
@@ -62,6 +68,11 @@ pub struct Writer {
     flusher: Option<Flusher>,
     /// A rotation is under way: a fault met meanwhile does not rotate again.
     rotating: bool,
+    /// When a log past max_log_file was last said (max_log_file_action =
+    /// syslog).
+    size_said: Option<Instant>,
+    /// Where mail, programs and runlevel changes go.
+    system: Box<dyn System>,
 }
 
 impl Writer {
@@ -71,6 +82,11 @@ impl Writer {
     /// gets a newline first, so the next record starts a line of its own.
     /// With `write_logs` off nothing is opened.
     pub fn open(cfg: Config) -> Result<Writer, LogError> {
+        Writer::open_with(cfg, Box::new(Real))
+    }
+
+    /// [`Writer::open`], its actions reaching `system`.
+    pub(crate) fn open_with(cfg: Config, system: Box<dyn System>) -> Result<Writer, LogError> {
         cfg.check().map_err(LogError::Config)?;
         let target = Target::open(&cfg)?;
         let flusher = matches!(cfg.flush, Flush::IncrementalAsync { .. }).then(Flusher::start);
@@ -95,6 +111,8 @@ impl Writer {
             errors_said: 0,
             flusher,
             rotating: false,
+            size_said: None,
+            system,
         };
         w.take_target(target);
         Ok(w)
@@ -141,12 +159,15 @@ impl Writer {
         {
             match self.cfg.size_action {
                 SizeAction::Ignore => {}
+                SizeAction::Syslog => self.say_too_large(),
                 // auditd: "Log rotation disabled (num_logs < 2)".
                 SizeAction::Rotate { num_logs } if num_logs < 2 => {}
                 SizeAction::Rotate { num_logs } => {
+                    self.say_rotating("rotating the logs");
                     self.rotate(Some(num_logs));
                 }
                 SizeAction::KeepLogs => {
+                    self.say_rotating("rotating the logs, every old one kept (keep_logs)");
                     self.rotate(None);
                 }
                 SizeAction::Suspend => {
@@ -307,8 +328,20 @@ impl Writer {
         let first = self.start_episode(kind, action);
         let what = format!("{}: {}", self.cfg.path.display(), kind.describe());
         match action {
-            Action::Ignore if first => say(&format!("{what}; lost events are counted"), false),
+            // auditd says a full disk to syslog whatever the action.
+            Action::Ignore if first => say(
+                &format!("{what}; lost events are counted"),
+                kind == FaultKind::DiskFull,
+            ),
             Action::Ignore => {}
+            // Refused for the disk keys (Config::check): said as syslog.
+            Action::Email if first => say(&format!("{what}; lost events are counted"), true),
+            Action::Email => {}
+            Action::Exec => self.exec(kind),
+            // Once a fault: init has been asked; events are tried on (and
+            // counted lost) meanwhile, as auditd does.
+            Action::Single | Action::Halt if first => self.ask_init(&what, kind, action),
+            Action::Single | Action::Halt => {}
             Action::Syslog => {
                 let is_error = matches!(kind, FaultKind::DiskError(_));
                 if first || (is_error && self.errors_said < ERRORS_SAID) {
@@ -321,7 +354,9 @@ impl Writer {
                 say(&format!("{what}: rotating the logs"), first);
                 return self.rotate_for_fault();
             }
-            Action::Suspend => self.suspend(kind, action),
+            Action::Suspend => {
+                self.suspend(kind, action);
+            }
         }
         false
     }
@@ -351,16 +386,25 @@ impl Writer {
     }
 
     /// Stop writing: the log is closed (so it can be moved or deleted) and
-    /// events are counted as lost until [`Writer::resume`].
-    fn suspend(&mut self, kind: FaultKind, action: Action) {
+    /// events are counted as lost until [`Writer::resume`]. Returns
+    /// whether it was writing until now.
+    fn suspend(&mut self, kind: FaultKind, action: Action) -> bool {
         self.start_episode(kind, action);
         if self.suspended.is_some() {
-            return;
+            return false;
         }
         self.suspended = Some(kind);
+        let by = match (action, self.program(kind)) {
+            (Action::Exec, Some(p)) => format!(
+                " for {} = exec {} (which is to send SIGUSR2 once done)",
+                kind.key().map_or("", |k| k.name()),
+                p.display()
+            ),
+            _ => String::new(),
+        };
         say(
             &format!(
-                "{}: {}: logging suspended, events are counted as lost; send SIGUSR2 to resume",
+                "{}: {}: logging suspended{by}, events are counted as lost; send SIGUSR2 to resume",
                 self.cfg.path.display(),
                 kind.describe()
             ),
@@ -369,12 +413,14 @@ impl Writer {
         if let Some(f) = self.file.take() {
             let _ = f.sync_all();
         }
+        true
     }
 
     /// Resume logging (auditd on SIGUSR2): reopen the log, checked again,
     /// and look at free space afresh. Returns whether it was suspended.
     pub fn resume(&mut self) -> bool {
         let was = self.suspended.take().is_some() || self.file.is_none();
+        self.size_said = None;
         self.space_warned = false;
         self.admin_warned = false;
         self.errors_said = 0;

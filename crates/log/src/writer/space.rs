@@ -68,6 +68,11 @@ impl Writer {
         } else {
             "space_left"
         };
+        let kind = if admin {
+            FaultKind::AdminSpaceLeft
+        } else {
+            FaultKind::SpaceLeft
+        };
         let what = format!(
             "{}: low on disk space for logging: {} MiB free, below {key}",
             self.cfg.path.display(),
@@ -80,15 +85,17 @@ impl Writer {
                 say(&format!("{what}: rotating the logs"), true);
                 self.rotate_for_fault();
             }
-            Action::Suspend => {
+            Action::Email => self.email(&what, admin, free >> 20),
+            Action::Suspend | Action::Exec => {
                 self.write_pending(false);
-                let kind = if admin {
-                    FaultKind::AdminSpaceLeft
+                if action == Action::Exec {
+                    self.exec(kind);
                 } else {
-                    FaultKind::SpaceLeft
-                };
-                self.suspend(kind, action);
+                    self.suspend(kind, action);
+                }
             }
+            // Once a crossing (the caller's flag); logging goes on.
+            Action::Single | Action::Halt => self.ask_init(&what, kind, action),
         }
     }
 }
