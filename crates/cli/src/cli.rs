@@ -141,11 +141,11 @@ pub struct RunArgs {
     pub num_logs: Option<u32>,
     /// What to do when the disk is full (auditd's disk_full_action);
     /// SIGUSR2 resumes after suspend [default: the config's, else suspend]
-    #[arg(long, value_name = "ACTION", value_parser = Words { words: ACTIONS, parse: |s| ActionKey::DiskFull.parse(s) })]
+    #[arg(long, value_name = "ACTION", value_parser = Words { words: DISK_FULL_ACTIONS, parse: |s| flag_action(ActionKey::DiskFull, s) })]
     pub disk_full_action: Option<Action>,
     /// What to do when writing the log fails (auditd's disk_error_action)
     /// [default: the config's, else suspend]
-    #[arg(long, value_name = "ACTION", value_parser = Words { words: DISK_ERROR_ACTIONS, parse: |s| ActionKey::DiskError.parse(s) })]
+    #[arg(long, value_name = "ACTION", value_parser = Words { words: DISK_ERROR_ACTIONS, parse: |s| flag_action(ActionKey::DiskError, s) })]
     pub disk_error_action: Option<Action>,
     /// MiB free (or N% of the file system) below which space_left_action
     /// runs (auditd's space_left); 0: never [default: the config's, else 75]
@@ -153,7 +153,7 @@ pub struct RunArgs {
     pub space_left: Option<Threshold>,
     /// What to do below space_left (auditd's space_left_action) [default:
     /// the config's, else syslog]
-    #[arg(long, value_name = "ACTION", value_parser = Words { words: ACTIONS, parse: |s| ActionKey::SpaceLeft.parse(s) })]
+    #[arg(long, value_name = "ACTION", value_parser = Words { words: ACTIONS, parse: |s| flag_action(ActionKey::SpaceLeft, s) })]
     pub space_left_action: Option<Action>,
     /// MiB free (or N%) below which admin_space_left_action runs (auditd's
     /// admin_space_left); 0: never [default: the config's, else 50]
@@ -161,7 +161,7 @@ pub struct RunArgs {
     pub admin_space_left: Option<Threshold>,
     /// What to do below admin_space_left (auditd's admin_space_left_action)
     /// [default: the config's, else suspend]
-    #[arg(long, value_name = "ACTION", value_parser = Words { words: ACTIONS, parse: |s| ActionKey::AdminSpaceLeft.parse(s) })]
+    #[arg(long, value_name = "ACTION", value_parser = Words { words: ACTIONS, parse: |s| flag_action(ActionKey::AdminSpaceLeft, s) })]
     pub admin_space_left_action: Option<Action>,
     /// Size of the kernel-to-fastaudit ring buffer, in KiB (a power of two).
     #[arg(long, value_name = "KIB", default_value_t = fastaudit_engine::RING_BUFFER_BYTES / 1024)]
@@ -205,12 +205,30 @@ pub struct RunArgs {
     pub audit_skipped_uring_ops: bool,
 }
 
-/// The auditd.conf actions fastaudit carries out, as `--*-action` takes
-/// them (the log crate's parser says why any other word is refused).
-const ACTIONS: &[&str] = &["ignore", "syslog", "rotate", "suspend"];
+/// The auditd.conf actions of the space keys, as `--*-action` takes them:
+/// every one but `exec`, whose program is set in auditd.conf (the log
+/// crate's parser says why any other word is refused).
+const ACTIONS: &[&str] = &[
+    "ignore", "syslog", "rotate", "email", "suspend", "single", "halt",
+];
 
-/// disk_error_action's: auditd refuses `rotate` for it.
-const DISK_ERROR_ACTIONS: &[&str] = &["ignore", "syslog", "suspend"];
+/// disk_full_action's: auditd refuses `email` for it.
+const DISK_FULL_ACTIONS: &[&str] = &["ignore", "syslog", "rotate", "suspend", "single", "halt"];
+
+/// disk_error_action's: auditd refuses `email` and `rotate` for it.
+const DISK_ERROR_ACTIONS: &[&str] = &["ignore", "syslog", "suspend", "single", "halt"];
+
+/// A `--*-action` flag's word for `key`: `exec` needs a program, which
+/// only auditd.conf gives (`KEY = exec /path`).
+fn flag_action(key: ActionKey, word: &str) -> Result<Action, String> {
+    match key.parse(word)? {
+        Action::Exec => Err(format!(
+            "exec needs a program: set `{} = exec /path/to/program` in auditd.conf",
+            key.name()
+        )),
+        a => Ok(a),
+    }
+}
 
 /// `--hook-kinds`' words, [`Kind::ALL`]'s names.
 const HOOK_KINDS: &[&str] = &["fexit", "tracepoint", "tp_btf", "raw_tp"];
@@ -305,19 +323,18 @@ mod tests {
             Kind::ALL.map(Kind::name),
             "--hook-kinds lists every kind"
         );
-        for key in [
-            ActionKey::DiskFull,
-            ActionKey::SpaceLeft,
-            ActionKey::AdminSpaceLeft,
+        for (key, words) in [
+            (ActionKey::SpaceLeft, ACTIONS),
+            (ActionKey::AdminSpaceLeft, ACTIONS),
+            (ActionKey::DiskFull, DISK_FULL_ACTIONS),
+            (ActionKey::DiskError, DISK_ERROR_ACTIONS),
         ] {
-            for w in ACTIONS {
-                assert!(key.parse(w).is_ok(), "{} {w}", key.name());
-            }
+            let mut all = key.words();
+            all.retain(|w| *w != "exec");
+            assert_eq!(words, all, "{}: every word but exec", key.name());
+            let e = flag_action(key, "exec").unwrap_err();
+            assert!(e.contains("auditd.conf"), "{e}");
         }
-        for w in DISK_ERROR_ACTIONS {
-            assert!(ActionKey::DiskError.parse(w).is_ok(), "{w}");
-        }
-        assert!(ActionKey::DiskError.parse("rotate").is_err());
     }
 
     #[test]

@@ -377,13 +377,22 @@ fn low_space_runs_the_space_actions() {
 }
 
 #[test]
-fn unsupported_actions_are_refused_with_the_reason() {
+fn actions_a_key_does_not_take_are_refused_with_the_reason() {
     let dir = tempdir();
     for (flag, word, why) in [
-        ("--disk-full-action", "halt", "does not halt the system"),
-        ("--disk-error-action", "rotate", "not an action for it"),
-        ("--space-left-action", "email", "sends no mail"),
-        ("--admin-space-left-action", "exec", "runs no program"),
+        (
+            "--disk-full-action",
+            "email",
+            "`email` is not an action for it",
+        ),
+        (
+            "--disk-error-action",
+            "rotate",
+            "`rotate` is not an action for it",
+        ),
+        ("--space-left-action", "bogus", "not an auditd action"),
+        // exec's program is set in auditd.conf only.
+        ("--admin-space-left-action", "exec", "exec needs a program"),
     ] {
         let out = fastaudit(
             FASTAUDIT,

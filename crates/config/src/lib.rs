@@ -31,6 +31,9 @@ pub trait Host {
     fn check_exe(&self, path: &str) -> Result<(), String>;
     /// Whether /usr/lib/sendmail is executable (for `email` actions).
     fn mail_command_executable(&self) -> bool;
+    /// auditd's `verify_email` look-up of the domain after the `@` of
+    /// action_mail_acct (getaddrinfo): Err says why it failed.
+    fn look_up_mail_domain(&self, domain: &str) -> Result<(), String>;
 }
 
 /// A message about one place in the file.
@@ -220,6 +223,9 @@ impl Host for NoHost {
     }
     fn mail_command_executable(&self) -> bool {
         true
+    }
+    fn look_up_mail_domain(&self, _: &str) -> Result<(), String> {
+        Ok(())
     }
 }
 

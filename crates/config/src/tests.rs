@@ -28,6 +28,13 @@ impl Host for Fixed {
     fn mail_command_executable(&self) -> bool {
         false
     }
+    fn look_up_mail_domain(&self, domain: &str) -> Result<(), String> {
+        if domain.ends_with(".invalid") {
+            Err("Name or service not known".into())
+        } else {
+            Ok(())
+        }
+    }
 }
 
 const DEBIAN: &str = include_str!("../tests/testdata/debian-auditd.conf");
@@ -247,4 +254,45 @@ fn without_write_logs_the_log_file_need_not_be_there() {
             "/etc/audit/auditd.conf:5: freq: value x should only be numbers"
         ]
     );
+}
+
+#[test]
+fn verify_email_looks_the_domain_up_and_keeps_the_address_when_it_fails() {
+    let c = parse_text(&with("action_mail_acct = secops@mail.example.invalid\n")).unwrap();
+    assert_eq!(
+        c.text("action_mail_acct"),
+        Some("secops@mail.example.invalid")
+    );
+    let w: Vec<String> = c.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        w,
+        ["/etc/audit/auditd.conf:3: action_mail_acct: verify_email: failed looking up host for mail.example.invalid (Name or service not known); the address is kept, as auditd keeps it"]
+    );
+    let c = parse_text(&with("action_mail_acct = secops@example.com\n")).unwrap();
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    // verify_email = no, read before the account, checks nothing (auditd
+    // reads the lines in order); read after it, it is too late.
+    let c = parse_text(&with("verify_email = no\naction_mail_acct = a@b\n")).unwrap();
+    assert!(c.warnings.is_empty() && c.text("action_mail_acct") == Some("a@b"));
+    assert_eq!(
+        errors(&with("action_mail_acct = a@b\nverify_email = no\n")),
+        ["/etc/audit/auditd.conf:3: action_mail_acct: email: a@b should have . after @"]
+    );
+}
+
+#[test]
+fn a_stig_auditd_conf_as_openscap_writes_it_is_accepted() {
+    let c = parse_text(
+        "space_left = 25%\nspace_left_action = email\naction_mail_acct = root\nadmin_space_left = 5%\nadmin_space_left_action = single\ndisk_full_action = HALT\ndisk_error_action = halt\nmax_log_file_action = keep_logs\n",
+    )
+    .unwrap();
+    let action = |k: &str| match c.get(k) {
+        Some(Value::Action { word, exe: None }) => *word,
+        v => panic!("{k}: {v:?}"),
+    };
+    assert_eq!(action("space_left_action"), "email");
+    assert_eq!(action("admin_space_left_action"), "single");
+    assert_eq!(action("disk_full_action"), "halt");
+    assert_eq!(action("disk_error_action"), "halt");
+    assert_eq!(c.word("max_log_file_action"), Some("keep_logs"));
 }

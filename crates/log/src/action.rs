@@ -239,6 +239,31 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Any word: taken exactly when it is one of the key's words in
+        /// some case, and then its Display is that word in lower case.
+        #[test]
+        fn any_word_is_taken_only_as_one_of_the_keys_words(
+            word in "(?i)(ignore|syslog|rotate|email|exec|suspend|single|halt|keep_logs)|[a-zA-Z_ ]{0,12}",
+            k in 0usize..4,
+        ) {
+            let key = [
+                ActionKey::SpaceLeft,
+                ActionKey::AdminSpaceLeft,
+                ActionKey::DiskFull,
+                ActionKey::DiskError,
+            ][k];
+            let lower = word.to_ascii_lowercase();
+            match key.parse(&word) {
+                Ok(a) => proptest::prop_assert_eq!(a.to_string(), lower),
+                Err(e) => {
+                    proptest::prop_assert!(!key.words().contains(&lower.as_str()));
+                    proptest::prop_assert!(e.contains(key.name()), "{}", e);
+                }
+            }
+        }
+    }
+
     #[test]
     fn thresholds_in_mib_or_percent() {
         assert_eq!(Threshold::parse("75"), Ok(Threshold::Mib(75)));

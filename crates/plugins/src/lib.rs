@@ -15,6 +15,7 @@ mod feeder;
 mod sys;
 
 use conf::{Kind, PluginConf, Wire};
+use fastaudit_log::runlevel::{self, Runlevel};
 use fastaudit_records::{Format, Stamp};
 use feeder::{records, Feeder};
 use std::path::{Path, PathBuf};
@@ -287,29 +288,28 @@ impl Dispatcher {
                     sys::syslog(Priority::Alert, m);
                 }
             }
-            OverflowAction::Single => {
-                self.change_runlevel("1", "changing the system to single user mode")
-            }
-            OverflowAction::Halt => self.change_runlevel("0", "halting the system"),
+            OverflowAction::Single => self.change_runlevel(Runlevel::Single),
+            OverflowAction::Halt => self.change_runlevel(Runlevel::Halt),
         }
     }
 
-    /// auditd's `single` and `halt`: `/sbin/init LEVEL`, once.
-    fn change_runlevel(&self, level: &str, what: &str) {
+    /// auditd's `single` and `halt`: `/sbin/init LEVEL`, once (the log
+    /// writer's actions ask init through the same code).
+    fn change_runlevel(&self, level: Runlevel) {
         if self.runlevel_changed.swap(true, Ordering::SeqCst) {
             return;
         }
-        let m = format!("fastaudit is now {what} due to overflowing a plugin queue");
+        let m = format!(
+            "fastaudit is now {} due to overflowing a plugin queue",
+            level.doing()
+        );
         eprintln!("fastaudit: {m}");
         sys::syslog(Priority::Alert, &m);
-        let r = std::process::Command::new("/sbin/init")
-            .arg(level)
-            .env_clear()
-            .spawn();
-        match r {
-            // Reaped by a thread of its own: init may take a while.
-            Ok(mut c) => drop(std::thread::spawn(move || c.wait())),
-            Err(e) => sys::syslog(Priority::Alert, &format!("failed to exec /sbin/init: {e}")),
+        if let Err(e) = runlevel::change(level) {
+            sys::syslog(
+                Priority::Alert,
+                &format!("failed to exec {} {}: {e}", runlevel::INIT, level.arg()),
+            );
         }
     }
 

@@ -1,5 +1,6 @@
 //! The live system's answers to auditd.conf's checks (groups, the log
-//! directory and file, `exec` programs), as auditd 3.0.9 looks them up.
+//! directory and file, `exec` programs, the mail command and the mail
+//! domain), as auditd 3.0.9 looks them up.
 
 use fastaudit_config::{values::dirname, Host};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -43,22 +44,25 @@ impl Host for SystemHost {
     }
 
     fn check_exe(&self, path: &str) -> Result<(), String> {
-        let m = std::fs::metadata(path).map_err(|e| format!("unable to stat {path} ({e})"))?;
-        if !m.is_file() {
-            return Err(format!("{path} is not a regular file"));
-        }
-        if m.uid() != 0 {
-            return Err(format!("{path} is not owned by root"));
-        }
-        if ![0o750, 0o755, 0o555, 0o550].contains(&(m.permissions().mode() & 0o777)) {
-            return Err(format!(
-                "{path} permissions should be 0750, 0755, 0555 or 0550"
-            ));
-        }
-        Ok(())
+        // The writer checks the program again with the same code before
+        // it runs it.
+        fastaudit_log::system_actions::program::check(std::path::Path::new(path))
     }
 
     fn mail_command_executable(&self) -> bool {
-        nix::unistd::access("/usr/lib/sendmail", nix::unistd::AccessFlags::X_OK).is_ok()
+        nix::unistd::access(
+            fastaudit_log::system_actions::mail::SENDMAIL,
+            nix::unistd::AccessFlags::X_OK,
+        )
+        .is_ok()
+    }
+
+    fn look_up_mail_domain(&self, domain: &str) -> Result<(), String> {
+        use std::net::ToSocketAddrs;
+        // getaddrinfo, as auditd's validate_email calls it.
+        (domain, 0)
+            .to_socket_addrs()
+            .map(drop)
+            .map_err(|e| e.to_string())
     }
 }

@@ -170,14 +170,7 @@ fn from_conf(args: &RunOptions, conf: &Conf) -> Result<RunSettings, Refused> {
             SizeAction::Ignore
         }
         Some("rotate") => SizeAction::Rotate { num_logs },
-        Some("syslog") => {
-            warnings.push(warning(
-                conf,
-                conf.line("max_log_file_action"),
-                "max_log_file_action = SYSLOG: the log grows past max_log_file as auditd's does, but no syslog message is sent yet",
-            ));
-            SizeAction::Ignore
-        }
+        Some("syslog") => SizeAction::Syslog,
         _ => SizeAction::Ignore,
     };
     if let Err(r) = apply_disk_settings(conf, &mut log) {
@@ -261,9 +254,10 @@ fn plugin_settings(conf: &Conf) -> PluginSettings {
 
 /// The disk and space keys (space_left, space_left_action,
 /// admin_space_left, admin_space_left_action, disk_full_action,
-/// disk_error_action) onto the log writer's settings; the file's words
-/// are read by the writer's own parser, so a word it does not carry out
-/// (email, exec, single, halt) refuses the file with the key's line.
+/// disk_error_action, each exec's program, action_mail_acct) onto the log
+/// writer's settings; the file's words are read again by the writer's
+/// own parser, so a word it does not take for the key refuses the file
+/// with the key's line (the config crate refuses those first).
 pub fn apply_disk_settings(conf: &Conf, log: &mut LogConfig) -> Result<(), Vec<String>> {
     let mut refused = Vec::new();
     let threshold = |key: &str| match conf.get(key) {
@@ -274,11 +268,12 @@ pub fn apply_disk_settings(conf: &Conf, log: &mut LogConfig) -> Result<(), Vec<S
         Some(Value::Space { amount, .. }) => Some(Threshold::Mib(*amount)),
         _ => None,
     };
+    let mut programs = log.programs.clone();
     let mut action = |key: ActionKey| -> Option<Action> {
         let name = key.name();
         match conf.get(name) {
             Some(Value::Action { word, exe }) => {
-                let word = if exe.is_some() { "exec" } else { word };
+                programs.set(key, exe.as_ref().map(PathBuf::from));
                 match key.parse(word) {
                     Ok(a) => Some(a),
                     Err(why) => {
@@ -301,6 +296,10 @@ pub fn apply_disk_settings(conf: &Conf, log: &mut LogConfig) -> Result<(), Vec<S
     }
     if let Some(a) = action(ActionKey::DiskError) {
         log.disk_error_action = a;
+    }
+    log.programs = programs;
+    if let Some(acct) = conf.text("action_mail_acct") {
+        log.action_mail_acct = acct.to_string();
     }
     if let Some(t) = threshold("space_left") {
         log.space_left = t;
