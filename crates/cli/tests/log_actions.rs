@@ -193,7 +193,10 @@ fn a_stig_auditd_conf_starts_and_its_email_action_mails_root() {
         "{mail}"
     );
     assert!(
-        mail.contains(&format!("{} (1 MiB free, below space_left)", log.display())),
+        mail.contains(&format!(
+            "{}\n(1 MiB free, below space_left)",
+            log.display()
+        )),
         "{mail}"
     );
     assert!(mail.ends_with("\n.\n\n"), "{mail:?}");

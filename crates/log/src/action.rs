@@ -168,6 +168,16 @@ impl Threshold {
     }
 }
 
+/// A number of bytes for people: MiB, or KiB below 1 MiB (a small log
+/// file system has less than 1 MiB free long before it is full).
+pub fn amount(bytes: u64) -> String {
+    if bytes >= 1 << 20 {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{} KiB", bytes >> 10)
+    }
+}
+
 /// Say `msg` on stderr and, when `syslog`, to the system log (priority
 /// alert, facility daemon, as auditd's `audit_msg(LOG_ALERT, ...)`).
 pub(crate) fn say(msg: &str, syslog: bool) {
@@ -262,6 +272,14 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn amounts_in_mib_or_kib() {
+        assert_eq!(amount(3 << 20 | 5), "3 MiB");
+        assert_eq!(amount(1 << 20), "1 MiB");
+        assert_eq!(amount(1000 << 10), "1000 KiB");
+        assert_eq!(amount(0), "0 KiB");
     }
 
     #[test]

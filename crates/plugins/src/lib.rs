@@ -300,8 +300,10 @@ impl Dispatcher {
             return;
         }
         let m = format!(
-            "fastaudit is now {} due to overflowing a plugin queue",
-            level.doing()
+            "{} ({} {}) due to overflowing a plugin queue",
+            level.doing(),
+            runlevel::INIT,
+            level.arg()
         );
         eprintln!("fastaudit: {m}");
         sys::syslog(Priority::Alert, &m);

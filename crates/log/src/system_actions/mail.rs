@@ -23,29 +23,31 @@ pub struct Mail {
 
 impl Mail {
     /// space_left_action's mail: the log's file system is low on space.
-    pub fn space_left(to: &str, log: &Path, free_mib: u64) -> Mail {
+    pub fn space_left(to: &str, log: &Path, free: u64) -> Mail {
         Mail {
             to: to.to_string(),
             subject: "Audit Disk Space Alert",
             body: format!(
                 "fastaudit, the audit daemon, is running low on disk space for its log\n\
-                 {} ({free_mib} MiB free, below space_left). Free some space\n\
-                 so that the system stays audited.",
-                log.display()
+                 {}\n({} free, below space_left). Free some space so that the system\n\
+                 stays audited.",
+                log.display(),
+                crate::action::amount(free)
             ),
         }
     }
 
     /// admin_space_left_action's mail: very low, lower than space_left.
-    pub fn admin_space_left(to: &str, log: &Path, free_mib: u64) -> Mail {
+    pub fn admin_space_left(to: &str, log: &Path, free: u64) -> Mail {
         Mail {
             to: to.to_string(),
             subject: "Audit Admin Space Alert",
             body: format!(
                 "fastaudit, the audit daemon, is very low on disk space for its log\n\
-                 {} ({free_mib} MiB free, below admin_space_left). Act at once,\n\
-                 or audit events will be lost.",
-                log.display()
+                 {}\n({} free, below admin_space_left). Act at once, or audit events\n\
+                 will be lost.",
+                log.display(),
+                crate::action::amount(free)
             ),
         }
     }
@@ -89,7 +91,7 @@ mod tests {
 
     #[test]
     fn as_auditd_hands_it_to_sendmail() {
-        let m = Mail::space_left("root", Path::new("/var/log/audit/audit.log"), 12);
+        let m = Mail::space_left("root", Path::new("/var/log/audit/audit.log"), 12 << 20);
         assert_eq!(m.args(), ["-t".to_string(), "-froot".to_string()]);
         let text = String::from_utf8(m.message()).unwrap();
         assert!(
@@ -97,7 +99,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("/var/log/audit/audit.log (12 MiB free"),
+            text.contains("/var/log/audit/audit.log\n(12 MiB free, below space_left)"),
             "{text}"
         );
         assert!(text.ends_with("\n.\n\n"), "{text}");

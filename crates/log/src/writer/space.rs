@@ -74,9 +74,9 @@ impl Writer {
             FaultKind::SpaceLeft
         };
         let what = format!(
-            "{}: low on disk space for logging: {} MiB free, below {key}",
+            "{}: low on disk space for logging: {} free, below {key}",
             self.cfg.path.display(),
-            free >> 20
+            crate::action::amount(free)
         );
         match action {
             Action::Ignore => {}
@@ -85,7 +85,7 @@ impl Writer {
                 say(&format!("{what}: rotating the logs"), true);
                 self.rotate_for_fault();
             }
-            Action::Email => self.email(&what, admin, free >> 20),
+            Action::Email => self.email(&what, admin, free),
             Action::Suspend | Action::Exec => {
                 self.write_pending(false);
                 if action == Action::Exec {

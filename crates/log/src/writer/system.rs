@@ -61,12 +61,12 @@ impl Writer {
     }
 
     /// `email` for a space threshold: the mail, then the alert to syslog.
-    pub(super) fn email(&mut self, what: &str, admin: bool, free_mib: u64) {
+    pub(super) fn email(&mut self, what: &str, admin: bool, free: u64) {
         let to = self.cfg.action_mail_acct.as_str();
         let mail = if admin {
-            Mail::admin_space_left(to, &self.cfg.path, free_mib)
+            Mail::admin_space_left(to, &self.cfg.path, free)
         } else {
-            Mail::space_left(to, &self.cfg.path, free_mib)
+            Mail::space_left(to, &self.cfg.path, free)
         };
         match self.system.send_mail(&mail) {
             Ok(()) => say(&format!("{what}: mailing {to}"), true),
