@@ -240,7 +240,7 @@ fn the_completions_offer_the_commands_and_the_options_values() {
     let actions = complete("fastaudit run --disk-error-action ");
     assert_eq!(
         actions.iter().map(String::as_str).collect::<BTreeSet<_>>(),
-        ["ignore", "syslog", "suspend"].into(),
+        ["ignore", "syslog", "suspend", "single", "halt"].into(),
     );
     // zsh and fish: every command is named.
     for f in ["_fastaudit", "fastaudit.fish"] {
