@@ -157,7 +157,7 @@ if start --no-config --log "$S/ov/audit.log" --plugin-dir "$S/plugins" --q-depth
   sleep 1
   stop
   echo "--- init was asked:"; cat "$S/init.rec"
-  if [ "$(cat "$S/init.rec")" = "init 0" ] && grep -q 'halting the system due to overflowing a plugin queue' "$S/err"; then
+  if [ "$(cat "$S/init.rec")" = "init 0" ] && grep -q 'halting the system (/sbin/init 0) due to overflowing a plugin queue' "$S/err"; then
     result overflow pass "a plugin queue overflowed: /sbin/init 0, once"
   else
     result overflow fail "init: $(tr '\n' ' ' < "$S/init.rec")"

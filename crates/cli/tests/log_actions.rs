@@ -237,7 +237,7 @@ fn exec_runs_the_program_with_no_arguments_and_logging_waits_for_sigusr2() {
     support::plugins::script(
         &program,
         &format!(
-            "#!/bin/sh\n{{ echo \"argc=$# args=$*\"; export -p; echo \"ppid=$PPID\"; }} >> {0}\nmv {1} {1}.archived\n",
+            "#!/bin/sh\n{{ echo \"argc=$# args=$*\"; export -p; ls -l /proc/$$/fd; echo \"ppid=$PPID\"; }} >> {0}\nmv {1} {1}.archived\n",
             ran.display(),
             log.display()
         ),
@@ -291,6 +291,11 @@ fn exec_runs_the_program_with_no_arguments_and_logging_waits_for_sigusr2() {
         );
     }
     assert!(said.contains(&format!("ppid={pid}\n")), "{said}");
+    // None of fastaudit's descriptors (the log, the audit netlink socket,
+    // BPF maps and links) reaches the program.
+    for leak in ["socket:", "anon_inode:", "audit.log"] {
+        assert!(!said.contains(leak), "{leak} passed on: {said}");
+    }
     // Logging stays suspended (the log is not made again) until SIGUSR2.
     chmods(&target, 10);
     assert!(!log.exists(), "suspended: no new log before SIGUSR2");
