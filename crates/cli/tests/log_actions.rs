@@ -342,3 +342,90 @@ fn exec_runs_the_program_with_no_arguments_and_logging_waits_for_sigusr2() {
     assert_eq!(rec.init_asked(), None);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn max_log_file_action_syslog_says_so_and_keep_logs_keeps_every_log() {
+    let _ka = KernelAudit::acquire();
+    let rec = Recorders::new();
+    let dir = tempdir();
+    let rules = dir.join("r.rules");
+    std::fs::write(&rules, RULE).unwrap();
+    let target = dir.join("target");
+    std::fs::write(&target, "x").unwrap();
+    for action in ["syslog", "keep_logs"] {
+        let logs = dir.join(action);
+        std::fs::create_dir(&logs).unwrap();
+        std::fs::set_permissions(&logs, std::os::unix::fs::PermissionsExt::from_mode(0o700))
+            .unwrap();
+        let log = logs.join("audit.log");
+        // An old log that keep_logs must keep.
+        std::fs::write(logs.join("audit.log.1"), "old\n").unwrap();
+        let conf = dir.join(format!("{action}.conf"));
+        std::fs::write(
+            &conf,
+            format!(
+                "log_file = {}\nmax_log_file = 1\nmax_log_file_action = {action}\nnum_logs = 2\nspace_left = 2\nadmin_space_left = 1\n",
+                log.display()
+            ),
+        )
+        .unwrap();
+        let fa = FastauditRun::spawn_command(rec.command(&[
+            "run",
+            "--bpf-only",
+            "--config",
+            conf.to_str().unwrap(),
+            "--rules",
+            rules.to_str().unwrap(),
+            "--space-left",
+            "0",
+            "--admin-space-left",
+            "0",
+        ]));
+        // Past 1 MiB: a few thousand events of a few hundred bytes.
+        chmods(&target, 6000);
+        wait_until(30, "the log past 1 MiB, or rotated", || {
+            std::fs::metadata(&log).is_ok_and(|m| m.len() > 1 << 20)
+                || logs.join("audit.log.2").exists()
+        });
+        let said = fa.stop();
+        if action == "syslog" {
+            assert!(
+                said.iter().any(|l| l.contains(
+                    "the log is larger than max_log_file (1 MiB) and grows on (max_log_file_action = syslog)"
+                )),
+                "{said:?}"
+            );
+            assert_eq!(
+                said.iter()
+                    .filter(|l| l.contains("larger than max_log_file"))
+                    .count(),
+                1,
+                "said once a minute at most: {said:?}"
+            );
+            assert!(!logs.join("audit.log.2").exists(), "no rotation");
+            assert!(
+                std::fs::read(logs.join("audit.log.1")).unwrap() == b"old\n",
+                "audit.log.1 untouched"
+            );
+        } else {
+            assert!(
+                said.iter().any(|l| l.contains(
+                    "reached max_log_file: rotating the logs, every old one kept (keep_logs)"
+                )),
+                "{said:?}"
+            );
+            // num_logs = 2 does not bound keep_logs: every rotation moved
+            // the old log up by one, and none was deleted.
+            let highest = (1..)
+                .take_while(|n| logs.join(format!("audit.log.{n}")).exists())
+                .last()
+                .unwrap_or(0);
+            assert!(highest >= 2, "rotated with every old log kept: {highest}");
+            assert!(
+                std::fs::read(logs.join(format!("audit.log.{highest}"))).unwrap() == b"old\n",
+                "the old log is the oldest, audit.log.{highest}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
