@@ -5,9 +5,10 @@
 //! what to do when the disk runs low, fills up or fails (auditd.conf's
 //! `space_left_action`, `admin_space_left_action`, `disk_full_action`,
 //! `disk_error_action`: every auditd action, the mail, the program and the
-//! runlevel change included, see [`system_actions`]). Nothing is lost silently: every event is either
-//! written or counted as lost ([`Writer::counts`]), and a fault is reported
-//! once the log is writable again ([`Writer::take_recovered`]).
+//! runlevel change included, see [`system_actions`]). Nothing is lost
+//! silently: every event is either written or counted as lost
+//! ([`Writer::counts`]), and a fault is reported once the log is writable
+//! again ([`Writer::take_recovered`]).
 
 mod action;
 mod counts;
