@@ -237,6 +237,52 @@ mod tests {
         }
     }
 
+    /// Make the writer's next writes fail (EBADF: a disk error), or work
+    /// again.
+    fn break_log(w: &mut Writer, d: &Path, broken: bool) {
+        let f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(!broken)
+            .append(!broken)
+            .open(d.join("audit.log"))
+            .unwrap();
+        w.file = Some(f);
+    }
+
+    #[test]
+    fn a_disk_error_asks_init_once_a_fault_and_again_for_the_next() {
+        let d = dir("disk-halt");
+        let (mut w, r) = writer(&d, |c| c.disk_error_action = Action::Halt);
+        break_log(&mut w, &d, true);
+        events(&mut w, 3);
+        assert_eq!(r.asked(), ["init 0"]);
+        assert_eq!(w.lost(), 3, "logging goes on, each failed write lost");
+        assert!(w.suspended().is_none());
+        break_log(&mut w, &d, false);
+        events(&mut w, 1);
+        let f = w.take_recovered().expect("the fault is over");
+        assert_eq!((f.action, f.lost), (Action::Halt, 3));
+        // A new fault asks again.
+        break_log(&mut w, &d, true);
+        events(&mut w, 2);
+        assert_eq!(r.asked(), ["init 0", "init 0"]);
+    }
+
+    #[test]
+    fn a_disk_error_with_exec_suspends_and_runs_the_program_once() {
+        let d = dir("disk-exec");
+        let (mut w, r) = writer(&d, |c| {
+            c.disk_error_action = Action::Exec;
+            c.programs.disk_error = Some("/usr/local/sbin/on-error".into());
+        });
+        break_log(&mut w, &d, true);
+        events(&mut w, 3);
+        assert_eq!(r.asked(), ["exec /usr/local/sbin/on-error"]);
+        assert!(matches!(w.suspended(), Some(FaultKind::DiskError(_))));
+        assert!(w.file.is_none(), "the log is closed for the program");
+        assert_eq!(w.lost(), 3);
+    }
+
     #[test]
     fn an_exec_needs_its_program() {
         let mut c = Config::new("/var/log/audit/audit.log");
