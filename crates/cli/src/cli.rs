@@ -140,27 +140,29 @@ pub struct RunArgs {
     #[arg(long, value_name = "N")]
     pub num_logs: Option<u32>,
     /// What to do when the disk is full (auditd's disk_full_action);
-    /// SIGUSR2 resumes after suspend [default: the config's, else suspend]
+    /// SIGUSR2 resumes after suspend; exec only from auditd.conf, which
+    /// gives its program [default: the config's, else suspend]
     #[arg(long, value_name = "ACTION", value_parser = Words { words: DISK_FULL_ACTIONS, parse: |s| flag_action(ActionKey::DiskFull, s) })]
     pub disk_full_action: Option<Action>,
-    /// What to do when writing the log fails (auditd's disk_error_action)
-    /// [default: the config's, else suspend]
+    /// What to do when writing the log fails (auditd's disk_error_action);
+    /// exec only from auditd.conf [default: the config's, else suspend]
     #[arg(long, value_name = "ACTION", value_parser = Words { words: DISK_ERROR_ACTIONS, parse: |s| flag_action(ActionKey::DiskError, s) })]
     pub disk_error_action: Option<Action>,
     /// MiB free (or N% of the file system) below which space_left_action
     /// runs (auditd's space_left); 0: never [default: the config's, else 75]
     #[arg(long, value_name = "MIB|N%", value_parser = Threshold::parse)]
     pub space_left: Option<Threshold>,
-    /// What to do below space_left (auditd's space_left_action) [default:
-    /// the config's, else syslog]
+    /// What to do below space_left (auditd's space_left_action); email
+    /// mails the config's action_mail_acct (root); exec only from
+    /// auditd.conf [default: the config's, else syslog]
     #[arg(long, value_name = "ACTION", value_parser = Words { words: ACTIONS, parse: |s| flag_action(ActionKey::SpaceLeft, s) })]
     pub space_left_action: Option<Action>,
     /// MiB free (or N%) below which admin_space_left_action runs (auditd's
     /// admin_space_left); 0: never [default: the config's, else 50]
     #[arg(long, value_name = "MIB|N%", value_parser = Threshold::parse)]
     pub admin_space_left: Option<Threshold>,
-    /// What to do below admin_space_left (auditd's admin_space_left_action)
-    /// [default: the config's, else suspend]
+    /// What to do below admin_space_left (auditd's admin_space_left_action);
+    /// exec only from auditd.conf [default: the config's, else suspend]
     #[arg(long, value_name = "ACTION", value_parser = Words { words: ACTIONS, parse: |s| flag_action(ActionKey::AdminSpaceLeft, s) })]
     pub admin_space_left_action: Option<Action>,
     /// Size of the kernel-to-fastaudit ring buffer, in KiB (a power of two).
