@@ -84,7 +84,9 @@ impl Asked {
             let text = match (teller, reaches_kernel) {
                 (Teller::Check, _) => "`fastaudit run` refuses to start on it without --apply-irreversible; with it, the kernel panics when it loses a record, and fastaudit panics it when it loses an event".to_string(),
                 (_, Some(true)) => "applied: the kernel panics when it loses a record, and fastaudit panics it when it loses an event".to_string(),
-                _ => format!("not applied ({why_not}): a lost event is logged and written to the kernel log, as -f 1"),
+                _ if bpf_only => format!("not applied ({why_not}): a lost event is logged and written to the kernel log, as -f 1"),
+                // `run` refuses the rules then (Error::Panic says why).
+                _ => "not applied: `fastaudit run` does not start on it without --apply-irreversible".to_string(),
             };
             out.push(format!("{o}: note: -f 2: {text}"));
         }
@@ -160,6 +162,8 @@ mod tests {
             bpf_only: true,
         });
         assert!(bpf[1].contains("not applied (--bpf-only"), "{bpf:?}");
+        assert!(bpf[2].contains("as -f 1"), "{bpf:?}");
+        assert!(safe[2].contains("does not start"), "{safe:?}");
     }
 
     #[test]
