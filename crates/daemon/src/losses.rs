@@ -88,8 +88,12 @@ pub struct Losses {
     total: u64,
     /// Of them, those a record has reported.
     reported: u64,
-    /// When the last record (and kernel log line) was written.
-    last: Option<Instant>,
+    /// Of them, those stderr (and the kernel log) has told.
+    told: u64,
+    /// When the last record was written.
+    last_record: Option<Instant>,
+    /// When stderr (and the kernel log) last told of a loss.
+    last_told: Option<Instant>,
 }
 
 /// What to do about the losses seen now.
@@ -97,6 +101,9 @@ pub struct Losses {
 pub(crate) struct Step {
     /// The record's `lost` (since the last record) and `total`.
     pub record: Option<(u64, u64)>,
+    /// The line on stderr: lost since the last one, and `total`.
+    pub tell: Option<(u64, u64)>,
+    /// The kernel log line too (`-f 1`).
     pub printk: bool,
     pub panic: bool,
 }
@@ -108,7 +115,9 @@ impl Losses {
             limits,
             total: 0,
             reported: 0,
-            last: None,
+            told: 0,
+            last_record: None,
+            last_told: None,
         }
     }
 
@@ -120,22 +129,27 @@ impl Losses {
     /// The engine counted `total` events lost so far: log the new ones
     /// (at most once a second) and apply the failure flag.
     pub fn seen(&mut self, total: u64, sink: &mut Sink) {
-        let step = self.step(total, Instant::now());
-        let Some((lost, total)) = step.record else {
-            return;
-        };
-        sink.own(types::DAEMON_ERR, &record_body(lost, total));
-        if step.panic {
-            // The record on the disk first, as far as it can be.
-            sink.log.flush();
-        } else {
-            sink.log.commit();
+        // A log that is failing or suspended would lose the record too:
+        // it waits until the log takes records again, so the log's
+        // records still add up (the journal and kernel log say it now).
+        let log_down = sink.log.fault_now().is_some() || sink.log.suspended().is_some();
+        let step = self.step(total, Instant::now(), log_down);
+        if let Some((lost, total)) = step.record {
+            sink.own(types::DAEMON_ERR, &record_body(lost, total));
+            if step.panic {
+                // The record on the disk first, as far as it can be.
+                sink.log.flush();
+            } else {
+                sink.log.commit();
+            }
         }
-        eprintln!(
-            "fastaudit: {lost} events lost in the ring buffer ({total} in all since the start); the reader cannot keep up"
-        );
+        if let Some((lost, total)) = step.tell {
+            eprintln!(
+                "fastaudit: {lost} events lost in the ring buffer ({total} in all since the start); the reader cannot keep up"
+            );
+        }
         if step.printk || step.panic {
-            kernel_log(&kmsg_lines(total, self.limits, step.panic));
+            kernel_log(&kmsg_lines(self.total, self.limits, step.panic));
         }
         if step.panic {
             panic_kernel();
@@ -143,27 +157,34 @@ impl Losses {
     }
 
     /// The decision of [`Losses::seen`], at `now`: a record when events
-    /// were lost since the last and the last is a second old (a panic
-    /// does not wait).
-    pub(crate) fn step(&mut self, total: u64, now: Instant) -> Step {
+    /// were lost since the last, the last is a second old and the log
+    /// takes records (`log_down`: it does not); the line on stderr and
+    /// the kernel log as often, whatever the log. A panic waits for
+    /// nothing.
+    pub(crate) fn step(&mut self, total: u64, now: Instant, log_down: bool) -> Step {
         self.total = self.total.max(total);
-        let new = self.total - self.reported;
         let panic = self.failure == Failure::Panic;
-        let due = self.last.is_none_or(|t| now.duration_since(t) >= EVERY);
-        if new == 0 || !(due || panic) {
-            return Step {
-                record: None,
-                printk: false,
-                panic: false,
-            };
+        let due =
+            |last: Option<Instant>| panic || last.is_none_or(|t| now.duration_since(t) >= EVERY);
+        let mut step = Step {
+            record: None,
+            tell: None,
+            printk: false,
+            panic: false,
+        };
+        if self.total > self.reported && due(self.last_record) && (!log_down || panic) {
+            step.record = Some((self.total - self.reported, self.total));
+            self.reported = self.total;
+            self.last_record = Some(now);
         }
-        self.last = Some(now);
-        self.reported = self.total;
-        Step {
-            record: Some((new, self.total)),
-            printk: self.failure == Failure::Printk,
-            panic,
+        if self.total > self.told && due(self.last_told) {
+            step.tell = Some((self.total - self.told, self.total));
+            self.told = self.total;
+            self.last_told = Some(now);
+            step.printk = self.failure == Failure::Printk;
+            step.panic = panic;
         }
+        step
     }
 
     /// At the stop: the record of the losses not reported yet (`total`:
@@ -256,29 +277,62 @@ mod tests {
     fn a_record_at_most_once_a_second_carrying_what_was_lost_since() {
         let mut l = losses(Failure::Printk);
         let t0 = Instant::now();
-        assert_eq!(l.step(0, t0).record, None, "nothing lost, nothing said");
-        let s = l.step(5, t0);
-        assert_eq!(s.record, Some((5, 5)));
+        let s = l.step(0, t0, false);
+        assert_eq!(
+            (s.record, s.tell, s.printk),
+            (None, None, false),
+            "nothing lost, nothing said"
+        );
+        let s = l.step(5, t0, false);
+        assert_eq!((s.record, s.tell), (Some((5, 5)), Some((5, 5))));
         assert!(s.printk && !s.panic);
         // Within the second: counted, not yet said.
-        assert_eq!(l.step(9, t0 + Duration::from_millis(300)).record, None);
+        let s = l.step(9, t0 + Duration::from_millis(300), false);
+        assert_eq!((s.record, s.tell, s.printk), (None, None, false));
         assert_eq!(l.total(), 9);
-        let s = l.step(12, t0 + Duration::from_millis(1000));
+        let s = l.step(12, t0 + Duration::from_millis(1000), false);
         assert_eq!(s.record, Some((7, 12)));
         // No new loss: no record, however long it has been.
-        assert_eq!(l.step(12, t0 + Duration::from_secs(5)).record, None);
+        let s = l.step(12, t0 + Duration::from_secs(5), false);
+        assert_eq!((s.record, s.tell), (None, None));
+    }
+
+    #[test]
+    fn a_log_that_takes_no_records_gets_the_record_once_it_does() {
+        let mut l = losses(Failure::Printk);
+        let t0 = Instant::now();
+        let s = l.step(3, t0, true);
+        assert_eq!(s.record, None, "the log is down: the record waits");
+        assert_eq!(
+            s.tell,
+            Some((3, 3)),
+            "the journal and kernel log say it now"
+        );
+        assert!(s.printk);
+        let s = l.step(8, t0 + Duration::from_secs(1), true);
+        assert_eq!((s.record, s.tell), (None, Some((5, 8))));
+        let s = l.step(8, t0 + Duration::from_millis(1100), false);
+        assert_eq!(s.record, Some((8, 8)), "every loss in one record");
+        assert_eq!(s.tell, None, "already said");
     }
 
     #[test]
     fn silent_records_without_the_kernel_log_and_panic_does_not_wait() {
         let mut l = losses(Failure::Silent);
-        let s = l.step(1, Instant::now());
+        let s = l.step(1, Instant::now(), false);
         assert_eq!(s.record, Some((1, 1)));
         assert!(!s.printk && !s.panic);
         let mut l = losses(Failure::Panic);
         let t0 = Instant::now();
-        assert!(l.step(1, t0).panic);
-        assert!(l.step(2, t0).panic, "each loss panics, as the kernel's");
+        let s = l.step(1, t0, true);
+        assert!(
+            s.panic && s.record.is_some(),
+            "tried, even on a failing log"
+        );
+        assert!(
+            l.step(2, t0, false).panic,
+            "each loss panics, as the kernel's"
+        );
     }
 
     #[test]
