@@ -290,7 +290,8 @@ pub enum LogFormat {
 pub enum RulesCommand {
     /// Print the rules as `auditctl -l` prints them once loaded.
     List(RulesArgs),
-    /// Only check the rules; print nothing on success.
+    /// Only check the rules; print nothing on stdout (stderr: errors, warnings, and
+    /// a note for each -e 2, --loginuid-immutable and -f 2 on whether `run` applies it).
     Check(RulesArgs),
 }
 

@@ -2,6 +2,7 @@
 
 use crate::cli::{RulesArgs, RulesCommand};
 use anyhow::{Context, Result};
+use fastaudit_daemon::irreversible::{Asked, Teller};
 use fastaudit_rules::{RuleSet, SystemHost};
 use std::io::Write;
 use std::process::ExitCode;
@@ -27,6 +28,10 @@ pub fn run(cmd: RulesCommand) -> Result<ExitCode> {
         }
     };
     fastaudit_daemon::print_warnings(&set, args.max_messages);
+    // -e 2, --loginuid-immutable, -f 2: whether `run` applies them.
+    for note in Asked::of(&set).notes(Teller::Check) {
+        eprintln!("{note}");
+    }
     if list {
         print(&set, &args, &host).context("writing the listing")?;
     }

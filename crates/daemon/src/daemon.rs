@@ -14,6 +14,7 @@ use crate::control::{Control, Parts};
 use crate::error::Error;
 use crate::event_lines::uring_event_lines;
 use crate::kernel::{Kernel, KernelSettings};
+use crate::losses::{Failure, Limits, Losses};
 use crate::options::RunOptions;
 use crate::reconfigure::Reconfig;
 use crate::rules::change::{log_rule_changes, Changer};
@@ -41,6 +42,8 @@ pub struct Daemon {
     control: Option<Control>,
     reconfig: Reconfig,
     status: StatusFile,
+    /// Events lost in the ring buffer, reported as they happen.
+    losses: Losses,
     /// SIGHUP came and auditd.conf was read again: the rules are next.
     reload_rules: bool,
     /// A `fastaudit ctl --signal reload` whose switch is under way, and
@@ -83,7 +86,28 @@ impl Daemon {
         sink.own(types::DAEMON_START, &body);
         sink.log.commit();
         let mut notes = Vec::new();
-        let kernel = Kernel::start(opts, kernel_settings, &mut sink, &mut notes)?;
+        let rules_failure = kernel_settings
+            .set
+            .iter()
+            .find(|(m, _)| *m == fastaudit_netlink::proto::mask::FAILURE)
+            .map(|(_, v)| *v);
+        // Only then did the kernel get the rules' -f 2 too.
+        let panic_allowed = kernel_settings.panic && opts.apply_irreversible && !opts.bpf_only;
+        let mut kernel = Kernel::start(opts, kernel_settings, &mut sink, &mut notes)?;
+        let of_kernel = kernel.status();
+        let (failure, note) = Failure::choose(
+            rules_failure,
+            of_kernel.as_ref().map(|s| s.failure),
+            panic_allowed,
+        );
+        notes.extend(note);
+        let status_lines = crate::irreversible::Asked::of(rules.current())
+            .status_lines(opts.apply_irreversible, opts.bpf_only)
+            + &format!("failure_on_own_losses {}\n", failure.number());
+        let limits = of_kernel.map_or_else(Limits::default, |s| Limits {
+            rate_limit: s.rate_limit,
+            backlog_limit: s.backlog_limit,
+        });
         start_trace::mark("registered with the kernel audit");
         for n in &notes {
             eprintln!("fastaudit: {n}");
@@ -101,7 +125,8 @@ impl Daemon {
             rules,
             control,
             reconfig,
-            status: StatusFile::default(),
+            status: StatusFile::new(status_lines),
+            losses: Losses::new(failure, limits),
             reload_rules: false,
             reload_job: None,
             lines: Vec::with_capacity(4096),
@@ -150,7 +175,8 @@ impl Daemon {
             let sender = self.kernel.sender();
             self.sink.rotate(sender.as_ref());
         }
-        self.status.update(&self.kernel, &self.sink, logged);
+        self.status
+            .update(&self.kernel, &self.sink, logged, self.losses.total());
     }
 
     /// The parts a control request reads or changes.
@@ -161,6 +187,7 @@ impl Daemon {
             kernel: &mut self.kernel,
             sink: &mut self.sink,
             held,
+            ring_lost: self.losses.total(),
         };
         (self.control.as_mut(), parts)
     }
@@ -214,10 +241,7 @@ impl Daemon {
             sink.report_fault(f);
         }
         let pid = std::process::id();
-        if ring_lost > 0 {
-            let body = format!("op=lost-events lost={ring_lost} pid={pid} res=failed");
-            sink.own(types::DAEMON_ERR, &body);
-        }
+        self.losses.close(ring_lost, sink);
         let rx = self.kernel.stats();
         if rx.dropped > 0 || rx.overruns > 0 {
             let body = format!(
@@ -382,6 +406,11 @@ impl Handler for Daemon {
         let events = ev.uringops.len() as u64 + u64::from(!ev.no_syscall);
         self.sink
             .write_events(&self.lines, Some(stamp), Source::Event, events);
+    }
+
+    /// Losses as the engine counts them, while it runs.
+    fn stats(&mut self, stats: &Stats) {
+        self.losses.seen(stats.lost, &mut self.sink);
     }
 
     /// Kernel records first, then (SIGHUP) auditd.conf again, then one

@@ -5,6 +5,7 @@
 use crate::daemon::Daemon;
 use crate::dispatch;
 use crate::error::{chain, Error};
+use crate::irreversible::{Asked, Teller};
 use crate::options::RunOptions;
 use crate::output::Output;
 use crate::rules::{self, Rules};
@@ -31,6 +32,13 @@ pub fn run(opts: &RunOptions) -> Result<(), Error> {
     }
     let settings = settings::resolve(opts).map_err(|Refused(lines)| Error::Refused(lines))?;
     let (plan, set, env) = plan(opts)?;
+    let teller = Teller::Run {
+        apply_irreversible: opts.apply_irreversible,
+        bpf_only: opts.bpf_only,
+    };
+    for note in Asked::of(&set).notes(teller) {
+        eprintln!("{note}");
+    }
     if let Some(why) = plan.hook_kind_problem() {
         return Err(Error::Plan(why));
     }

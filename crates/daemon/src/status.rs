@@ -18,44 +18,54 @@ pub const STATUS: &str = "status";
 pub struct StatusFile {
     path: PathBuf,
     written: Option<Instant>,
-}
-
-impl Default for StatusFile {
-    fn default() -> Self {
-        StatusFile {
-            path: run_dir::file(STATUS),
-            written: None,
-        }
-    }
+    /// Lines fixed at start (what was asked and applied: irreversible.rs).
+    fixed: String,
 }
 
 impl StatusFile {
-    /// Rewrite it if it is a second old; `bpf_logged`: the BPF events
-    /// logged so far. Best effort: a status file that cannot be written
-    /// stops nothing.
-    pub fn update(&mut self, kernel: &Kernel, sink: &Sink, bpf_logged: u64) {
-        if self.written.is_none_or(|t| t.elapsed() >= EVERY) {
-            self.written = Some(Instant::now());
-            let _ = self.write(kernel, sink, bpf_logged);
+    /// The status file of a run; `fixed`: lines that stay as they are.
+    pub fn new(fixed: String) -> Self {
+        StatusFile {
+            path: run_dir::file(STATUS),
+            written: None,
+            fixed,
         }
     }
 
-    fn write(&self, kernel: &Kernel, sink: &Sink, bpf_logged: u64) -> std::io::Result<()> {
+    /// Rewrite it if it is a second old; `bpf_logged`: the BPF events
+    /// logged so far, `bpf_lost` those lost in the ring buffer. Best
+    /// effort: a status file that cannot be written stops nothing.
+    pub fn update(&mut self, kernel: &Kernel, sink: &Sink, bpf_logged: u64, bpf_lost: u64) {
+        if self.written.is_none_or(|t| t.elapsed() >= EVERY) {
+            self.written = Some(Instant::now());
+            let _ = self.write(kernel, sink, bpf_logged, bpf_lost);
+        }
+    }
+
+    fn write(
+        &self,
+        kernel: &Kernel,
+        sink: &Sink,
+        bpf_logged: u64,
+        bpf_lost: u64,
+    ) -> std::io::Result<()> {
         let rx = kernel.stats();
         let log = &sink.log;
         let text = format!(
-            "pid {}\nmode {}\nrules_immutable {}\nbpf_events_logged {}\nkernel_records_received {}\nkernel_records_logged {}\nkernel_records_dropped {}\nkernel_socket_overruns {}\nkernel_read_errors {}\nlog_dropped {}\n",
+            "pid {}\nmode {}\nrules_immutable {}\nbpf_events_logged {}\nbpf_events_lost {}\nkernel_records_received {}\nkernel_records_logged {}\nkernel_records_dropped {}\nkernel_socket_overruns {}\nkernel_read_errors {}\nlog_dropped {}\n",
             std::process::id(),
             if kernel.is_daemon() { "daemon" } else { "bpf-only" },
             u8::from(kernel.locked()),
             bpf_logged,
+            bpf_lost,
             rx.received,
             log.counts(Source::Kernel).logged + log.counts(Source::Joined).logged,
             rx.dropped,
             rx.overruns,
             rx.errors,
             log.lost(),
-        ) + &sink.plugin_status();
+        ) + &self.fixed
+            + &sink.plugin_status();
         std::fs::create_dir_all(RUN_DIR)?;
         let tmp = self.path.with_extension("tmp");
         std::fs::write(&tmp, text)?;

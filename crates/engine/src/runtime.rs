@@ -74,6 +74,11 @@ pub trait Handler {
     /// while idle, every idle period (about 20 ms), so the caller can also
     /// write out what it queued itself.
     fn batch(&mut self);
+    /// The run's counters so far, read from the BPF side about every
+    /// [`STATS_EVERY`] between batches: losses are known while they
+    /// happen, not only at the stop (the final counts are [`run_live`]'s
+    /// result).
+    fn stats(&mut self, _stats: &Stats) {}
 }
 
 /// [`run`]'s closures as a [`Handler`] that never switches.
@@ -108,6 +113,11 @@ const CHUNK: usize = 1024;
 /// longest (events are queued without a wakeup).
 const BUSY_WAIT: Duration = Duration::from_millis(1);
 const IDLE_WAIT: Duration = Duration::from_millis(20);
+
+/// How often the BPF side's counters are read while running: often
+/// enough for `ctl -s` and a loss record to be current, rare enough that
+/// the per-CPU lookup costs nothing under load.
+pub const STATS_EVERY: Duration = Duration::from_millis(100);
 
 /// How long each step of a switch lets syscalls in flight finish.
 const HANDOVER_GRACE: Duration = Duration::from_millis(50);
@@ -170,6 +180,7 @@ pub fn run_live<H: Handler>(
         };
         spawn(first_follower, Arc::clone(&owner.quit));
         let mut nap = IDLE_WAIT;
+        let mut stats_read = Instant::now();
         while !stop.load(Ordering::Relaxed) {
             if let Some(next) = handler.reload() {
                 let number = plans.len() as u32;
@@ -183,6 +194,19 @@ pub fn run_live<H: Handler>(
                 }
             }
             let idle = reader.read_chunks(&plans, handler, stop);
+            if stats_read.elapsed() >= STATS_EVERY {
+                stats_read = Instant::now();
+                // Best effort: a failed read leaves the last counts.
+                if let Ok((emitted, lost, aux_lost)) = read_stats(&owner.skel) {
+                    let live = Stats {
+                        emitted,
+                        lost,
+                        aux_lost,
+                        ..reader.stats
+                    };
+                    handler.stats(&live);
+                }
+            }
             // Idle, wait: briefly right after a busy spell (at full rate
             // a 20 ms wait let ~10k events pile up and the ring overflow
             // while the reader slept), longer and longer while it stays

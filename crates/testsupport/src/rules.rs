@@ -58,7 +58,8 @@ pub fn differential(bin: &str, ka: &KernelAudit, name: &str, lines: &[Vec<u8>]) 
     let prefix = format!("{}:", file.display());
     let refused: std::collections::BTreeSet<usize> = stderr
         .lines()
-        .filter(|l| !l.contains(": warning: "))
+        // Warnings and notes (what becomes of -e 2, ...) refuse nothing.
+        .filter(|l| !l.contains(": warning: ") && !l.contains(": note: "))
         .filter_map(|l| l.strip_prefix(&prefix)?.split(':').next()?.parse().ok())
         .collect();
     let mut diffs = Vec::new();

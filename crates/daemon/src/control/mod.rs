@@ -63,6 +63,8 @@ pub struct Parts<'a> {
     pub sink: &'a mut Sink,
     /// Records held waiting for their other half (`-s`'s backlog).
     pub held: usize,
+    /// Events lost in the ring buffer so far (`-s`'s lost).
+    pub ring_lost: u64,
 }
 
 /// The control requests of a run.
@@ -324,9 +326,7 @@ fn judge(job: &Job, parts: &mut Parts) -> Result<Judged, Reply> {
         for q in &p.queries {
             match q {
                 Query::List => list(&set, words, &mut reply.out),
-                Query::Status => reply.out.extend(
-                    status::status(parts.rules, parts.kernel, parts.sink, parts.held).bytes(),
-                ),
+                Query::Status => reply.out.extend(status::status(parts).bytes()),
                 Query::Version => reply
                     .out
                     .extend(format!("fastaudit version {}\n", env!("CARGO_PKG_VERSION")).bytes()),

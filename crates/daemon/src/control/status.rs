@@ -1,23 +1,26 @@
 //! `fastaudit ctl -s`: `auditctl -s`'s lines, with fastaudit's values.
 
-use crate::kernel::{Kernel, KernelSettings};
-use crate::rules::Rules;
-use crate::sink::Sink;
+use super::Parts;
+use crate::kernel::KernelSettings;
 use fastaudit_netlink::proto::mask;
 
 /// The status lines: `enabled` fastaudit's flag; `failure`,
 /// `rate_limit`, `backlog_limit`, `backlog_wait_time` as the running
 /// rules set them (what fastaudit applies to the kernel at start), else
-/// the kernel's; `pid` fastaudit's; `lost` what fastaudit has lost so
-/// far (events its log dropped, kernel records its queue dropped; ring
-/// buffer losses are counted at the stop); `backlog` the records it
-/// holds waiting for their other half; `backlog_wait_time_actual` 0:
-/// fastaudit never makes a task wait. `held` is that backlog.
-pub fn status(rules: &Rules, kernel: &mut Kernel, sink: &Sink, held: usize) -> String {
+/// the kernel's; `pid` fastaudit's; `lost` every event lost so far, as an
+/// admin reading `auditctl -s` expects: those fastaudit lost (in its ring
+/// buffer, as they happen; dropped by its log; kernel records its queue
+/// dropped) plus the kernel's own `lost` (records the kernel could not
+/// send, before or during the run); `backlog` the records it holds
+/// waiting for their other half; `backlog_wait_time_actual` 0: fastaudit
+/// never makes a task wait.
+pub fn status(parts: &mut Parts) -> String {
+    let (rules, sink) = (&*parts.rules, &*parts.sink);
     let enabled = rules.enabled();
     let set = KernelSettings::of(rules.current()).set;
-    let of_kernel = kernel.status();
-    let rx = kernel.stats();
+    let of_kernel = parts.kernel.status();
+    let rx = parts.kernel.stats();
+    let kernel_lost = of_kernel.as_ref().map_or(0, |s| u64::from(s.lost));
     let value = |m: u32, read: fn(&fastaudit_netlink::proto::Status) -> u32| {
         set.iter()
             .find(|(k, _)| *k == m)
@@ -37,8 +40,11 @@ pub fn status(rules: &Rules, kernel: &mut Kernel, sink: &Sink, held: usize) -> S
             "backlog_limit",
             u64::from(value(mask::BACKLOG_LIMIT, |s| s.backlog_limit)),
         ),
-        ("lost", sink.log.lost() + rx.dropped),
-        ("backlog", held as u64),
+        (
+            "lost",
+            parts.ring_lost + sink.log.lost() + rx.dropped + kernel_lost,
+        ),
+        ("backlog", parts.held as u64),
         (
             "backlog_wait_time",
             u64::from(value(mask::BACKLOG_WAIT_TIME, |s| s.backlog_wait_time)),
