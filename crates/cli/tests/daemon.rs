@@ -392,36 +392,48 @@ fn another_daemon_is_refused_or_taken_over() {
 }
 
 #[test]
-fn panic_on_failure_is_refused_without_the_explicit_option() {
-    // Held in case a regression lets it through to the kernel.
+fn panic_on_failure_runs_as_f_1_without_the_explicit_option() {
+    // A hardened rules file with -f 2 must not leave the host without an
+    // audit daemon: fastaudit runs, the kernel gets -f 1 (never 2 here),
+    // and the note and the status file say -f 2 was asked, not applied.
     let _ka = KernelAudit::acquire();
     let _settings = Settings::save();
-    let before = status_and_rules();
     let dir = tempdir();
     let rules = dir.join("r.rules");
-    std::fs::write(&rules, "-f 2\n").unwrap();
+    std::fs::write(
+        &rules,
+        "-f 2\n-a always,exit -F arch=b64 -S mkdir -S mkdirat -k f2\n",
+    )
+    .unwrap();
     let log = dir.join("l");
-    let out = fastaudit(
-        FASTAUDIT,
-        &[
-            "run",
-            // The machine's auditd.conf is not part of the test.
-            "--no-config",
-            "--rules",
-            rules.to_str().unwrap(),
-            "--log",
-            log.to_str().unwrap(),
-        ],
-    );
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let fa = FastauditRun::start(FASTAUDIT, &rules, &log, &[]);
+    let note = format!("{}:1: note: -f 2: not applied", rules.display());
     assert!(
-        err.contains("-f 2") && err.contains("--apply-irreversible"),
-        "{err}"
+        fa.before_ready.iter().any(|l| l.starts_with(&note)
+            && l.contains("needs --apply-irreversible")
+            && l.contains("the kernel gets -f 1")),
+        "{:?}",
+        fa.before_ready
     );
-    // Refused before anything reached the kernel or the log.
-    assert_eq!(std::fs::read(&log).unwrap_or_default(), b"");
-    assert_eq!(status_and_rules(), before);
+    let status = status_and_rules();
+    assert!(status.contains("\nfailure 1\n"), "{status}");
+    wait_until(10, "the status file's irreversible lines", || {
+        let s = std::fs::read_to_string("/run/fastaudit/status").unwrap_or_default();
+        s.contains(&format!("pid {}\n", fa.pid()))
+            && s.contains("irreversible_asked -f 2\n")
+            && s.contains("irreversible_applied_to_kernel none\n")
+            && s.contains("failure_on_own_losses 1\n")
+    });
+    // It audits.
+    let made = dir.join("made");
+    std::fs::create_dir(&made).unwrap();
+    wait_until(10, "the mkdir's record", || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .any(|l| l.starts_with("type=SYSCALL ") && l.contains("key=\"f2\""))
+    });
+    fa.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -161,11 +161,7 @@ fn rules_check_names_each_irreversible_setting_and_what_is_applied() {
     for (line, what, says) in [
         (6, "-e 2", "only by `fastaudit run --apply-irreversible`"),
         (4, "--loginuid-immutable", "--apply-irreversible"),
-        (
-            3,
-            "-f 2",
-            "refuses to start on it without --apply-irreversible",
-        ),
+        (3, "-f 2", "without it the kernel gets -f 1"),
     ] {
         let note = err
             .lines()

@@ -69,9 +69,10 @@ impl Daemon {
         expect_companions: bool,
     ) -> Result<Daemon, Error> {
         let kernel_settings = KernelSettings::of(rules.current());
-        if kernel_settings.panic && !opts.bpf_only && !opts.apply_irreversible {
-            return Err(Error::Panic);
-        }
+        // Only with --apply-irreversible does the kernel get the rules'
+        // -f 2 (else -f 1: irreversible.rs says so at start).
+        let panic_allowed = kernel_settings.panic && opts.apply_irreversible && !opts.bpf_only;
+        let kernel_settings = kernel_settings.with_panic(panic_allowed);
         let uname = nix::sys::utsname::uname()
             .map(|u| u.release().to_string_lossy().into_owned())
             .unwrap_or_default();
@@ -91,8 +92,6 @@ impl Daemon {
             .iter()
             .find(|(m, _)| *m == fastaudit_netlink::proto::mask::FAILURE)
             .map(|(_, v)| *v);
-        // Only then did the kernel get the rules' -f 2 too.
-        let panic_allowed = kernel_settings.panic && opts.apply_irreversible && !opts.bpf_only;
         let mut kernel = Kernel::start(opts, kernel_settings, &mut sink, &mut notes)?;
         let of_kernel = kernel.status();
         let (failure, note) = Failure::choose(

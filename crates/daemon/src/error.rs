@@ -22,12 +22,6 @@ pub enum Error {
     /// The plan cannot run here (no hook kind fits).
     #[error("{0}")]
     Plan(String),
-    /// The rules ask the kernel to panic when audit fails.
-    #[error(
-        "the rules set `-f 2` (panic the kernel when audit fails): refused, since a \
-         stopped or slow reader would then panic the machine; pass --apply-irreversible to apply it"
-    )]
-    Panic,
     /// A signal handler could not be installed.
     #[error("installing signal handlers")]
     Signals(#[source] std::io::Error),

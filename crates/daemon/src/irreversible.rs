@@ -82,11 +82,10 @@ impl Asked {
         }
         if let Some(o) = &self.panic {
             let text = match (teller, reaches_kernel) {
-                (Teller::Check, _) => "`fastaudit run` refuses to start on it without --apply-irreversible; with it, the kernel panics when it loses a record, and fastaudit panics it when it loses an event".to_string(),
+                (Teller::Check, _) => "applied only by `fastaudit run --apply-irreversible` (the kernel then panics when it loses a record, and fastaudit panics it when it loses an event); without it the kernel gets -f 1 and lost events are logged and written to the kernel log".to_string(),
                 (_, Some(true)) => "applied: the kernel panics when it loses a record, and fastaudit panics it when it loses an event".to_string(),
                 _ if bpf_only => format!("not applied ({why_not}): a lost event is logged and written to the kernel log, as -f 1"),
-                // `run` refuses the rules then (Error::Panic says why).
-                _ => "not applied: `fastaudit run` does not start on it without --apply-irreversible".to_string(),
+                _ => format!("not applied ({why_not}): the kernel gets -f 1, and a lost event is logged and written to the kernel log"),
             };
             out.push(format!("{o}: note: -f 2: {text}"));
         }
@@ -163,7 +162,7 @@ mod tests {
         });
         assert!(bpf[1].contains("not applied (--bpf-only"), "{bpf:?}");
         assert!(bpf[2].contains("as -f 1"), "{bpf:?}");
-        assert!(safe[2].contains("does not start"), "{safe:?}");
+        assert!(safe[2].contains("the kernel gets -f 1"), "{safe:?}");
     }
 
     #[test]

@@ -49,6 +49,22 @@ impl KernelSettings {
         }
         k
     }
+
+    /// The settings with `-f 2` sent as `-f 1` unless `allowed`: without
+    /// --apply-irreversible the daemon still runs (a rules file a baseline
+    /// hardened must not leave the host unaudited), the kernel writes its
+    /// losses to its log instead of panicking, and the notes and the
+    /// status file say that -f 2 was asked and not applied.
+    pub fn with_panic(mut self, allowed: bool) -> KernelSettings {
+        if self.panic && !allowed {
+            for (m, v) in &mut self.set {
+                if *m == mask::FAILURE && *v == 2 {
+                    *v = 1;
+                }
+            }
+        }
+        self
+    }
 }
 
 pub(super) fn setting_name(m: u32) -> &'static str {
@@ -93,5 +109,9 @@ mod tests {
         assert!(k.lock && !k.panic && !k.loginuid_immutable);
         let k = settings("-f 2\n--loginuid-immutable\n");
         assert!(k.panic && k.loginuid_immutable && !k.lock);
+        let kept = settings("-f 2\n").with_panic(true);
+        assert_eq!(kept.set, vec![(mask::FAILURE, 2)]);
+        let sent = settings("-f 2\n").with_panic(false);
+        assert_eq!(sent.set, vec![(mask::FAILURE, 1)]);
     }
 }
