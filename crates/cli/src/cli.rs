@@ -193,9 +193,13 @@ pub struct RunArgs {
     /// reboot) and `-f 2` (panic on audit failure) reach the kernel.
     #[arg(long)]
     pub apply_irreversible: bool,
-    /// Refuse the rules on any warning (a value auditctl would wrap or read
-    /// past, a control byte, an empty input, a rules file others can change).
-    #[arg(long)]
+    /// All or nothing: refuse to start on a refused rules line or any
+    /// warning (a value auditctl would wrap or read past, a control byte, an
+    /// empty input, a rules file others can change). Without it a refused
+    /// line is loaded around as `auditctl -R` does (the lines before it; past
+    /// it after `-c` or `-i`), named on stderr and in the log, and the run
+    /// goes on. The unit reads FASTAUDIT_STRICT=yes from /etc/default/fastaudit.
+    #[arg(long, env = "FASTAUDIT_STRICT", value_parser = clap::builder::BoolishValueParser::new())]
     pub strict: bool,
     /// auditd's plugin settings (plugin_dir, q_depth, overflow_action, max_restarts).
     #[command(flatten)]

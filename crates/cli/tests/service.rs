@@ -49,10 +49,9 @@ fn unit_here() -> PathBuf {
 fn the_unit_passes_systemd_analyze_verify() {
     let text = unit();
     assert_eq!(value(&text, "Conflicts"), "auditd.service shutdown.target");
-    assert_eq!(
-        value(&text, "ExecStartPre"),
-        "/usr/sbin/fastaudit rules check"
-    );
+    // A rules error must not stop the service (run loads around it).
+    assert!(!text.contains("ExecStartPre="), "{text}");
+    assert_eq!(value(&text, "EnvironmentFile"), "-/etc/default/fastaudit");
     assert_eq!(value(&text, "ExecStart"), "/usr/sbin/fastaudit run");
     assert_eq!(value(&text, "Type"), "notify");
     // verify also runs `man` on every Documentation=man: page: the pages
@@ -116,7 +115,10 @@ fn the_programs_the_unit_runs_are_in_the_package() {
         .filter(|l| l.starts_with("Exec"))
         .filter_map(|l| l.split_once('=')?.1.split_whitespace().next())
         .collect();
-    assert!(programs.len() >= 3, "{programs:?}");
+    assert!(
+        programs.len() >= 2,
+        "ExecStart and ExecReload: {programs:?}"
+    );
     for p in programs {
         if p.starts_with("/usr/sbin/") {
             let (src, _) = packaged

@@ -85,6 +85,10 @@ impl Daemon {
             &crate::procinfo::me(),
         );
         sink.own(types::DAEMON_START, &body);
+        // The lines this start runs without, in the log as in the journal.
+        for body in rules.refused().record_bodies() {
+            sink.own(types::DAEMON_ERR, &body);
+        }
         sink.log.commit();
         let mut notes = Vec::new();
         let rules_failure = kernel_settings
@@ -174,8 +178,13 @@ impl Daemon {
             let sender = self.kernel.sender();
             self.sink.rotate(sender.as_ref());
         }
-        self.status
-            .update(&self.kernel, &self.sink, logged, self.losses.total());
+        self.status.update(
+            &self.kernel,
+            &self.sink,
+            logged,
+            self.losses.total(),
+            self.rules.refused(),
+        );
     }
 
     /// The parts a control request reads or changes.

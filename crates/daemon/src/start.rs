@@ -22,7 +22,7 @@ use fastaudit_rules::{RuleSet, SystemHost};
 pub fn run(opts: &RunOptions) -> Result<(), Error> {
     start_trace::mark("main");
     if opts.explain {
-        let (plan, _, _) = plan(opts)?;
+        let (plan, _, _, _) = plan(opts)?;
         print!("{}", plan.explain());
         return Ok(());
     }
@@ -31,7 +31,7 @@ pub fn run(opts: &RunOptions) -> Result<(), Error> {
         return Err(Error::NotRoot);
     }
     let settings = settings::resolve(opts).map_err(|Refused(lines)| Error::Refused(lines))?;
-    let (plan, set, env) = plan(opts)?;
+    let (plan, set, env, refused) = plan(opts)?;
     let teller = Teller::Run {
         apply_irreversible: opts.apply_irreversible,
         bpf_only: opts.bpf_only,
@@ -46,14 +46,21 @@ pub fn run(opts: &RunOptions) -> Result<(), Error> {
         opts,
         settings,
         plan,
-        Rules::new(&opts.rules, opts.strict, set, env),
+        Rules::new(&opts.rules, opts.strict, set, env).with_refused(refused),
     )
 }
 
-/// The rules, read and compiled for this host: the plan, the rule set and
-/// the host's facts it was compiled in.
-fn plan(opts: &RunOptions) -> Result<(Plan, RuleSet, Environment), Error> {
-    let set = rules::load(&opts.rules, &SystemHost, opts.strict).map_err(Error::Refused)?;
+/// The rules, read and compiled for this host: the plan, the rule set,
+/// the host's facts it was compiled in, and the refused lines it runs
+/// without (said on stderr here).
+fn plan(opts: &RunOptions) -> Result<(Plan, RuleSet, Environment, rules::Refused), Error> {
+    let loaded =
+        rules::load_for_run(&opts.rules, &SystemHost, opts.strict).map_err(Error::Refused)?;
+    let refused = rules::Refused::of(&loaded);
+    for l in refused.said() {
+        eprintln!("{l}");
+    }
+    let set = loaded.set;
     rules::print_warnings(&set, fastaudit_rules::report::MESSAGES_PER_FILE);
     start_trace::mark("settings and rules read");
     // Probing loads BPF programs and reads tracefs: root only (`--explain`
@@ -93,7 +100,7 @@ fn plan(opts: &RunOptions) -> Result<(Plan, RuleSet, Environment), Error> {
         plan = compile(&set, env.clone()).map_err(Error::Compile)?;
     }
     start_trace::mark("plan compiled");
-    Ok((plan, set, env))
+    Ok((plan, set, env, refused))
 }
 
 /// Open the log, start the plugins and the daemon, and run the plan.

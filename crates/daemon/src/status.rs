@@ -2,6 +2,7 @@
 //! once a second (`fastaudit status` prints them) and removed at stop.
 
 use crate::kernel::Kernel;
+use crate::rules::Refused;
 use crate::run_dir::{self, RUN_DIR};
 use crate::sink::Sink;
 use fastaudit_log::Source;
@@ -35,10 +36,17 @@ impl StatusFile {
     /// Rewrite it if it is a second old; `bpf_logged`: the BPF events
     /// logged so far, `bpf_lost` those lost in the ring buffer. Best
     /// effort: a status file that cannot be written stops nothing.
-    pub fn update(&mut self, kernel: &Kernel, sink: &Sink, bpf_logged: u64, bpf_lost: u64) {
+    pub fn update(
+        &mut self,
+        kernel: &Kernel,
+        sink: &Sink,
+        bpf_logged: u64,
+        bpf_lost: u64,
+        refused: &Refused,
+    ) {
         if self.written.is_none_or(|t| t.elapsed() >= EVERY) {
             self.written = Some(Instant::now());
-            let _ = self.write(kernel, sink, bpf_logged, bpf_lost);
+            let _ = self.write(kernel, sink, bpf_logged, bpf_lost, refused);
         }
     }
 
@@ -48,6 +56,7 @@ impl StatusFile {
         sink: &Sink,
         bpf_logged: u64,
         bpf_lost: u64,
+        refused: &Refused,
     ) -> std::io::Result<()> {
         let rx = kernel.stats();
         let log = &sink.log;
@@ -65,6 +74,7 @@ impl StatusFile {
             rx.errors,
             log.lost(),
         ) + &self.fixed
+            + &refused.status_lines()
             + &sink.plugin_status();
         std::fs::create_dir_all(RUN_DIR)?;
         let tmp = self.path.with_extension("tmp");

@@ -21,6 +21,7 @@ pub mod listing;
 mod origin;
 pub mod os_error;
 pub mod parse;
+pub mod partial;
 pub mod report;
 pub mod rule;
 pub mod ruleset;
@@ -31,6 +32,7 @@ pub mod tables;
 pub mod warning;
 
 pub use host::{FixedHost, Host, SystemHost};
+pub use partial::Partial;
 pub use rule::{Field, Rule};
 pub use ruleset::{LineError, LoadErrors, Loaded, Origin, RuleSet};
 pub use settings::Setting;

@@ -25,7 +25,7 @@ impl fmt::Display for Origin {
 }
 
 /// A refused line: where, and what is wrong with it.
-#[derive(Debug, Error, PartialEq, Eq)]
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
 #[error("{origin}: {message}")]
 pub struct LineError {
     /// The offending line.

@@ -2,7 +2,7 @@
 //! /etc/audit/rules.d, else (only when that does not exist) the built-in
 //! default rules.
 
-use fastaudit_rules::{lexer, LoadErrors, Origin, RuleSet, SystemHost};
+use fastaudit_rules::{lexer, LoadErrors, Origin, Partial, RuleSet, SystemHost};
 use std::path::PathBuf;
 
 /// The rules used when neither --rules nor /etc/audit/rules.d is given.
@@ -62,6 +62,44 @@ pub fn load_limited(
         Ok(set)
     } else {
         Err(errors)
+    }
+}
+
+/// The rules a run starts with: with `strict`, all of them or an error
+/// ([`load`]); else as `auditctl -R` (augenrules) loads them, the lines
+/// before the first refused one (past it after `-c` or `-i`), so that a
+/// rules error never leaves the host without an audit daemon. Only a
+/// rules.d that exists but cannot be listed is an error then.
+pub fn load_for_run(
+    paths: &[PathBuf],
+    host: &SystemHost,
+    strict: bool,
+) -> Result<Partial, Vec<String>> {
+    if strict {
+        return load(paths, host, true).map(|set| Partial {
+            set,
+            refused: None,
+            stopped: None,
+            ignored: false,
+        });
+    }
+    let limit = fastaudit_rules::report::MESSAGES_PER_FILE;
+    if !paths.is_empty() {
+        return Ok(RuleSet::load_as_auditctl(paths, host, limit));
+    }
+    match std::fs::metadata(RULES_D) {
+        Ok(_) => Ok(RuleSet::load_as_auditctl(
+            &[PathBuf::from(RULES_D)],
+            host,
+            limit,
+        )),
+        // The built-in rules load on every host (tests/rules check them).
+        Err(_) => load(paths, host, false).map(|set| Partial {
+            set,
+            refused: None,
+            stopped: None,
+            ignored: false,
+        }),
     }
 }
 

@@ -8,9 +8,11 @@
 
 pub mod change;
 mod load;
+mod refused;
 
 pub use change::{changes, RuleChange};
-pub use load::{load, load_limited, print_warnings};
+pub use load::{load, load_for_run, load_limited, print_warnings};
+pub use refused::Refused;
 
 use crate::kernel::KernelSettings;
 use fastaudit_engine::{compile, Environment, Plan};
@@ -36,6 +38,11 @@ pub struct Rules {
     locked: bool,
     /// The `paused` of the plan offered, applied once it runs.
     offered_paused: Option<bool>,
+    /// The lines refused at start (`FILE:LINE: why`) and the summary, when
+    /// the set runs without them; a reload of a complete set clears them.
+    refused: Refused,
+    /// The set offered was read from the files (SIGHUP), not `ctl`'s.
+    offered_reload: bool,
 }
 
 impl Rules {
@@ -51,7 +58,22 @@ impl Rules {
             paused: false,
             locked: false,
             offered_paused: None,
+            refused: Refused::default(),
+            offered_reload: false,
         }
+    }
+
+    /// The lines refused at start: the set runs without them (see
+    /// [`load_for_run`]).
+    pub fn with_refused(mut self, refused: Refused) -> Rules {
+        self.refused = refused;
+        self
+    }
+
+    /// The lines the running set lacks (none once a reload loaded the
+    /// files whole).
+    pub fn refused(&self) -> &Refused {
+        &self.refused
     }
 
     /// SIGHUP: the rules files read again and their plan, or the lines
@@ -80,6 +102,7 @@ impl Rules {
             .plan_of(&set, self.paused)
             .map_err(|e| refuse(vec![e]))?;
         self.offered = Some(set);
+        self.offered_reload = true;
         Ok(plan)
     }
 
@@ -99,6 +122,7 @@ impl Rules {
         let plan = self.plan_of(&set, paused)?;
         self.offered = Some(set);
         self.offered_paused = Some(paused);
+        self.offered_reload = false;
         Ok(plan)
     }
 
@@ -142,6 +166,12 @@ impl Rules {
             return Vec::new();
         }
         self.paused = paused.unwrap_or(self.paused);
+        // A reload runs the files loaded whole (it refuses a set with a
+        // refused line): the start's partial set is gone. A `ctl` change
+        // leaves the refused lines as missing as they were.
+        if std::mem::take(&mut self.offered_reload) {
+            self.refused = Refused::default();
+        }
         let old = std::mem::replace(&mut self.current, new);
         changes(&old, &self.current)
     }
