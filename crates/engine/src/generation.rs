@@ -29,6 +29,9 @@ pub struct Attached {
     /// One per attached link, the plan's attachments as `--explain` shows
     /// them ("tp_btf/raw_syscalls:sys_exit by fa_raw_exit").
     pub hooks: Vec<String>,
+    /// What the plan does without the programs this kernel refused
+    /// ([`crate::Plan::degraded`]), one line each.
+    pub degraded: Vec<String>,
 }
 
 /// A loaded and attached rule set.
@@ -62,9 +65,16 @@ impl Generation {
             .open(storage)
             .map_err(bpf("opening the BPF object"))?;
         // Only the programs the plan attaches are loaded (and verified).
+        let test_refused = crate::refusal::test_refused();
         for mut p in open.open_object_mut().progs_mut() {
             let load = plan.attachments.iter().any(|a| p.name() == a.program);
             p.set_autoload(load);
+            if load && test_refused.iter().any(|t| p.name() == t.as_str()) {
+                // The test switch: as a socket filter its context reads
+                // and helpers are invalid, so the kernel's verifier
+                // refuses it, as a kernel that cannot run it would.
+                p.set_prog_type(libbpf_rs::ProgramType::SocketFilter);
+            }
         }
         crate::start_trace::ask_verifier_stats(open.open_object_mut());
         crate::start_trace::mark("BPF object opened");
@@ -161,21 +171,38 @@ impl Generation {
                     .map_err(bpf(reuse))?;
             }
         }
-        let skel = open.load().map_err(bpf(
-            "loading the BPF programs (root and BPF support needed)",
-        ))?;
+        // libbpf names a refused program and the verifier's reason only
+        // in its messages: kept while loading, so the plan can be made
+        // again without that program.
+        let capture = crate::refusal::Capture::start();
+        let loaded = open.load();
+        let refusals = capture.refusals();
+        drop(capture);
+        let skel = match loaded {
+            Ok(skel) => skel,
+            Err(_) if !refusals.is_empty() => return Err(EngineError::Refused(refusals)),
+            Err(e) => {
+                return Err(bpf(
+                    "loading the BPF programs (root and BPF support needed)",
+                )(e))
+            }
+        };
         crate::start_trace::mark("BPF programs loaded (verified)");
         let resolved = Resolved::on_this_host(&plan);
         let images = plan.map_images(&resolved)?;
         crate::start_trace::mark("paths resolved, map images made");
         write_maps(&skel, &images)?;
         crate::start_trace::mark("maps written");
+        let attached = Attached {
+            hooks: Vec::new(),
+            degraded: plan.degraded.clone(),
+        };
         let mut g = Generation {
             number,
             plan,
             skel,
             links: std::cell::RefCell::new(Vec::new()),
-            attached: Attached::default(),
+            attached,
             watches: Some(resolved.watches),
             quit: Arc::new(AtomicBool::new(false)),
         };
@@ -203,16 +230,16 @@ impl Generation {
                         ""
                     };
                     prog.attach()
-                        .map_err(bpf(format!("attaching {}{hint}", a.point)))?
+                        .map_err(refused(a, format!("attaching {}{hint}", a.point)))?
                 }
                 AttachPoint::Kprobe { .. } | AttachPoint::Function { .. } => prog
                     .attach()
-                    .map_err(bpf(format!("attaching {}", a.point)))?,
+                    .map_err(refused(a, format!("attaching {}", a.point)))?,
                 AttachPoint::Syscall { tracepoint } => {
                     // libbpf finds tracepoint ids in tracefs: mount it if absent.
                     crate::probe::syscall_tracepoints();
                     prog.attach_tracepoint(TracepointCategory::Syscalls, tracepoint)
-                        .map_err(bpf(format!("attaching {}", a.point)))?
+                        .map_err(refused(a, format!("attaching {}", a.point)))?
                 }
             };
             links.push(link);
@@ -255,6 +282,20 @@ impl Generation {
         for k in keys {
             let _ = self.skel.maps.decisions.delete(&k);
         }
+    }
+}
+
+/// An attach point this kernel refused, as a refusal of its program: the
+/// plan is made again without it.
+fn refused(
+    a: &crate::hook::Attachment,
+    what: String,
+) -> impl FnOnce(libbpf_rs::Error) -> EngineError + '_ {
+    move |e| {
+        EngineError::Refused(vec![crate::refusal::Refusal {
+            program: a.program.to_string(),
+            why: format!("{what}: {e}"),
+        }])
     }
 }
 

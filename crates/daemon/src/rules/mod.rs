@@ -93,6 +93,14 @@ impl Rules {
         compile(&RuleSet::default(), self.env.clone()).map_err(|e| e.to_string())
     }
 
+    /// The running rules' plan made again without the programs this
+    /// kernel `refused` (kept for every later plan: a reload would meet
+    /// the same refusals).
+    pub fn replan(&mut self, refused: &[fastaudit_engine::Refusal]) -> Result<Plan, String> {
+        self.env.refused = refused.to_vec();
+        self.plan_of(&self.current, self.paused)
+    }
+
     /// `fastaudit ctl`: switch to `set` (running the empty plan when
     /// `paused`); [`Rules::finished`] then says how it went, as after SIGHUP.
     pub fn offer(&mut self, set: RuleSet, paused: bool) -> Result<Plan, String> {
