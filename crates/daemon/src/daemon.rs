@@ -352,9 +352,6 @@ impl Handler for Daemon {
     }
 
     fn replan(&mut self, refused: &[fastaudit_engine::Refusal]) -> Option<Plan> {
-        for r in refused {
-            eprintln!("fastaudit: {r}");
-        }
         match self.rules.replan(refused) {
             Ok(plan) => Some(plan),
             Err(e) => {

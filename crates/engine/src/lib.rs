@@ -62,7 +62,7 @@ mod test_rules;
 pub use compile::compile;
 pub use error::EngineError;
 pub use event::AuditEvent;
-pub use generation::Attached;
+pub use generation::{refused_at_load, Attached};
 pub use hook::{AttachPoint, Attachment, Hook, Noted};
 pub use image::{ImageError, MapImages, Rodata};
 pub use kinds::{
