@@ -185,17 +185,13 @@ fn parse(messages: &[String]) -> Vec<Refusal> {
                 why: err.trim().to_string(),
             });
         } else if let Some(log) = tail.strip_prefix("-- BEGIN PROG LOAD LOG --") {
-            let reason = log
-                .lines()
-                .map(str::trim)
-                .filter(|l| {
-                    !l.is_empty()
-                        && !l.starts_with("-- END PROG LOAD LOG")
-                        && !l.starts_with("processed ")
-                        && !l.starts_with("verification time")
-                        && !l.starts_with("stack depth")
-                })
-                .next_back();
+            let reason = log.lines().map(str::trim).rfind(|l| {
+                !l.is_empty()
+                    && !l.starts_with("-- END PROG LOAD LOG")
+                    && !l.starts_with("processed ")
+                    && !l.starts_with("verification time")
+                    && !l.starts_with("stack depth")
+            });
             if let (Some(r), Some(reason)) =
                 (out.iter_mut().rev().find(|r| r.program == name), reason)
             {
