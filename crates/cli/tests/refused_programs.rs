@@ -220,3 +220,33 @@ fn explain_names_what_a_refused_program_costs() {
         "no refused program is planned: {text}"
     );
 }
+
+#[test]
+fn a_missing_attach_point_degrades_as_a_refused_load_does() {
+    let _ka = KernelAudit::acquire();
+    let dir = tempdir();
+    let target = dir.join("target");
+    std::fs::write(&target, "x").unwrap();
+    let rules = dir.join("r.rules");
+    std::fs::write(
+        &rules,
+        "-a always,exit -F arch=b64 -S chmod,fchmodat -F key=ch\n",
+    )
+    .unwrap();
+    let log = dir.join("audit.log");
+    let fa = start(&rules, &log, "attach:fa_syscall_exit");
+    let said = fa.before_ready.join("\n");
+    assert!(
+        said.contains("fa_syscall_exit refused by the kernel: attaching tracepoint/syscalls:"),
+        "{said}"
+    );
+    assert!(
+        said.contains("degraded: per-syscall tracepoints: fa_syscall_exit refused"),
+        "{said}"
+    );
+    chmod(&target);
+    wait_until(10, "chmod's SYSCALL record through the raw hooks", || {
+        has_key(&log, "ch")
+    });
+    fa.stop();
+}

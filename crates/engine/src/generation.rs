@@ -85,6 +85,7 @@ impl Generation {
 
     fn attach(&mut self) -> Result<(), EngineError> {
         let mut links = Vec::new();
+        let missing = crate::refusal::test_missing_points();
         for a in &self.plan.attachments {
             let prog = self
                 .skel
@@ -110,6 +111,13 @@ impl Generation {
                 AttachPoint::Syscall { tracepoint } => {
                     // libbpf finds tracepoint ids in tracefs: mount it if absent.
                     crate::probe::syscall_tracepoints();
+                    // The test switch's `attach:PROGRAM`: a tracepoint this
+                    // kernel does not have, as a kernel that lacks the point.
+                    let tracepoint = if missing.iter().any(|m| m == a.program) {
+                        "sys_exit_fastaudit_test_missing"
+                    } else {
+                        tracepoint.as_str()
+                    };
                     prog.attach_tracepoint(TracepointCategory::Syscalls, tracepoint)
                         .map_err(refused(a, format!("attaching {}", a.point)))?
                 }

@@ -27,11 +27,29 @@ impl std::fmt::Display for Refusal {
 
 /// Test switch, read only by the loader (never from the configuration):
 /// programs named here (comma-separated) are made to fail the kernel's
-/// verifier at load, as a kernel that refuses them would.
+/// verifier at load, as a kernel that refuses them would; `attach:NAME`
+/// makes a per-syscall program's attach point one the kernel lacks.
 pub const TEST_ENV: &str = "FASTAUDIT_TEST_REFUSE_PROG";
 
-/// The programs [`TEST_ENV`] names.
+/// The programs [`TEST_ENV`] names to fail at load.
 pub(crate) fn test_refused() -> Vec<String> {
+    test_switch()
+        .into_iter()
+        .filter(|p| !p.starts_with("attach:"))
+        .collect()
+}
+
+/// The programs [`TEST_ENV`] names `attach:PROGRAM`: their per-syscall
+/// tracepoints are attached to one this kernel does not have (a missing
+/// attach point).
+pub(crate) fn test_missing_points() -> Vec<String> {
+    test_switch()
+        .iter()
+        .filter_map(|p| p.strip_prefix("attach:").map(String::from))
+        .collect()
+}
+
+fn test_switch() -> Vec<String> {
     std::env::var(TEST_ENV)
         .map(|v| {
             v.split(',')
