@@ -336,6 +336,17 @@ impl Handler for Daemon {
         if attached.hooks.is_empty() {
             eprintln!("fastaudit: no rule can record anything; nothing is attached");
         }
+        // What this kernel refused and what runs without it: in the
+        // journal and, as auditd reports its own troubles, in the log.
+        let pid = std::process::id();
+        for line in &attached.degraded {
+            eprintln!("fastaudit: degraded: {line}");
+            let detail = line.replace('"', "'");
+            self.sink.own(
+                types::DAEMON_ERR,
+                &format!("op=degraded detail=\"{detail}\" pid={pid} res=failed"),
+            );
+        }
         if let Err(e) = self.kernel.ready() {
             self.failed.get_or_insert(e);
             self.signals.stop.store(true, Ordering::Relaxed);
@@ -346,6 +357,16 @@ impl Handler for Daemon {
         // Best effort: under systemd a failed notification shows as a start timeout.
         if let Err(e) = crate::notify::ready() {
             eprintln!("fastaudit: warning: telling systemd it is ready: {e}");
+        }
+    }
+
+    fn replan(&mut self, refused: &[fastaudit_engine::Refusal]) -> Option<Plan> {
+        match self.rules.replan(refused) {
+            Ok(plan) => Some(plan),
+            Err(e) => {
+                eprintln!("fastaudit: {e}");
+                None
+            }
         }
     }
 

@@ -99,6 +99,28 @@ fn plan(opts: &RunOptions) -> Result<(Plan, RuleSet, Environment, rules::Refused
         env = probed(true);
         plan = compile(&set, env.clone()).map_err(Error::Compile)?;
     }
+    if opts.explain && root {
+        // What `run` would meet: the programs this kernel refuses at load
+        // (loaded, nothing attached), and the plan made without them.
+        let options = Options {
+            ring_buffer_bytes: opts.ring_buffer_bytes,
+            companion_with_context: opts.bpf_only,
+        };
+        for _ in 0..8 {
+            let Ok(refused) = fastaudit_engine::refused_at_load(&plan, options) else {
+                break;
+            };
+            let new: Vec<_> = refused
+                .into_iter()
+                .filter(|r| !env.refused.contains(r))
+                .collect();
+            if new.is_empty() {
+                break;
+            }
+            env.refused.extend(new);
+            plan = compile(&set, env.clone()).map_err(Error::Compile)?;
+        }
+    }
     start_trace::mark("plan compiled");
     Ok((plan, set, env, refused))
 }

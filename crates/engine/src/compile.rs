@@ -10,7 +10,9 @@
 //! record).
 
 use crate::hooks;
+use crate::kinds::InodeSource;
 use crate::plan::{Environment, Plan};
+use crate::refusal::{self, Step};
 use crate::rule::{arch_allows, compile_rule, CompileError, RulePaths, Test, FIELD_NEVER};
 use fastaudit_rules::abi::{arch, field, list, op};
 use fastaudit_rules::RuleSet;
@@ -24,9 +26,61 @@ type FilterKind = (Vec<u32>, [(bool, bool); 2]);
 
 const MAX_SYSCALL: u32 = fastaudit_rules::abi::BITMASK_WORDS as u32 * 32 - 16;
 
-/// Compile the rule set.
+/// Compile the rule set. Programs `env` says were refused are done
+/// without ([`crate::refusal`]): the plan's `degraded` says how.
 pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
+    if env.refused.is_empty() {
+        return compile_once(set, &env, false);
+    }
+    let mut env = env;
+    let mut degraded = Vec::new();
+    let mut without_inode_hooks = false;
+    // Each step takes one hook kind or feature away: a few at most.
+    for _ in 0..8 {
+        let mut plan = compile_once(set, &env, without_inode_hooks)?;
+        match refusal::next_step(&plan, &mut env) {
+            Some(Step::Again(note)) => {
+                without_inode_hooks |= matches!(env.features.inode, InodeSource::Missing(_));
+                degraded.push(note);
+            }
+            step => {
+                plan.degraded = degraded;
+                if let Some(Step::Drop(dropped)) = step {
+                    refusal::drop_refused(&mut plan, &dropped);
+                }
+                // Hooks served by the other kind of a refused program.
+                for r in &plan.refused {
+                    if let Some(a) = plan.attachments.iter().find(|a| {
+                        a.program != r.program
+                            && crate::hooks::other_kind_of(a.program) == Some(r.program.as_str())
+                    }) {
+                        plan.degraded.push(format!(
+                            "{} ({}): {} refused ({}); {} used instead",
+                            a.purpose, a.point, r.program, r.why, a.program
+                        ));
+                    }
+                }
+                for o in &plan.unavailable {
+                    plan.degraded
+                        .push(format!("rule {o}: unavailable (needs inode change hooks)"));
+                }
+                return Ok(plan);
+            }
+        }
+    }
+    compile_once(set, &env, without_inode_hooks)
+}
+
+/// Compile the rule set once in `env`; `without_inode_hooks`: the rules
+/// that need inode change hooks (watches, path=, dir=) are left out.
+fn compile_once(
+    set: &RuleSet,
+    env: &Environment,
+    without_inode_hooks: bool,
+) -> Result<Plan, CompileError> {
+    let env = env.clone();
     let mut plan = Plan {
+        refused: env.refused.clone(),
         kinds: env.kinds.clone(),
         features: env.features.clone(),
         ..Plan::default()
@@ -66,6 +120,14 @@ pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
                 }
             }
             plan.task_rules.push(compiled);
+            continue;
+        }
+        if without_inode_hooks
+            && r.fields
+                .iter()
+                .any(|f| matches!(f.field, field::WATCH | field::DIR))
+        {
+            plan.unavailable.push(loaded.origin.clone());
             continue;
         }
         let compiled = compile_rule(r, &loaded.origin, env.lsm_audit_rules, &mut paths)?;
@@ -159,7 +221,12 @@ pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
     plan.hooks = hooks::choose(&plan, &env);
     // Without a kind for the raw hooks nothing can be loaded:
     // `hook_kind_problem` says why.
-    plan.attachments =
-        hooks::attachments(&plan.hooks, plan.kinds.raw_kind(), &plan.features).unwrap_or_default();
+    plan.attachments = hooks::attachments(
+        &plan.hooks,
+        plan.kinds.raw_kind(),
+        &plan.features,
+        &env.refused,
+    )
+    .unwrap_or_default();
     Ok(plan)
 }

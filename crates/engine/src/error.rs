@@ -15,6 +15,10 @@ pub enum EngineError {
     /// The plan cannot run here (no hook kind, bad ring buffer size).
     #[error("{0}")]
     Plan(String),
+    /// The kernel refused these programs (at load or attach): compile the
+    /// rules again with them in `Environment::refused`.
+    #[error("{}", refused_list(.0))]
+    Refused(Vec<crate::refusal::Refusal>),
     /// The plan does not fit the kernel tables.
     #[error(transparent)]
     Image(#[from] ImageError),
@@ -23,4 +27,9 @@ pub enum EngineError {
 pub(crate) fn bpf(what: impl Into<String>) -> impl FnOnce(libbpf_rs::Error) -> EngineError {
     let what = what.into();
     move |source| EngineError::Bpf { what, source }
+}
+
+fn refused_list(refused: &[crate::refusal::Refusal]) -> String {
+    let all: Vec<String> = refused.iter().map(ToString::to_string).collect();
+    all.join("; ")
 }

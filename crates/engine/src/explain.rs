@@ -22,6 +22,12 @@ impl Plan {
                 let _ = writeln!(s, "  {a} ({})", a.purpose);
             }
         }
+        if !self.degraded.is_empty() {
+            let _ = writeln!(s, "degraded (programs this kernel refused):");
+            for d in &self.degraded {
+                let _ = writeln!(s, "  {d}");
+            }
+        }
         let _ = write!(s, "hook kinds on this kernel:\n{}", self.kinds.describe());
         match &self.features.inode {
             crate::kinds::InodeSource::Tracepoints => {}

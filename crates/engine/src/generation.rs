@@ -29,6 +29,9 @@ pub struct Attached {
     /// One per attached link, the plan's attachments as `--explain` shows
     /// them ("tp_btf/raw_syscalls:sys_exit by fa_raw_exit").
     pub hooks: Vec<String>,
+    /// What the plan does without the programs this kernel refused
+    /// ([`crate::Plan::degraded`]), one line each.
+    pub degraded: Vec<String>,
 }
 
 /// A loaded and attached rule set.
@@ -55,127 +58,23 @@ impl Generation {
         number: u32,
         owner: Option<&FastauditSkel<'static>>,
     ) -> Result<Generation, EngineError> {
-        // Each generation's object lives as long as the run; a reload
-        // keeps one small open-object record for good.
-        let storage = Box::leak(Box::new(MaybeUninit::uninit()));
-        let mut open = FastauditSkelBuilder::default()
-            .open(storage)
-            .map_err(bpf("opening the BPF object"))?;
-        // Only the programs the plan attaches are loaded (and verified).
-        for mut p in open.open_object_mut().progs_mut() {
-            let load = plan.attachments.iter().any(|a| p.name() == a.program);
-            p.set_autoload(load);
-        }
-        crate::start_trace::ask_verifier_stats(open.open_object_mut());
-        crate::start_trace::mark("BPF object opened");
-        if let Some(ro) = open.maps.rodata_data.as_deref_mut() {
-            let r = plan.rodata();
-            ro.self_tgid = std::process::id();
-            ro.have_watches = u32::from(r.have_watches);
-            ro.have_dirs = u32::from(r.have_dirs);
-            // The BPF side calls the tasks an always,task rule selected `recorded`.
-            ro.have_always_task = u32::from(r.have_always_task);
-            ro.have_perm = u32::from(r.have_perm);
-            ro.have_objs = u32::from(r.have_objs);
-            ro.companion_with_context = u32::from(options.companion_with_context);
-            ro.ring_half_bytes = u64::from(options.ring_buffer_bytes / 2);
-            ro.have_uring = u32::from(r.have_uring);
-            ro.have_uring_objs = u32::from(r.have_uring);
-            ro.uring_enter_rules = u32::from(r.uring_enter_rules);
-            // Read from the kernel's BTF only for io_uring plans.
-            ro.uring_complete_res_arg = u32::from(
-                r.have_uring
-                    && plan
-                        .features
-                        .uring_complete_res_arg
-                        .unwrap_or_else(crate::probe::uring_complete_res_arg),
-            );
-            ro.have_signal_rules = u32::from(r.have_signal_rules);
-            // raw_tp programs may not call the task lookup kfunc.
-            ro.task_lookup = u32::from(
-                !plan
-                    .attachments
-                    .iter()
-                    .any(|a| a.program.starts_with("fa_rtp_")),
-            );
-            if let crate::kinds::InodeSource::Kprobes {
-                atime_caller: Some((start, end)),
-                ..
-            } = plan.features.inode
-            {
-                ro.atime_fn_start = start;
-                ro.atime_fn_end = end;
-            }
-            if let crate::kinds::LsmLabels::AppArmor(addr) = plan.features.labels {
-                ro.apparmor_blob_sizes_addr = addr;
-            }
-            ro.fmode_backing = plan.features.fmode_backing;
-            ro.generation = number;
-        }
-        // Maps only the loader writes, at most one entry per watch: sized
-        // to the plan. Preallocated at their full size, the two path maps
-        // alone took ~40 MB of kernel memory and ms to create with no watch.
-        let watches = (plan.watches.len() as u32).clamp(1, fa_limit::FA_MAX_WATCHED.0);
-        let m = &mut open.maps;
-        for map in [
-            &mut m.watch_paths,
-            &mut m.tree_paths,
-            &mut m.watch_by_parent_name,
-        ] {
-            map.set_max_entries(watches)
-                .map_err(bpf("sizing the watch tables"))?;
-        }
-        match owner {
-            None => open
-                .maps
-                .events
-                .set_max_entries(options.ring_buffer_bytes)
-                .map_err(bpf("sizing the ring buffer"))?,
-            Some(o) => {
-                let m = &mut open.maps;
-                let reuse = "sharing the running rule set's maps";
-                m.events
-                    .reuse_fd(o.maps.events.as_fd())
-                    .map_err(bpf(reuse))?;
-                m.stats.reuse_fd(o.maps.stats.as_fd()).map_err(bpf(reuse))?;
-                m.never_task
-                    .reuse_fd(o.maps.never_task.as_fd())
-                    .map_err(bpf(reuse))?;
-                m.always_task
-                    .reuse_fd(o.maps.always_task.as_fd())
-                    .map_err(bpf(reuse))?;
-                m.entry_args
-                    .reuse_fd(o.maps.entry_args.as_fd())
-                    .map_err(bpf(reuse))?;
-                m.mq_entry
-                    .reuse_fd(o.maps.mq_entry.as_fd())
-                    .map_err(bpf(reuse))?;
-                m.ipc_entries
-                    .reuse_fd(o.maps.ipc_entries.as_fd())
-                    .map_err(bpf(reuse))?;
-                m.handover
-                    .reuse_fd(o.maps.handover.as_fd())
-                    .map_err(bpf(reuse))?;
-                m.decisions
-                    .reuse_fd(o.maps.decisions.as_fd())
-                    .map_err(bpf(reuse))?;
-            }
-        }
-        let skel = open.load().map_err(bpf(
-            "loading the BPF programs (root and BPF support needed)",
-        ))?;
+        let skel = open_and_load(&plan, options, number, owner)?;
         crate::start_trace::mark("BPF programs loaded (verified)");
         let resolved = Resolved::on_this_host(&plan);
         let images = plan.map_images(&resolved)?;
         crate::start_trace::mark("paths resolved, map images made");
         write_maps(&skel, &images)?;
         crate::start_trace::mark("maps written");
+        let attached = Attached {
+            hooks: Vec::new(),
+            degraded: plan.degraded.clone(),
+        };
         let mut g = Generation {
             number,
             plan,
             skel,
             links: std::cell::RefCell::new(Vec::new()),
-            attached: Attached::default(),
+            attached,
             watches: Some(resolved.watches),
             quit: Arc::new(AtomicBool::new(false)),
         };
@@ -186,6 +85,7 @@ impl Generation {
 
     fn attach(&mut self) -> Result<(), EngineError> {
         let mut links = Vec::new();
+        let missing = crate::refusal::test_missing_points();
         for a in &self.plan.attachments {
             let prog = self
                 .skel
@@ -203,16 +103,23 @@ impl Generation {
                         ""
                     };
                     prog.attach()
-                        .map_err(bpf(format!("attaching {}{hint}", a.point)))?
+                        .map_err(refused(a, format!("attaching {}{hint}", a.point)))?
                 }
                 AttachPoint::Kprobe { .. } | AttachPoint::Function { .. } => prog
                     .attach()
-                    .map_err(bpf(format!("attaching {}", a.point)))?,
+                    .map_err(refused(a, format!("attaching {}", a.point)))?,
                 AttachPoint::Syscall { tracepoint } => {
                     // libbpf finds tracepoint ids in tracefs: mount it if absent.
                     crate::probe::syscall_tracepoints();
+                    // The test switch's `attach:PROGRAM`: a tracepoint this
+                    // kernel does not have, as a kernel that lacks the point.
+                    let tracepoint = if missing.iter().any(|m| m == a.program) {
+                        "sys_exit_fastaudit_test_missing"
+                    } else {
+                        tracepoint.as_str()
+                    };
                     prog.attach_tracepoint(TracepointCategory::Syscalls, tracepoint)
-                        .map_err(bpf(format!("attaching {}", a.point)))?
+                        .map_err(refused(a, format!("attaching {}", a.point)))?
                 }
             };
             links.push(link);
@@ -255,6 +162,171 @@ impl Generation {
         for k in keys {
             let _ = self.skel.maps.decisions.delete(&k);
         }
+    }
+}
+
+/// Open the BPF object with `plan`'s programs, configure it for the plan
+/// (its constants, map sizes, `owner`'s shared maps) and load it.
+fn open_and_load(
+    plan: &Plan,
+    options: Options,
+    number: u32,
+    owner: Option<&FastauditSkel<'static>>,
+) -> Result<FastauditSkel<'static>, EngineError> {
+    // Each generation's object lives as long as the run; a reload
+    // keeps one small open-object record for good.
+    let storage = Box::leak(Box::new(MaybeUninit::uninit()));
+    let mut open = FastauditSkelBuilder::default()
+        .open(storage)
+        .map_err(bpf("opening the BPF object"))?;
+    // Only the programs the plan attaches are loaded (and verified).
+    let test_refused = crate::refusal::test_refused();
+    for mut p in open.open_object_mut().progs_mut() {
+        let load = plan.attachments.iter().any(|a| p.name() == a.program);
+        p.set_autoload(load);
+        if load && test_refused.iter().any(|t| p.name() == t.as_str()) {
+            // The test switch: as a socket filter its context reads
+            // and helpers are invalid, so the kernel's verifier
+            // refuses it, as a kernel that cannot run it would.
+            p.set_prog_type(libbpf_rs::ProgramType::SocketFilter);
+        }
+    }
+    crate::start_trace::ask_verifier_stats(open.open_object_mut());
+    crate::start_trace::mark("BPF object opened");
+    if let Some(ro) = open.maps.rodata_data.as_deref_mut() {
+        let r = plan.rodata();
+        ro.self_tgid = std::process::id();
+        ro.have_watches = u32::from(r.have_watches);
+        ro.have_dirs = u32::from(r.have_dirs);
+        // The BPF side calls the tasks an always,task rule selected `recorded`.
+        ro.have_always_task = u32::from(r.have_always_task);
+        ro.have_perm = u32::from(r.have_perm);
+        ro.have_objs = u32::from(r.have_objs);
+        ro.companion_with_context = u32::from(options.companion_with_context);
+        ro.ring_half_bytes = u64::from(options.ring_buffer_bytes / 2);
+        ro.have_uring = u32::from(r.have_uring);
+        ro.have_uring_objs = u32::from(r.have_uring);
+        ro.uring_enter_rules = u32::from(r.uring_enter_rules);
+        // Read from the kernel's BTF only for io_uring plans.
+        ro.uring_complete_res_arg = u32::from(
+            r.have_uring
+                && plan
+                    .features
+                    .uring_complete_res_arg
+                    .unwrap_or_else(crate::probe::uring_complete_res_arg),
+        );
+        ro.have_signal_rules = u32::from(r.have_signal_rules);
+        // raw_tp programs may not call the task lookup kfunc.
+        ro.task_lookup = u32::from(
+            !plan
+                .attachments
+                .iter()
+                .any(|a| a.program.starts_with("fa_rtp_")),
+        );
+        if let crate::kinds::InodeSource::Kprobes {
+            atime_caller: Some((start, end)),
+            ..
+        } = plan.features.inode
+        {
+            ro.atime_fn_start = start;
+            ro.atime_fn_end = end;
+        }
+        if let crate::kinds::LsmLabels::AppArmor(addr) = plan.features.labels {
+            ro.apparmor_blob_sizes_addr = addr;
+        }
+        ro.fmode_backing = plan.features.fmode_backing;
+        ro.generation = number;
+    }
+    // Maps only the loader writes, at most one entry per watch: sized
+    // to the plan. Preallocated at their full size, the two path maps
+    // alone took ~40 MB of kernel memory and ms to create with no watch.
+    let watches = (plan.watches.len() as u32).clamp(1, fa_limit::FA_MAX_WATCHED.0);
+    let m = &mut open.maps;
+    for map in [
+        &mut m.watch_paths,
+        &mut m.tree_paths,
+        &mut m.watch_by_parent_name,
+    ] {
+        map.set_max_entries(watches)
+            .map_err(bpf("sizing the watch tables"))?;
+    }
+    match owner {
+        None => open
+            .maps
+            .events
+            .set_max_entries(options.ring_buffer_bytes)
+            .map_err(bpf("sizing the ring buffer"))?,
+        Some(o) => {
+            let m = &mut open.maps;
+            let reuse = "sharing the running rule set's maps";
+            m.events
+                .reuse_fd(o.maps.events.as_fd())
+                .map_err(bpf(reuse))?;
+            m.stats.reuse_fd(o.maps.stats.as_fd()).map_err(bpf(reuse))?;
+            m.never_task
+                .reuse_fd(o.maps.never_task.as_fd())
+                .map_err(bpf(reuse))?;
+            m.always_task
+                .reuse_fd(o.maps.always_task.as_fd())
+                .map_err(bpf(reuse))?;
+            m.entry_args
+                .reuse_fd(o.maps.entry_args.as_fd())
+                .map_err(bpf(reuse))?;
+            m.mq_entry
+                .reuse_fd(o.maps.mq_entry.as_fd())
+                .map_err(bpf(reuse))?;
+            m.ipc_entries
+                .reuse_fd(o.maps.ipc_entries.as_fd())
+                .map_err(bpf(reuse))?;
+            m.handover
+                .reuse_fd(o.maps.handover.as_fd())
+                .map_err(bpf(reuse))?;
+            m.decisions
+                .reuse_fd(o.maps.decisions.as_fd())
+                .map_err(bpf(reuse))?;
+        }
+    }
+    // libbpf names a refused program and the verifier's reason only
+    // in its messages: kept while loading, so the plan can be made
+    // again without that program.
+    let capture = crate::refusal::Capture::start();
+    let loaded = open.load();
+    let refusals = capture.refusals();
+    drop(capture);
+    match loaded {
+        Ok(skel) => Ok(skel),
+        Err(_) if !refusals.is_empty() => Err(EngineError::Refused(refusals)),
+        Err(e) => Err(bpf(
+            "loading the BPF programs (root and BPF support needed)",
+        )(e)),
+    }
+}
+
+/// The programs of `plan` this kernel refuses at load (the verifier),
+/// found by loading them as `run` would, attaching nothing: for
+/// `--explain` as root. Empty when all load.
+pub fn refused_at_load(plan: &Plan, options: Options) -> Result<Vec<crate::Refusal>, EngineError> {
+    if plan.attachments.is_empty() {
+        return Ok(Vec::new());
+    }
+    match open_and_load(plan, options, 0, None) {
+        Ok(_) => Ok(Vec::new()),
+        Err(EngineError::Refused(r)) => Ok(r),
+        Err(e) => Err(e),
+    }
+}
+
+/// An attach point this kernel refused, as a refusal of its program: the
+/// plan is made again without it.
+fn refused(
+    a: &crate::hook::Attachment,
+    what: String,
+) -> impl FnOnce(libbpf_rs::Error) -> EngineError + '_ {
+    move |e| {
+        EngineError::Refused(vec![crate::refusal::Refusal {
+            program: a.program.to_string(),
+            why: format!("{what}: {e}"),
+        }])
     }
 }
 

@@ -5,6 +5,7 @@
 use crate::hook::{AttachPoint, Attachment, Hook};
 use crate::kinds::{Features, InodeSource, Kind, UringSubmit};
 use crate::plan::{Environment, Plan};
+use crate::refusal::Refusal;
 use crate::syscalls;
 use companion::companion_hooks;
 use entry::raw_entry_hooks;
@@ -124,7 +125,15 @@ const URING_SUBMIT_SQE: Twice = Twice {
 };
 
 impl Twice {
-    fn attach(&self, kind: Kind) -> Attachment {
+    /// Its `kind` program, or the other one where this kernel refused
+    /// that one (the same body: another hook kind for the same work).
+    fn attach(&self, kind: Kind, refused: &[Refusal]) -> Attachment {
+        let is_refused = |p: &str| refused.iter().any(|r| r.program == p);
+        let kind = match kind {
+            Kind::TpBtf if is_refused(self.tp_btf) && !is_refused(self.raw_tp) => Kind::RawTp,
+            Kind::RawTp if is_refused(self.raw_tp) && !is_refused(self.tp_btf) => Kind::TpBtf,
+            k => k,
+        };
         Attachment {
             program: if kind == Kind::RawTp {
                 self.raw_tp
@@ -141,13 +150,55 @@ impl Twice {
     }
 }
 
+/// Whether `program` is one of the inode change hooks (tracepoints or
+/// kprobes): without it, watches cannot be followed.
+pub(crate) fn serves_inode_changes(program: &str) -> bool {
+    INODE
+        .iter()
+        .any(|t| t.tp_btf == program || t.raw_tp == program)
+        || INODE_KPROBES.iter().any(|&(p, _)| p == program)
+}
+
+/// The other kind's program of a raw hook (tp_btf for raw_tp and back).
+pub(crate) fn other_kind_of(program: &str) -> Option<&'static str> {
+    [
+        RAW_EXIT,
+        RAW_ENTER,
+        EXEC_PREPARE,
+        SIGNAL_SENT,
+        URING_SUBMIT_SQE,
+    ]
+    .iter()
+    .chain(&TASK)
+    .chain(&INODE)
+    .chain(&URING_OPS)
+    .find_map(|t| {
+        if t.tp_btf == program {
+            Some(t.raw_tp)
+        } else if t.raw_tp == program {
+            Some(t.tp_btf)
+        } else {
+            None
+        }
+    })
+}
+
+/// Whether `program` is the raw syscall exit hook, which judges the
+/// rules of every syscall the per-syscall tracepoints cannot: without
+/// either kind of it nothing can be audited.
+pub(crate) fn essential(program: &str) -> bool {
+    RAW_EXIT.tp_btf == program || RAW_EXIT.raw_tp == program
+}
+
 /// The programs and attach points for `hooks`, the raw ones as `raw_kind`
 /// programs (tp_btf or raw_tp); `None` when a hook needs a raw kind and
 /// there is none. The raw hooks come first, the per-syscall ones after.
+/// A raw program this kernel `refused` is replaced by its other kind.
 pub fn attachments(
     hooks: &[Hook],
     raw_kind: Option<Kind>,
     features: &Features,
+    refused: &[Refusal],
 ) -> Option<Vec<Attachment>> {
     let mut raw = Vec::new();
     let (mut exits, mut enters) = (Vec::new(), Vec::new());
@@ -230,7 +281,7 @@ pub fn attachments(
             }
         };
         let kind = raw_kind?;
-        raw.extend(twice.iter().map(|t| t.attach(kind)));
+        raw.extend(twice.iter().map(|t| t.attach(kind, refused)));
     }
     raw.extend(exits);
     raw.extend(enters);

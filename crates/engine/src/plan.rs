@@ -5,6 +5,7 @@
 
 use crate::hook::{Attachment, Hook};
 use crate::kinds::{Features, HookKinds, InodeSource, UringSubmit};
+use crate::refusal::Refusal;
 use crate::rule::{arch_allows, CompiledRule, Watch};
 use fastaudit_rules::abi::{arch, field};
 use fastaudit_rules::Origin;
@@ -38,6 +39,14 @@ pub struct Plan {
     pub uring: crate::uring::UringPlan,
     /// The kernel facts the plan was made for, beyond the hook kinds.
     pub features: Features,
+    /// The programs this kernel refused, that the plan was made without.
+    pub refused: Vec<Refusal>,
+    /// What the plan does without them, one line each: the other hook
+    /// used, or the feature unavailable, and why (`--explain`, the
+    /// journal and a DAEMON_ERR record at start).
+    pub degraded: Vec<String>,
+    /// Rules left out because the hooks they need were refused.
+    pub unavailable: Vec<Origin>,
 }
 
 /// What the host offers that changes rule meaning or the hooks to use.
@@ -65,6 +74,10 @@ pub struct Environment {
     /// The BPF features, tracepoints and functions the kernel has
     /// (default: all assumed present).
     pub features: Features,
+    /// Programs this kernel refused at load or attach (found by loading
+    /// the plan: [`crate::EngineError::Refused`]); the plan is made
+    /// without them.
+    pub refused: Vec<Refusal>,
 }
 
 impl Environment {
@@ -217,6 +230,21 @@ impl Plan {
     pub fn hook_kind_problem(&self) -> Option<String> {
         if self.hooks.is_empty() {
             return None;
+        }
+        // A refused program still planned: one nothing can be audited without.
+        let still: Vec<String> = self
+            .refused
+            .iter()
+            .filter(|r| self.attachments.iter().any(|a| a.program == r.program))
+            .map(|r| format!("  {r}"))
+            .collect();
+        if !still.is_empty() {
+            let all: Vec<String> = self.refused.iter().map(|r| format!("  {r}")).collect();
+            return Some(format!(
+                "nothing can be audited: this kernel refused the programs every syscall's audit needs:\n{}\nrefused in all:\n{}",
+                still.join("\n"),
+                all.join("\n")
+            ));
         }
         if let Some(why) = self.features.missing_bpf_problem() {
             return Some(why);

@@ -56,10 +56,58 @@ pub fn run(
     run_live(plan.clone(), options, stop, &mut calls)
 }
 
+/// Load and attach the first generation; where the kernel refuses some of
+/// its programs, again with the plan the handler makes without them,
+/// until it loads or nothing can be audited without them.
+fn load_first<H: Handler>(
+    mut plan: Plan,
+    options: Options,
+    handler: &mut H,
+) -> Result<Generation, EngineError> {
+    let mut refused: Vec<crate::Refusal> = plan.refused.clone();
+    loop {
+        match Generation::load(plan, options, 0, None) {
+            Err(EngineError::Refused(now)) => {
+                let before = refused.len();
+                for r in now {
+                    if !refused.iter().any(|k| k.program == r.program) {
+                        refused.push(r);
+                    }
+                }
+                // The same program refused again: the plan cannot do without it.
+                if refused.len() == before {
+                    return Err(EngineError::Refused(refused));
+                }
+                let Some(next) = handler.replan(&refused) else {
+                    return Err(EngineError::Refused(refused));
+                };
+                if let Some(why) = next.hook_kind_problem() {
+                    return Err(EngineError::Plan(why));
+                }
+                if next.attachments.is_empty() {
+                    return Err(EngineError::Plan(format!(
+                        "nothing can be audited: every hook the rules need was refused:\n{}",
+                        next.degraded.join("\n")
+                    )));
+                }
+                crate::start_trace::mark("plan made again without the refused programs");
+                plan = next;
+            }
+            other => return other,
+        }
+    }
+}
+
 /// What [`run_live`] tells its caller, and asks it, as it runs.
 pub trait Handler {
     /// Every hook of the first plan is attached (or it needs none).
     fn ready(&mut self, attached: &Attached);
+    /// The kernel refused programs of the plan (at load or attach): the
+    /// plan made again without them (every refusal so far in
+    /// [`crate::Environment::refused`]), or `None` to give up.
+    fn replan(&mut self, _refused: &[crate::Refusal]) -> Option<Plan> {
+        None
+    }
     /// Asked between batches: a new plan to switch to, if one is wanted.
     fn reload(&mut self) -> Option<Plan> {
         None
@@ -147,7 +195,7 @@ pub fn run_live<H: Handler>(
             "ring buffer size {size} must be a power of two of at least 4096 bytes"
         )));
     }
-    let mut owner = Generation::load(plan, options, 0, None)?;
+    let mut owner = load_first(plan, options, handler)?;
     // Plans by generation: events still queued from a replaced rule set
     // are assembled with its plan.
     let mut plans: Vec<Plan> = vec![owner.plan.clone()];

@@ -49,7 +49,7 @@ pub(crate) fn ask_verifier_stats(open: &mut libbpf_rs::OpenObject) {
 }
 
 /// Keep only the load logs' summary lines of libbpf's debug output.
-fn print_stats(level: libbpf_rs::PrintLevel, msg: String) {
+pub(crate) fn print_stats(level: libbpf_rs::PrintLevel, msg: String) {
     if level != libbpf_rs::PrintLevel::Debug {
         eprint!("{msg}");
         return;

@@ -116,6 +116,18 @@ impl Rules {
         compile(&RuleSet::default(), self.env.clone()).map_err(|e| e.to_string())
     }
 
+    /// The running rules' plan made again without the programs this
+    /// kernel `refused` (kept for every later plan: a reload would meet
+    /// the same refusals).
+    /// Each refusal not known before is said on stderr (the journal).
+    pub fn replan(&mut self, refused: &[fastaudit_engine::Refusal]) -> Result<Plan, String> {
+        for r in refused.iter().filter(|r| !self.env.refused.contains(r)) {
+            eprintln!("fastaudit: {r}");
+        }
+        self.env.refused = refused.to_vec();
+        self.plan_of(&self.current, self.paused)
+    }
+
     /// `fastaudit ctl`: switch to `set` (running the empty plan when
     /// `paused`); [`Rules::finished`] then says how it went, as after SIGHUP.
     pub fn offer(&mut self, set: RuleSet, paused: bool) -> Result<Plan, String> {
