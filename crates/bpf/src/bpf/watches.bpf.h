@@ -237,7 +237,7 @@ static __always_inline int on_ctime(struct inode *inode)
 	struct fa_hits local = {};
 	struct hlist_node *alias = BPF_CORE_READ(inode, i_dentry.first);
 	if (alias) {
-		struct dentry *d = container_of(alias, struct dentry, d_u.d_alias);
+		struct dentry *d = alias_dentry(alias);
 		note_dentry(&local, d, 0);
 		struct inode *pi = BPF_CORE_READ(d, d_parent, d_inode);
 		struct fa_inode_key pk = inode_key(pi);
