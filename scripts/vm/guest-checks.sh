@@ -16,6 +16,8 @@
 #                  Lines `fastaudit rules check` refuses on this root file
 #                  system (missing dirs/users, syscalls unknown to the audit
 #                  tables) are left out first, and counted in the reason.
+#                  CHECK_START_TRACE=log: each program's full verifier log
+#                  in the check's log (default 1: the verifier's statistics).
 #   explain        fastaudit run --explain on rules/default.rules; reason:
 #                  the probed hook kinds
 #   progs          every BPF program of the object loaded alone and attached
@@ -90,7 +92,7 @@ check_start() {
   local rules; rules=$(cat "$SCRATCH/prepared"); local dropped; dropped=$(cat "$SCRATCH/dropped")
   local log; log=$(mktemp -d); chmod 700 "$log"
   local out=$SCRATCH/run.out t0; t0=$(date +%s.%N)
-  FASTAUDIT_START_TRACE=1 timeout $((READY_TIMEOUT + 30)) "$FASTAUDIT" run --no-config --rules "$rules" \
+  FASTAUDIT_START_TRACE=${CHECK_START_TRACE:-1} timeout $((READY_TIMEOUT + 30)) "$FASTAUDIT" run --no-config --rules "$rules" \
     --log "$log/audit.log" > "$out" 2>&1 &
   local pid=$! ready=0
   for _ in $(seq 1 $((READY_TIMEOUT * 10))); do
