@@ -539,6 +539,26 @@ fn kallsyms(text: &str) -> impl Iterator<Item = (u64, &str, &str)> {
     })
 }
 
+/// Whether this kernel's link and symlink syscalls take the old name (the
+/// link's source, the symlink's target) before the new one, so that its
+/// PATH items come first: (link, symlink). Since the VFS's `filename_*at`
+/// rework (Debian's 7.2 and 7.3 have it; 6.18 does not) each syscall takes
+/// its names in two statements, old first, and calls `filename_linkat`
+/// and `filename_symlinkat`; before, both names were arguments of one
+/// call (`do_linkat`, `do_symlinkat`), which x86_64 builds evaluated last
+/// first: the new name's directory was item 0. Told from the functions in
+/// the kernel's BTF (none: the older order).
+pub(crate) fn link_names_old_first() -> (bool, bool) {
+    static ORDER: std::sync::OnceLock<(bool, bool)> = std::sync::OnceLock::new();
+    *ORDER.get_or_init(|| match KernelBtf::load() {
+        Some(b) => (
+            b.has_func("filename_linkat"),
+            b.has_func("filename_symlinkat"),
+        ),
+        None => (false, false),
+    })
+}
+
 /// Whether this kernel's `io_uring_complete` passes the result as an
 /// argument (ctx, req, user_data, res, ...) rather than a CQE pointer,
 /// from its BTF prototype (the CQE pointer when unknown).

@@ -96,7 +96,7 @@ fn heaviest_subprogs(log: &str, n: usize) -> Vec<String> {
         })
         .filter(|(insns, _)| *insns > 0)
         .collect();
-    found.sort_by(|a, b| b.0.cmp(&a.0));
+    found.sort_by_key(|f| std::cmp::Reverse(f.0));
     found
         .into_iter()
         .take(n)
@@ -118,7 +118,10 @@ mod tests {
                    processed 1000001 insns (limit 1000000)\n";
         assert_eq!(
             heaviest_subprogs(log, 2),
-            vec!["failed_step 407668".to_string(), "names_step 72545".to_string()]
+            vec![
+                "failed_step 407668".to_string(),
+                "names_step 72545".to_string()
+            ]
         );
         // Older kernels print no such lines.
         assert!(heaviest_subprogs("processed 5 insns (limit 1000000)\n", 3).is_empty());
