@@ -38,31 +38,24 @@ struct Build<'a> {
 struct Kernel {
     /// (major, minor).
     version: (u32, u32),
-    /// link/linkat name the file under its old name first, then the new
-    /// name's directory ([`crate::probe::link_names_old_first`]).
-    link_old_first: bool,
-    /// symlink/symlinkat name the target first, then the new name's
-    /// directory.
-    symlink_target_first: bool,
+    /// The order it takes link's, symlink's and rename's two names in.
+    order: lookup::NameOrder,
 }
 
 impl Kernel {
     fn running() -> Kernel {
-        let (link_old_first, symlink_target_first) = crate::probe::link_names_old_first();
         Kernel {
             version: crate::probe::kernel_version(),
-            link_old_first,
-            symlink_target_first,
+            order: crate::probe::name_order(),
         }
     }
 
-    /// A kernel of this version with the older link and symlink order.
+    /// A kernel of this version with the older order (the new name first).
     #[cfg(test)]
     fn at(version: (u32, u32)) -> Kernel {
         Kernel {
             version,
-            link_old_first: false,
-            symlink_target_first: false,
+            order: lookup::NameOrder::default(),
         }
     }
 }
@@ -223,6 +216,7 @@ fn path_records_on(sc: &Syscall, aux: &[Aux], kernel: Kernel) -> Option<PathReco
         cwd: sent.cwd.as_deref(),
         names: &sent.names,
         bases: &sent.bases,
+        order: kernel.order,
     };
     let failed = exit.is_some_and(|e| (-4095..0).contains(&e));
     let nargs = sent.names[..2].iter().filter(|n| n.is_some()).count();
@@ -406,13 +400,13 @@ impl Build<'_> {
 
     /// mkdir, mknod, symlink: the directory and the new inode (a
     /// symlink's target between them, or first where the kernel takes it
-    /// first: [`Kernel::symlink_target_first`]).
+    /// first: [`lookup::NameOrder`]).
     fn made(&mut self, symlink: bool) {
         // The new inode had no dentry yet when its times were set.
         let new = self.obj(|o| !o.has(F::FA_OBJ_ALIAS)).cloned();
         let dir = self.obj(|o| o.is_dir() && o.has(F::FA_OBJ_ALIAS)).cloned();
         // The target is a name the kernel never looks up.
-        let target_first = symlink && self.kernel.symlink_target_first;
+        let target_first = symlink && self.kernel.order.symlink_target_first;
         if target_first {
             self.push(self.name(2), None, NameType::Unknown);
         }
@@ -443,12 +437,11 @@ impl Build<'_> {
     }
 
     /// link: the new name's directory, the file under its old name (or
-    /// the old name first: [`Kernel::link_old_first`]), then under its
-    /// new one.
+    /// the old name first: [`lookup::NameOrder`]), then under its new one.
     fn linked(&mut self) {
         let linked = self.obj(|o| !o.is_dir()).cloned();
         let dir = self.obj(|o| o.is_dir()).cloned();
-        if self.kernel.link_old_first {
+        if self.kernel.order.link_old_first {
             self.push(self.name(0), linked.as_ref(), NameType::Normal);
             self.push(self.parent_name(1), dir.as_ref(), NameType::Parent);
         } else {
@@ -496,9 +489,15 @@ impl Build<'_> {
                 .or_else(|| old_dir.clone()),
         };
         // getname(new) ran before getname(old): the new name's
-        // directory is item 0.
-        self.push(self.parent_name(1), new_dir.as_ref(), NameType::Parent);
-        self.push(self.parent_name(0), old_dir.as_ref(), NameType::Parent);
+        // directory is item 0 (the old one's where the kernel takes the
+        // old name first).
+        if self.kernel.order.rename_old_first {
+            self.push(self.parent_name(0), old_dir.as_ref(), NameType::Parent);
+            self.push(self.parent_name(1), new_dir.as_ref(), NameType::Parent);
+        } else {
+            self.push(self.parent_name(1), new_dir.as_ref(), NameType::Parent);
+            self.push(self.parent_name(0), old_dir.as_ref(), NameType::Parent);
+        }
         self.push(self.name(0), moved.as_ref(), NameType::Delete);
         if victim.is_some() {
             self.push(self.name(1), victim.as_ref(), NameType::Delete);
@@ -755,9 +754,12 @@ mod tests {
     fn a_kernel_that_takes_the_old_name_first_names_it_first() {
         use fa_obj_flag as F;
         let newer = Kernel {
-            link_old_first: true,
-            symlink_target_first: true,
-            ..Kernel::at((7, 3))
+            version: (7, 3),
+            order: lookup::NameOrder {
+                link_old_first: true,
+                symlink_target_first: true,
+                rename_old_first: true,
+            },
         };
         let symlink = [
             name(fa_aux_kind::FA_AUX_CWD, 0, "/w"),
