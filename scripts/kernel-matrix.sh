@@ -95,6 +95,9 @@ declare -A res times
 names=()
 status=0
 while IFS=$'\t' read -r rel ver _ debver; do
+  # A kernel fetched by an older fetch-kernels.sh has no Debian version
+  # in its line: the cached package has it.
+  [ -n "$debver" ] || debver=$(dpkg-deb -f "$(ls ${FASTAUDIT_KERNEL_CACHE:-/var/cache/fastaudit-kernels}/debs/linux-image-"$ver"_*.deb 2>/dev/null | sort -V | tail -n1)" Version 2>/dev/null || true)
   upstream=${debver%%-*}; name="$rel ${upstream:-${ver%%-*}}"; names+=("$name")
   out=$run/$rel; mkdir -p "$out"
   # virtme-ng hides /lib/modules in the guests (a tmpfs of its own): the
