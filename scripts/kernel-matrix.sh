@@ -3,7 +3,10 @@
 # guest (virtme-ng over this machine's root file system; see scripts/vm/).
 #
 # Usage: scripts/kernel-matrix.sh [KERNEL...]
-#   KERNEL: bullseye|bookworm|trixie or 5.10|6.1|6.12 (default: all three)
+#   KERNEL: a Debian release (bullseye, bookworm, bookworm-backports,
+#   trixie, trixie-backports, sid), a kernel series (5.10, 6.1, 6.12, 7.3,
+#   ...), `newest`, or `all` (the default: every release); see
+#   scripts/vm/fetch-kernels.sh
 # Environment:
 #   CHECKS      space-separated checks (default below: start-up on every
 #               rule set, then the differential tests against the kernel's
@@ -21,7 +24,8 @@
 #               them out)
 # Each check prints CHECK<TAB>pass|fail|skip<TAB>reason; at the end, a table
 # kernel x check. Everything a guest wrote is kept under
-# $VM_SHARE/matrix-DATE/KERNEL/ (checks/*.log, guest.log, vng.log).
+# $VM_SHARE/matrix-DATE/RELEASE/ (checks/*.log, guest.log, vng.log), with
+# the BPF object and progprobe the `progs` check loads.
 # Exit status: 0 when no check failed.
 # Needs root. Runs one guest at a time. Changes nothing on the host's
 # kernel: fastaudit and auditctl run only inside the guests.
@@ -60,30 +64,41 @@ DIFFERENTIAL="test:differential:basic_success_and_failure test:differential:file
  test:differential_records:clock_adjustments test:differential_records:ia32_socketcall
  test:differential_records:module_loads_and_unloads"
 CHECKS=$(echo ${CHECKS:-"explain progs start:default start:stig start:ospp start:pci start:cis start:neo23x0 $DIFFERENTIAL"})
-kernels=("$@"); [ ${#kernels[@]} -gt 0 ] || kernels=(bullseye bookworm trixie)
+kernels=("$@"); [ ${#kernels[@]} -gt 0 ] || kernels=(all)
 
 [ -x "$FASTAUDIT" ] || { echo "kernel-matrix.sh: no $FASTAUDIT (cargo build --release first)" >&2; exit 2; }
 case " $CHECKS" in *" test:"*)
   ls "$root"/target/debug/deps/differential-* >/dev/null 2>&1 ||
     echo "kernel-matrix.sh: no test binaries under $root/target/debug/deps (cargo test --no-run first): test checks will skip" >&2
-  # The io_uring tests run fastaudit-bench, which the guests cannot build.
-  (cd "$root" && cargo build --locked -q -p fastaudit-bench --bin fastaudit-bench) ||
-    echo "kernel-matrix.sh: fastaudit-bench not built: the io_uring tests will fail" >&2 ;;
+  case " $CHECKS" in *" test:uring_differential:"*)
+    # The io_uring tests run fastaudit-bench, which the guests cannot build.
+    (cd "$root" && cargo build --locked -q -p fastaudit-bench --bin fastaudit-bench) ||
+      echo "kernel-matrix.sh: fastaudit-bench not built: the io_uring tests will fail" >&2 ;;
+  esac ;;
 esac
 mkdir -p "$VM_SHARE"
-# The BPF object and progprobe, for the `progs` check (best effort).
-python3 "$vm/extract-bpf-object.py" "$VM_SHARE/fastaudit.bpf.o" 2>/dev/null || echo "kernel-matrix.sh: no BPF object extracted (progs check will skip)" >&2
-"$vm/build-progprobe.sh" "$VM_SHARE/progprobe" >/dev/null 2>&1 || echo "kernel-matrix.sh: progprobe not built (progs check will skip)" >&2
-"$vm/fetch-kernels.sh" "${kernels[@]}" > "$VM_SHARE/kernels.tsv"
-
 run=$VM_SHARE/matrix-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$run"
+# The BPF object and progprobe, for the `progs` check (best effort); in
+# this run's dir, so that runs side by side do not swap them.
+export BPF_OBJ=$run/fastaudit.bpf.o PROGPROBE=$run/progprobe
+case " $CHECKS " in *" progs "*)
+  python3 "$vm/extract-bpf-object.py" "$BPF_OBJ" >/dev/null 2>&1 || echo "kernel-matrix.sh: no BPF object extracted (progs check will skip)" >&2
+  "$vm/build-progprobe.sh" "$PROGPROBE" >/dev/null 2>&1 || echo "kernel-matrix.sh: progprobe not built (progs check will skip)" >&2 ;;
+esac
+# Every kernel fetched first (one line each: release, version, vmlinuz,
+# Debian version); `all` and `newest` resolved to releases here.
+"$vm/fetch-kernels.sh" "${kernels[@]}" > "$run/kernels.tsv"
+cp -f "$run/kernels.tsv" "$VM_SHARE/kernels.tsv"
+
 declare -A res times
 names=()
 status=0
-for k in "${kernels[@]}"; do
-  line=$("$vm/fetch-kernels.sh" "$k"); rel=$(cut -f1 <<<"$line"); ver=$(cut -f2 <<<"$line")
-  name="$rel ${ver%%-*}"; names+=("$name")
+while IFS=$'\t' read -r rel ver _ debver; do
+  # A kernel fetched by an older fetch-kernels.sh has no Debian version
+  # in its line: the cached package has it.
+  [ -n "$debver" ] || debver=$(dpkg-deb -f "$(ls ${FASTAUDIT_KERNEL_CACHE:-/var/cache/fastaudit-kernels}/debs/linux-image-"$ver"_*.deb 2>/dev/null | sort -V | tail -n1)" Version 2>/dev/null || true)
+  upstream=${debver%%-*}; name="$rel ${upstream:-${ver%%-*}}"; names+=("$name")
   out=$run/$rel; mkdir -p "$out"
   # virtme-ng hides /lib/modules in the guests (a tmpfs of its own): the
   # module the KERN_MODULE test loads is handed over in the share.
@@ -93,7 +108,7 @@ for k in "${kernels[@]}"; do
   t0=$(date +%s)
   set +e
   OUT=$out ROOT=$root FASTAUDIT=$FASTAUDIT FASTAUDIT_TEST_MODULES=$VM_SHARE/modules \
-    "$vm/run-in-guest.sh" "$k" "$vm/guest-checks.sh" $CHECKS
+    "$vm/run-in-guest.sh" "$rel" "$vm/guest-checks.sh" $CHECKS </dev/null
   rc=$?
   set -e
   times[$name]=$(( $(date +%s) - t0 ))
@@ -108,7 +123,7 @@ for k in "${kernels[@]}"; do
   done
   # The guest's own lines were printed to guest.log; show them here.
   [ -f "$out/checks/results.tsv" ] && cat "$out/checks/results.tsv"
-done
+done < "$run/kernels.tsv"
 
 echo
 echo "=== kernel x check ($run)"

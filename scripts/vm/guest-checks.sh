@@ -10,10 +10,14 @@
 # Checks:
 #   start:NAME     fastaudit run on a rule set reaches "fastaudit: ready",
 #                  then stops cleanly on SIGINT (exit 0). NAME: default,
-#                  stig, ospp, pci, cis, neo23x0, or a rules file path.
+#                  stig, ospp, pci (auditd's examples: the corpus's copy,
+#                  else the auditd package's), cis, neo23x0, or a rules
+#                  file path.
 #                  Lines `fastaudit rules check` refuses on this root file
 #                  system (missing dirs/users, syscalls unknown to the audit
 #                  tables) are left out first, and counted in the reason.
+#                  CHECK_START_TRACE=log: each program's full verifier log
+#                  in the check's log (default 1: the verifier's statistics).
 #   explain        fastaudit run --explain on rules/default.rules; reason:
 #                  the probed hook kinds
 #   progs          every BPF program of the object loaded alone and attached
@@ -39,12 +43,25 @@ SCRATCH=$(mktemp -d /var/tmp/guest-checks.XXXXXX)   # guest-private (tmpfs)
 
 result() { echo "$1	${*:2}" > "$SCRATCH/result"; }
 
+# An example rules file of auditd's: the corpus's copy, else the one the
+# auditd package installs (gzipped by some), unpacked into SCRATCH.
+auditd_example() {
+  local f=$CORPUS/audit-userspace/$1 d=/usr/share/doc/auditd/examples/rules/$1
+  if [ -f "$f" ]; then echo "$f"
+  elif [ -f "$d" ]; then echo "$d"
+  elif [ -f "$d.gz" ]; then zcat "$d.gz" > "$SCRATCH/$1" && echo "$SCRATCH/$1"
+  else echo "$f"
+  fi
+}
+
 ruleset_path() {
   case "$1" in
     default) echo "$ROOT/rules/default.rules" ;;
-    stig) echo "$CORPUS/audit-userspace/30-stig.rules" ;;
-    ospp) echo "$CORPUS/audit-userspace/30-ospp-v42.rules" ;;
-    pci) echo "$CORPUS/audit-userspace/30-pci-dss-v31.rules" ;;
+    # The corpus's copy of auditd's example, else the one Debian's
+    # auditd package installs.
+    stig) auditd_example 30-stig.rules ;;
+    ospp) auditd_example 30-ospp-v42.rules ;;
+    pci) auditd_example 30-pci-dss-v31.rules ;;
     cis) echo "$ROOT/rules/bench/cis.rules" ;;
     neo23x0) echo "$CORPUS/community/neo23x0-audit.rules" ;;
     *) echo "$1" ;;
@@ -75,7 +92,7 @@ check_start() {
   local rules; rules=$(cat "$SCRATCH/prepared"); local dropped; dropped=$(cat "$SCRATCH/dropped")
   local log; log=$(mktemp -d); chmod 700 "$log"
   local out=$SCRATCH/run.out t0; t0=$(date +%s.%N)
-  FASTAUDIT_START_TRACE=1 timeout $((READY_TIMEOUT + 30)) "$FASTAUDIT" run --no-config --rules "$rules" \
+  FASTAUDIT_START_TRACE=${CHECK_START_TRACE:-1} timeout $((READY_TIMEOUT + 30)) "$FASTAUDIT" run --no-config --rules "$rules" \
     --log "$log/audit.log" > "$out" 2>&1 &
   local pid=$! ready=0
   for _ in $(seq 1 $((READY_TIMEOUT * 10))); do

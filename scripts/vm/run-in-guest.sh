@@ -3,8 +3,8 @@
 # system (virtme-ng, emulated: no KVM) and run a script in it as root.
 #
 # Usage: run-in-guest.sh KERNEL SCRIPT [ARG...]
-#   KERNEL  bullseye|bookworm|trixie, 5.10|6.1|6.12 (fetched by
-#           fetch-kernels.sh), or a vmlinuz path
+#   KERNEL  a release or kernel series fetch-kernels.sh knows (bookworm,
+#           trixie-backports, sid, 6.1, 7.3, newest, ...), or a vmlinuz path
 #   SCRIPT  run in the guest as root with ARGs, in $OUT; its stdout and
 #           stderr go to $OUT/guest.log, its exit status to $OUT/rc.
 # Environment:
@@ -37,6 +37,8 @@ script=$(readlink -f "$script")
 
 if [ -f "$kernel" ]; then
   vmlinuz=$(readlink -f "$kernel"); kname=$(basename "$vmlinuz" | sed 's/^vmlinuz-//')
+  # 7.x packages: usr/lib/modules/VERSION/vmlinuz
+  [ "$kname" = vmlinuz ] && kname=$(basename "$(dirname "$vmlinuz")")
 else
   line=$("$here/fetch-kernels.sh" "$kernel" | tail -n1)
   kname=$(cut -f1 <<<"$line"); vmlinuz=$(cut -f3 <<<"$line")

@@ -20,6 +20,19 @@ const O_NOFOLLOW: u64 = 0o400000;
 
 /// What user space knows of the syscall: its name, arguments, pid, the
 /// path arguments and the working directory BPF sent.
+/// The order a kernel takes the two names of link, symlink and rename in
+/// ([`crate::probe::name_order`]); each name's PATH item comes in that
+/// order. Default: the new name first, as 6.18 and before.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct NameOrder {
+    /// link/linkat take the old name first.
+    pub link_old_first: bool,
+    /// symlink/symlinkat take the target first.
+    pub symlink_target_first: bool,
+    /// rename/renameat/renameat2 take the old name first.
+    pub rename_old_first: bool,
+}
+
 pub(crate) struct Call<'a> {
     pub name: &'a str,
     pub args: [u64; 4],
@@ -29,6 +42,8 @@ pub(crate) struct Call<'a> {
     /// The directory each dirfd-relative path argument starts from, as
     /// BPF spelled it at the exit.
     pub bases: &'a [Option<Vec<u8>>; 2],
+    /// The order this kernel takes two names in.
+    pub order: NameOrder,
 }
 
 impl Call<'_> {
@@ -237,24 +252,33 @@ pub(crate) fn bare_items(c: &Call, nargs: usize) -> Vec<PathItem> {
 pub(crate) fn items(c: &Call, nargs: usize) -> Vec<PathItem> {
     match c.name {
         "mkdir" | "mkdirat" | "mknod" | "mknodat" => vec![c.parent_or_name(0)],
-        "symlink" | "symlinkat" => vec![
-            c.parent_or_name(0),
-            PathItem {
+        "symlink" | "symlinkat" => {
+            let target = PathItem {
                 name: c.names[2].clone(),
                 inode: None,
                 nametype: NameType::Unknown,
-            },
-        ],
+            };
+            let mut v = vec![c.parent_or_name(0), target];
+            if c.order.symlink_target_first {
+                v.reverse();
+            }
+            v
+        }
         "link" | "linkat" => {
-            // getname(new) before getname(old); old is looked up first.
-            // Neither follows a final symlink (linkat's AT_SYMLINK_FOLLOW
-            // is in a4, which the record does not keep).
+            // getname(new) before getname(old) (or old first: c.order);
+            // old is looked up first. Neither follows a final symlink
+            // (linkat's AT_SYMLINK_FOLLOW is in a4, which the record does
+            // not keep).
             let old = c.stat(0, false, false);
             let new = match old {
                 Some(_) => c.parent_or_name(1),
                 None => c.item(1, None, NameType::Unknown),
             };
-            vec![new, c.item(0, old, NameType::Normal)]
+            let mut v = vec![new, c.item(0, old, NameType::Normal)];
+            if c.order.link_old_first {
+                v.reverse();
+            }
+            v
         }
         "unlink" | "unlinkat" | "rmdir" => {
             let Some(parent) = c.parent_item(0) else {
@@ -275,6 +299,9 @@ pub(crate) fn items(c: &Call, nargs: usize) -> Vec<PathItem> {
                     .clone()
                     .unwrap_or_else(|| c.item(0, None, NameType::Unknown)),
             ];
+            if c.order.rename_old_first {
+                v.swap(0, 1);
+            }
             if old_dir.is_some() {
                 if let Some(moved) = c.stat(0, false, false) {
                     v.push(c.item(0, Some(moved), NameType::Delete));
@@ -323,6 +350,7 @@ mod tests {
             cwd: Some(cwd),
             names,
             bases: NO_BASES,
+            order: NameOrder::default(),
         }
     }
 
@@ -376,5 +404,55 @@ mod tests {
             open_flags(&call("openat2", [0, 0, creat, 0], b"/", &names)),
             0
         );
+    }
+
+    #[test]
+    fn failed_links_symlinks_and_renames_name_in_the_kernels_order() {
+        let dir = std::env::temp_dir().join(format!("fa-lookup-order-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("d")).unwrap();
+        std::fs::write(dir.join("f"), b"").unwrap();
+        std::fs::write(dir.join("d/taken"), b"").unwrap();
+        let cwd = dir.as_os_str().as_bytes();
+        let newer = NameOrder {
+            link_old_first: true,
+            symlink_target_first: true,
+            rename_old_first: true,
+        };
+        let types = |name: &str, names: &[Option<Vec<u8>>; 3], order: NameOrder| {
+            let c = Call {
+                order,
+                ..call(name, [0; 4], cwd, names)
+            };
+            items(&c, 2)
+                .into_iter()
+                .map(|i| (i.name.unwrap_or_default(), i.nametype))
+                .collect::<Vec<_>>()
+        };
+        let n = |s: &str| Some(s.as_bytes().to_vec());
+        // link f d/taken (EEXIST): the new name's directory, then f.
+        let link = [n("f"), n("d/taken"), None];
+        let older = types("link", &link, NameOrder::default());
+        assert_eq!(older[0], (b"d/".to_vec(), NameType::Parent));
+        assert_eq!(older[1], (b"f".to_vec(), NameType::Normal));
+        let newer_link = types("link", &link, newer);
+        assert_eq!(newer_link, vec![older[1].clone(), older[0].clone()]);
+        // symlink t d/taken (EEXIST): the directory, then the target.
+        let symlink = [n("d/taken"), None, n("t")];
+        let older = types("symlink", &symlink, NameOrder::default());
+        assert_eq!(older[0], (b"d/".to_vec(), NameType::Parent));
+        assert_eq!(older[1], (b"t".to_vec(), NameType::Unknown));
+        assert_eq!(
+            types("symlink", &symlink, newer),
+            vec![older[1].clone(), older[0].clone()]
+        );
+        // rename f d/taken/x (ENOTDIR): the new name (its directory is no
+        // directory) before the old one's directory, or after it.
+        let rename = [n("f"), n("d/taken/x"), None];
+        let older = types("rename", &rename, NameOrder::default());
+        let newer_rename = types("rename", &rename, newer);
+        assert_eq!(older[0], (b"d/taken/x".to_vec(), NameType::Unknown));
+        assert_eq!(newer_rename[0], older[1]);
+        assert_eq!(newer_rename[1], older[0]);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -30,6 +30,34 @@ fn base(path: &[u8]) -> &[u8] {
 struct Build<'a> {
     sent: &'a Sent,
     items: Vec<PathItem>,
+    kernel: Kernel,
+}
+
+/// What of the running kernel decides how it writes PATH items.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Kernel {
+    /// (major, minor).
+    version: (u32, u32),
+    /// The order it takes link's, symlink's and rename's two names in.
+    order: lookup::NameOrder,
+}
+
+impl Kernel {
+    fn running() -> Kernel {
+        Kernel {
+            version: crate::probe::kernel_version(),
+            order: crate::probe::name_order(),
+        }
+    }
+
+    /// A kernel of this version with the older order (the new name first).
+    #[cfg(test)]
+    fn at(version: (u32, u32)) -> Kernel {
+        Kernel {
+            version,
+            order: lookup::NameOrder::default(),
+        }
+    }
 }
 
 impl Build<'_> {
@@ -134,12 +162,11 @@ fn lookup_failed(name: &str, exit: i64) -> bool {
 /// The CWD and PATH records of ev's syscall (`None` when it names no
 /// path, or on an ABI other than x86_64 and i386).
 pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
-    path_records_on(sc, aux, crate::probe::kernel_version())
+    path_records_on(sc, aux, Kernel::running())
 }
 
-/// [`path_records`] as the kernel of version `kernel` (major, minor)
-/// writes them.
-fn path_records_on(sc: &Syscall, aux: &[Aux], kernel: (u32, u32)) -> Option<PathRecords> {
+/// [`path_records`] as `kernel` writes them.
+fn path_records_on(sc: &Syscall, aux: &[Aux], kernel: Kernel) -> Option<PathRecords> {
     let mut sent = decode(aux)?;
     // An i386 syscall names what its x86_64 counterpart does.
     let name = match sc.arch {
@@ -163,7 +190,7 @@ fn path_records_on(sc: &Syscall, aux: &[Aux], kernel: (u32, u32)) -> Option<Path
         "statx" => sc.args[2],
         _ => 0,
     };
-    let stat_takes_empty_name = flags & AT_EMPTY_PATH != 0 && kernel < (6, 11);
+    let stat_takes_empty_name = flags & AT_EMPTY_PATH != 0 && kernel.version < (6, 11);
     for n in &mut sent.names[..2] {
         if stat_takes_empty_name {
             break;
@@ -189,6 +216,7 @@ fn path_records_on(sc: &Syscall, aux: &[Aux], kernel: (u32, u32)) -> Option<Path
         cwd: sent.cwd.as_deref(),
         names: &sent.names,
         bases: &sent.bases,
+        order: kernel.order,
     };
     let failed = exit.is_some_and(|e| (-4095..0).contains(&e));
     let nargs = sent.names[..2].iter().filter(|n| n.is_some()).count();
@@ -209,6 +237,7 @@ fn path_records_on(sc: &Syscall, aux: &[Aux], kernel: (u32, u32)) -> Option<Path
         let mut b = Build {
             sent: &sent,
             items: Vec::new(),
+            kernel,
         };
         b.family_items(&call, nargs, sc.exe.as_deref());
         b.items
@@ -370,14 +399,19 @@ impl Build<'_> {
     }
 
     /// mkdir, mknod, symlink: the directory and the new inode (a
-    /// symlink's target between them).
+    /// symlink's target between them, or first where the kernel takes it
+    /// first: [`lookup::NameOrder`]).
     fn made(&mut self, symlink: bool) {
         // The new inode had no dentry yet when its times were set.
         let new = self.obj(|o| !o.has(F::FA_OBJ_ALIAS)).cloned();
         let dir = self.obj(|o| o.is_dir() && o.has(F::FA_OBJ_ALIAS)).cloned();
+        // The target is a name the kernel never looks up.
+        let target_first = symlink && self.kernel.order.symlink_target_first;
+        if target_first {
+            self.push(self.name(2), None, NameType::Unknown);
+        }
         self.push(self.parent_name(0), dir.as_ref(), NameType::Parent);
-        if symlink {
-            // The target is a name the kernel never looks up.
+        if symlink && !target_first {
             self.push(self.name(2), None, NameType::Unknown);
         }
         self.push(self.name(0), new.as_ref(), NameType::Create);
@@ -402,13 +436,18 @@ impl Build<'_> {
         self.push(self.name(0), victim.as_ref(), NameType::Delete);
     }
 
-    /// link: the new name's directory, the file under its old name and
-    /// under its new one.
+    /// link: the new name's directory, the file under its old name (or
+    /// the old name first: [`lookup::NameOrder`]), then under its new one.
     fn linked(&mut self) {
         let linked = self.obj(|o| !o.is_dir()).cloned();
         let dir = self.obj(|o| o.is_dir()).cloned();
-        self.push(self.parent_name(1), dir.as_ref(), NameType::Parent);
-        self.push(self.name(0), linked.as_ref(), NameType::Normal);
+        if self.kernel.order.link_old_first {
+            self.push(self.name(0), linked.as_ref(), NameType::Normal);
+            self.push(self.parent_name(1), dir.as_ref(), NameType::Parent);
+        } else {
+            self.push(self.parent_name(1), dir.as_ref(), NameType::Parent);
+            self.push(self.name(0), linked.as_ref(), NameType::Normal);
+        }
         self.push(self.name(1), linked.as_ref(), NameType::Create);
     }
 
@@ -450,9 +489,15 @@ impl Build<'_> {
                 .or_else(|| old_dir.clone()),
         };
         // getname(new) ran before getname(old): the new name's
-        // directory is item 0.
-        self.push(self.parent_name(1), new_dir.as_ref(), NameType::Parent);
-        self.push(self.parent_name(0), old_dir.as_ref(), NameType::Parent);
+        // directory is item 0 (the old one's where the kernel takes the
+        // old name first).
+        if self.kernel.order.rename_old_first {
+            self.push(self.parent_name(0), old_dir.as_ref(), NameType::Parent);
+            self.push(self.parent_name(1), new_dir.as_ref(), NameType::Parent);
+        } else {
+            self.push(self.parent_name(1), new_dir.as_ref(), NameType::Parent);
+            self.push(self.parent_name(0), old_dir.as_ref(), NameType::Parent);
+        }
         self.push(self.name(0), moved.as_ref(), NameType::Delete);
         if victim.is_some() {
             self.push(self.name(1), victim.as_ref(), NameType::Delete);
@@ -542,7 +587,18 @@ mod tests {
         }
     }
 
+    /// As this host's kernel version writes them, with the older link and
+    /// symlink order.
     fn records(syscall: &str, exit: i64, aux: &[Aux]) -> PathRecords {
+        records_on(
+            syscall,
+            exit,
+            aux,
+            Kernel::at(crate::probe::kernel_version()),
+        )
+    }
+
+    fn records_on(syscall: &str, exit: i64, aux: &[Aux], kernel: Kernel) -> PathRecords {
         let sc = Syscall {
             arch: arch::X86_64,
             syscall: fastaudit_rules::tables::Machine::X86_64
@@ -551,7 +607,7 @@ mod tests {
             exit: Some(exit),
             ..Syscall::default()
         };
-        path_records(&sc, aux).unwrap()
+        path_records_on(&sc, aux, kernel).unwrap()
     }
 
     #[test]
@@ -586,15 +642,15 @@ mod tests {
                 data: stat,
             },
         ];
-        assert!(path_records_on(&sc, &aux, (6, 11)).is_none());
+        assert!(path_records_on(&sc, &aux, Kernel::at((6, 11))).is_none());
         // Without AT_EMPTY_PATH the empty name fails before it is taken.
         let refused = Syscall {
             args: [4, 0x7000, 0x7100, 0],
             exit: Some(-2),
             ..sc.clone()
         };
-        assert!(path_records_on(&refused, &aux, (6, 1)).is_none());
-        let p = path_records_on(&sc, &aux, (6, 1)).expect("records before 6.11");
+        assert!(path_records_on(&refused, &aux, Kernel::at((6, 1))).is_none());
+        let p = path_records_on(&sc, &aux, Kernel::at((6, 1))).expect("records before 6.11");
         assert_eq!(p.cwd.as_deref(), Some(&b"/w"[..]));
         assert_eq!(p.items.len(), 1);
         assert_eq!(p.items[0].name.as_deref(), Some(&b""[..]));
@@ -692,5 +748,56 @@ mod tests {
         assert!(s[0].ends_with("nametype=PARENT") && s[0].contains("inode=10 "));
         assert_eq!(s[1], "item=1 name=\"target\" nametype=UNKNOWN");
         assert!(s[2].contains("name=\"/t/l\" inode=30 ") && s[2].ends_with("nametype=CREATE"));
+    }
+
+    #[test]
+    fn a_kernel_that_takes_the_old_name_first_names_it_first() {
+        use fa_obj_flag as F;
+        let newer = Kernel {
+            version: (7, 3),
+            order: lookup::NameOrder {
+                link_old_first: true,
+                symlink_target_first: true,
+                rename_old_first: true,
+            },
+        };
+        let symlink = [
+            name(fa_aux_kind::FA_AUX_CWD, 0, "/w"),
+            name(fa_aux_kind::FA_AUX_NAME, 0, "/t/l"),
+            name(fa_aux_kind::FA_AUX_NAME, 2, "target"),
+            objs(&[
+                (30, 0o120777, F::FA_OBJ_CHANGED, 0, ""),
+                (10, DIR, F::FA_OBJ_CHANGED, 2, "t"),
+            ]),
+        ];
+        let s = shown(&records_on("symlink", 0, &symlink, newer));
+        assert_eq!(s.len(), 3);
+        assert_eq!(s[0], "item=0 name=\"target\" nametype=UNKNOWN");
+        assert!(s[1].ends_with("nametype=PARENT") && s[1].contains("inode=10 "));
+        assert!(s[2].contains("name=\"/t/l\" inode=30 ") && s[2].ends_with("nametype=CREATE"));
+
+        let link = [
+            name(fa_aux_kind::FA_AUX_CWD, 0, "/w"),
+            name(fa_aux_kind::FA_AUX_NAME, 0, "/t/f"),
+            name(fa_aux_kind::FA_AUX_NAME, 1, "/u/h"),
+            objs(&[
+                (40, FILE, F::FA_OBJ_CHANGED, 10, "f"),
+                (11, DIR, F::FA_OBJ_CHANGED, 2, "u"),
+            ]),
+        ];
+        let older = shown(&records_on("link", 0, &link, Kernel::at((6, 18))));
+        let s = shown(&records_on("link", 0, &link, newer));
+        assert_eq!(s.len(), 3);
+        assert!(
+            s[0].starts_with("item=0 name=\"/t/f\" inode=40 ") && s[0].ends_with("nametype=NORMAL")
+        );
+        assert!(
+            s[1].starts_with("item=1 name=\"/u/\" inode=11 ") && s[1].ends_with("nametype=PARENT")
+        );
+        assert!(
+            s[2].starts_with("item=2 name=\"/u/h\" inode=40 ") && s[2].ends_with("nametype=CREATE")
+        );
+        // The older order: the new name's directory first.
+        assert!(older[0].ends_with("nametype=PARENT") && older[1].ends_with("nametype=NORMAL"));
     }
 }

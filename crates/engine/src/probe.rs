@@ -9,6 +9,7 @@ use crate::kinds::{
     Features, FunctionLookup, HookKinds, InodeSource, KernelFunctions, Kind, LsmLabels, Probe,
     UringSubmit,
 };
+use crate::lookup::NameOrder;
 use crate::plan::Environment;
 use fastaudit_bpf::FastauditSkelBuilder;
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
@@ -536,6 +537,26 @@ fn kallsyms(text: &str) -> impl Iterator<Item = (u64, &str, &str)> {
             return None;
         }
         Some((u64::from_str_radix(a, 16).ok()?, kind, sym))
+    })
+}
+
+/// The order this kernel's link, symlink and rename syscalls take their
+/// two names in, so that their PATH items come in it. Since the VFS's
+/// `filename_*at` rework (Debian's 7.2 and 7.3 have it; 6.18 does not)
+/// each syscall takes its names in two statements, old first, then calls
+/// `filename_linkat`, `filename_symlinkat`, `filename_renameat2`; before,
+/// both names were arguments of one call (`do_linkat`, ...), which x86_64
+/// builds evaluated last first: the new name's directory was item 0. Told
+/// from those functions in the kernel's BTF (none: the older order).
+pub(crate) fn name_order() -> NameOrder {
+    static ORDER: std::sync::OnceLock<NameOrder> = std::sync::OnceLock::new();
+    *ORDER.get_or_init(|| match KernelBtf::load() {
+        Some(b) => NameOrder {
+            link_old_first: b.has_func("filename_linkat"),
+            symlink_target_first: b.has_func("filename_symlinkat"),
+            rename_old_first: b.has_func("filename_renameat2"),
+        },
+        None => NameOrder::default(),
     })
 }
 

@@ -22,6 +22,25 @@ static __always_inline struct fa_inode_key inode_key(struct inode *inode)
 	return k;
 }
 
+/* struct dentry as newer kernels lay it out (Debian's 7.2 and 7.3): the
+ * union that held d_alias is anonymous, so d_alias is reached without the
+ * d_u of older kernels (6.18 and before), whose name no longer exists. */
+struct dentry___alias_flat {
+	struct hlist_node d_alias;
+} __attribute__((preserve_access_index));
+
+/* The dentry of an entry of an inode's alias list (i_dentry.first), as
+ * this kernel places d_alias in struct dentry (NULL stays NULL). */
+static __always_inline struct dentry *alias_dentry(struct hlist_node *alias)
+{
+	if (!alias)
+		return 0;
+	if (bpf_core_field_exists(struct dentry, d_u))
+		return container_of(alias, struct dentry, d_u.d_alias);
+	return (struct dentry *)((void *)alias -
+				 bpf_core_field_offset(struct dentry___alias_flat, d_alias));
+}
+
 /* A dentry's inode (NULL: negative). */
 static __always_inline struct inode *dentry_inode(struct dentry *d)
 {

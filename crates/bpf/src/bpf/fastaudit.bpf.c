@@ -514,7 +514,7 @@ DIR_KPROBE(vfs_unlink, void *idmap, struct inode *dir)
 DIR_KPROBE(vfs_rmdir, void *idmap, struct inode *dir)
 DIR_KPROBE(vfs_link, struct dentry *old, void *idmap, struct inode *dir)
 
-/* struct renamedata before it named the parents' dentries (6.1-6.12). */
+/* struct renamedata as 6.1 to 6.12 have it: the parents' inodes. */
 struct renamedata___dirs {
 	struct inode *old_dir;
 	struct dentry *old_dentry;
@@ -522,15 +522,35 @@ struct renamedata___dirs {
 	struct dentry *new_dentry;
 } __attribute__((preserve_access_index));
 
+/* struct renamedata as later kernels have it (6.18, 7.x): the parents'
+ * dentries. */
+struct renamedata___parents {
+	struct dentry *old_parent;
+	struct dentry *old_dentry;
+	struct dentry *new_parent;
+	struct dentry *new_dentry;
+} __attribute__((preserve_access_index));
+
 /* Both directories, and the moved inode and the one it replaces: 6.1's
  * tmpfs, for one, sets all their ctimes from one clock read of old_dir. */
 SEC("kprobe/vfs_rename")
-int BPF_KPROBE(fa_kprobe_vfs_rename, struct renamedata___dirs *rd)
+int BPF_KPROBE(fa_kprobe_vfs_rename, void *arg)
 {
-	struct inode *from = BPF_CORE_READ(rd, old_dir), *to = BPF_CORE_READ(rd, new_dir);
+	struct inode *from, *to;
+	if (bpf_core_field_exists(struct renamedata___parents, old_parent)) {
+		struct renamedata___parents *rd = arg;
+		from = BPF_CORE_READ(rd, old_parent, d_inode);
+		to = BPF_CORE_READ(rd, new_parent, d_inode);
+	} else {
+		struct renamedata___dirs *rd = arg;
+		from = BPF_CORE_READ(rd, old_dir);
+		to = BPF_CORE_READ(rd, new_dir);
+	}
 	inode_kprobe(from);
 	if (to != from)
 		inode_kprobe(to);
+	/* old_dentry and new_dentry have these names in both layouts. */
+	struct renamedata___dirs *rd = arg;
 	struct inode *moved = BPF_CORE_READ(rd, old_dentry, d_inode);
 	struct inode *victim = BPF_CORE_READ(rd, new_dentry, d_inode);
 	if (moved)

@@ -173,7 +173,7 @@ __noinline int fa_objs_add(__u32 key, __u64 inode_addr, __u64 dentry_addr, __u32
 static __always_inline void objs_note(struct inode *inode, __u32 key)
 {
 	struct hlist_node *alias = BPF_CORE_READ(inode, i_dentry.first);
-	struct dentry *d = alias ? container_of(alias, struct dentry, d_u.d_alias) : 0;
+	struct dentry *d = alias_dentry(alias);
 	/* The tracepoint's inode is a typed pointer; fa_objs_add takes
 	 * addresses as plain numbers (read through the stack). */
 	__u64 ia = 0;

@@ -418,6 +418,34 @@ __noinline int fa_uring_enter_cwd(__u64 stamp)
 	return 0;
 }
 
+/* Newer kernels (Debian's 7.2 and 7.3) keep an op's names in a struct
+ * delayed_filename, the struct filename * its prep took until the issue
+ * completes it, where older ones (6.18 and before) hold that pointer
+ * itself. The ops' layouts with that wrapper: */
+struct delayed_filename___fa {
+	struct filename *__incomplete_filename;
+} __attribute__((preserve_access_index));
+struct io_open___delayed { struct delayed_filename___fa filename; } __attribute__((preserve_access_index));
+struct io_statx___delayed { struct delayed_filename___fa filename; } __attribute__((preserve_access_index));
+struct io_mkdir___delayed { struct delayed_filename___fa filename; } __attribute__((preserve_access_index));
+struct io_unlink___delayed { struct delayed_filename___fa filename; } __attribute__((preserve_access_index));
+struct io_rename___delayed {
+	struct delayed_filename___fa oldpath;
+	struct delayed_filename___fa newpath;
+} __attribute__((preserve_access_index));
+struct io_link___delayed {
+	struct delayed_filename___fa oldpath;
+	struct delayed_filename___fa newpath;
+} __attribute__((preserve_access_index));
+
+/* Name `field` of op struct `type` at cmd, as this kernel holds it (a
+ * field whose type does not match is absent to CO-RE: the wrapper's test
+ * is false on older kernels, and the branch not taken is never verified). */
+#define URING_NAME(type, cmd, field)                                                   \
+	(bpf_core_field_exists(struct type##___delayed, field)                          \
+		 ? BPF_CORE_READ((struct type##___delayed *)(cmd), field.__incomplete_filename) \
+		 : BPF_CORE_READ((struct type *)(cmd), field))
+
 /* Send the file names the prep of request `req` (op `op`) took, as the
  * io_uring_enter context of thread tid holds them from `index` on,
  * under that syscall's stamp. */
@@ -434,25 +462,25 @@ __noinline int fa_uring_prep_names(__u64 req, __u32 op, __u32 index, __u64 stamp
 	switch (op) {
 	case FA_IORING_OP_OPENAT:
 	case FA_IORING_OP_OPENAT2:
-		names[0] = BPF_CORE_READ((struct io_open *)cmd, filename);
+		names[0] = URING_NAME(io_open, cmd, filename);
 		break;
 	case FA_IORING_OP_STATX:
-		names[0] = BPF_CORE_READ((struct io_statx *)cmd, filename);
+		names[0] = URING_NAME(io_statx, cmd, filename);
 		break;
 	case FA_IORING_OP_MKDIRAT:
-		names[0] = BPF_CORE_READ((struct io_mkdir *)cmd, filename);
+		names[0] = URING_NAME(io_mkdir, cmd, filename);
 		break;
 	case FA_IORING_OP_UNLINKAT:
-		names[0] = BPF_CORE_READ((struct io_unlink *)cmd, filename);
+		names[0] = URING_NAME(io_unlink, cmd, filename);
 		break;
 	case FA_IORING_OP_RENAMEAT:
-		names[0] = BPF_CORE_READ((struct io_rename *)cmd, oldpath);
-		names[1] = BPF_CORE_READ((struct io_rename *)cmd, newpath);
+		names[0] = URING_NAME(io_rename, cmd, oldpath);
+		names[1] = URING_NAME(io_rename, cmd, newpath);
 		break;
 	case FA_IORING_OP_SYMLINKAT:
 	case FA_IORING_OP_LINKAT:
-		names[0] = BPF_CORE_READ((struct io_link *)cmd, oldpath);
-		names[1] = BPF_CORE_READ((struct io_link *)cmd, newpath);
+		names[0] = URING_NAME(io_link, cmd, oldpath);
+		names[1] = URING_NAME(io_link, cmd, newpath);
 		break;
 	default:
 		/* setxattr, getxattr: their name is counted, not spelled. */

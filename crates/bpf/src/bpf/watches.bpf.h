@@ -36,6 +36,16 @@ static __always_inline struct walk_pos path_base(struct task_struct *task, long 
 	return p;
 }
 
+/* failed_step's name key, kept off its stack: failed_step's frame is on
+ * the call chain down to fa_normalized_hits' loop callbacks, which kernels
+ * before 6.13 bound at 512 bytes in all. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fa_name_key);
+} failed_name_key SEC(".maps");
+
 /* One path argument of a failed syscall, spelled as the watch tables
  * hold paths; a plain name is also looked up by its directory's identity
  * (which holds even where the directory's path cannot be spelled). */
@@ -59,7 +69,7 @@ static long failed_step(__u32 i, struct failed_args *f)
 	if (len <= 1)
 		return 0;
 	if (buf->path[0] == '/') {
-		normalized_hits(h, upath, 0, 0, 0);
+		fa_normalized_hits(h, (__u64)upath, 0, 0, 0);
 		return 0;
 	}
 	long dfd = di == FA_NO_DIRFD ? AT_FDCWD : (int)f->args[di & 3];
@@ -67,13 +77,16 @@ static long failed_step(__u32 i, struct failed_args *f)
 	if (!base.d || !base.vm)
 		return 0;
 	struct dentry *dir = base.d;   /* CO-RE reads need a plain local */
-	normalized_hits(h, upath, dir, base.vm, 0);
-	struct fa_name_key k = {};
-	if (!name_key(&k, BPF_CORE_READ(dir, d_inode), len - 1))
+	fa_normalized_hits(h, (__u64)upath, as_number(dir), as_number(base.vm), 0);
+	struct fa_name_key *k = bpf_map_lookup_elem(&failed_name_key, &zero);
+	if (!k)
+		return 0;
+	__builtin_memset(k, 0, sizeof(*k));   /* the whole key is hashed */
+	if (!name_key(k, BPF_CORE_READ(dir, d_inode), len - 1))
 		return 0;
 	barrier_var(len);   /* keep the mask: it is the verifier's bound */
-	bpf_probe_read_kernel(k.name, (len - 1) & (FA_NAME_LEN - 1), buf->path);
-	__u32 *id = bpf_map_lookup_elem(&watch_by_parent_name, &k);
+	bpf_probe_read_kernel(k->name, (len - 1) & (FA_NAME_LEN - 1), buf->path);
+	__u32 *id = bpf_map_lookup_elem(&watch_by_parent_name, k);
 	if (id)
 		hit_add(h, *id);
 	return 0;
@@ -114,7 +127,7 @@ static __always_inline void exec_name_hits(struct subject *s, struct fa_hits *na
 	if (!en || !en->name[0])
 		return;
 	if (en->name[0] == '/') {
-		normalized_hits(names, en->name, 0, 0, 1);
+		fa_normalized_hits(names, as_number(en->name), 0, 0, 1);
 		return;
 	}
 	int at = s->compat ? s->nr == FA_NR32_execveat : s->nr == FA_NR64_execveat;
@@ -123,7 +136,7 @@ static __always_inline void exec_name_hits(struct subject *s, struct fa_hits *na
 	if (!base.d || !base.vm)
 		return;
 	struct dentry *dir = base.d;   /* CO-RE reads need a plain local */
-	normalized_hits(names, en->name, dir, base.vm, 1);
+	fa_normalized_hits(names, as_number(en->name), as_number(dir), as_number(base.vm), 1);
 }
 
 /* The file the current syscall's (span index key) descriptor argument
@@ -237,7 +250,7 @@ static __always_inline int on_ctime(struct inode *inode)
 	struct fa_hits local = {};
 	struct hlist_node *alias = BPF_CORE_READ(inode, i_dentry.first);
 	if (alias) {
-		struct dentry *d = container_of(alias, struct dentry, d_u.d_alias);
+		struct dentry *d = alias_dentry(alias);
 		note_dentry(&local, d, 0);
 		struct inode *pi = BPF_CORE_READ(d, d_parent, d_inode);
 		struct fa_inode_key pk = inode_key(pi);
