@@ -118,19 +118,6 @@ impl Drop for Tmpfs {
     }
 }
 
-/// `n` chmods of the workload, in one python process.
-fn chmods(target: &Path, n: u64) {
-    let script = format!(
-        "import os\nfor _ in range({n}): os.chmod({:?}, 0o1601)\n",
-        target.to_str().unwrap()
-    );
-    assert!(Command::new("python3")
-        .args(["-c", &script])
-        .status()
-        .unwrap()
-        .success());
-}
-
 /// auditd.conf as OpenSCAP's remediation leaves it for the DISA STIG and
 /// CIS audit storage rules (Debian's auditd.conf otherwise), with the log
 /// in `log`.

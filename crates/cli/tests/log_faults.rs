@@ -26,19 +26,6 @@ fn rules(dir: &Path) -> PathBuf {
     r
 }
 
-/// `n` chmods of the workload, in one python process.
-fn chmods(target: &Path, n: u64) {
-    let script = format!(
-        "import os\nfor _ in range({n}): os.chmod({:?}, 0o1601)\n",
-        target.to_str().unwrap()
-    );
-    assert!(Command::new("python3")
-        .args(["-c", &script])
-        .status()
-        .unwrap()
-        .success());
-}
-
 fn signal(pid: u32, sig: nix::sys::signal::Signal) {
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), sig).unwrap();
 }

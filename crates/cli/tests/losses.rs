@@ -84,15 +84,7 @@ fn ring_buffer_losses_show_while_running() {
         &["--ring-buffer-kib", "16", "--max-log-file", "0"],
     );
     let started = Instant::now();
-    let script = format!(
-        "import os\nfor _ in range({N}): os.chmod({:?}, 0o1601)\n",
-        target.to_str().unwrap()
-    );
-    assert!(Command::new("python3")
-        .args(["-c", &script])
-        .status()
-        .unwrap()
-        .success());
+    support::chmods(&target, N as u64);
 
     // While it runs: ctl -s, the status file and a record in the log.
     wait_until(10, "a loss record in the log while running", || {

@@ -10,7 +10,7 @@
 //! the verifier's reason.
 
 use fastaudit_testsupport as support;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use support::logread::records;
 use support::{tempdir, wait_until, FastauditRun, KernelAudit};
@@ -41,6 +41,17 @@ fn has_key(log: &Path, key: &str) -> bool {
     records(log)
         .iter()
         .any(|r| r.ty == "SYSCALL" && r.body.contains(&k))
+}
+
+/// A private directory with a file to chmod and `rules`: the file, the
+/// rules file and the log's path.
+fn chmod_case(rules_text: &str) -> (PathBuf, PathBuf, PathBuf) {
+    let dir = tempdir();
+    let target = dir.join("target");
+    std::fs::write(&target, "x").unwrap();
+    let rules = dir.join("r.rules");
+    std::fs::write(&rules, rules_text).unwrap();
+    (target, rules, dir.join("audit.log"))
 }
 
 fn chmod(path: &Path) {
@@ -112,13 +123,8 @@ fn refused_inode_hooks_cost_only_the_watches() {
 #[test]
 fn a_refused_tp_btf_program_is_replaced_by_its_raw_tp_twin() {
     let _ka = KernelAudit::acquire();
-    let dir = tempdir();
-    let target = dir.join("target");
-    std::fs::write(&target, "x").unwrap();
-    let rules = dir.join("r.rules");
     // A rule of both ABIs: the raw syscall exit hook judges it.
-    std::fs::write(&rules, "-a always,exit -S chmod,fchmodat -F key=ch\n").unwrap();
-    let log = dir.join("audit.log");
+    let (target, rules, log) = chmod_case("-a always,exit -S chmod,fchmodat -F key=ch\n");
     let fa = start(&rules, &log, "fa_raw_exit");
     let said = fa.before_ready.join("\n");
     assert!(
@@ -135,16 +141,8 @@ fn a_refused_tp_btf_program_is_replaced_by_its_raw_tp_twin() {
 #[test]
 fn a_refused_per_syscall_program_gives_way_to_the_raw_hooks() {
     let _ka = KernelAudit::acquire();
-    let dir = tempdir();
-    let target = dir.join("target");
-    std::fs::write(&target, "x").unwrap();
-    let rules = dir.join("r.rules");
-    std::fs::write(
-        &rules,
-        "-a always,exit -F arch=b64 -S chmod,fchmodat -F key=ch\n",
-    )
-    .unwrap();
-    let log = dir.join("audit.log");
+    let (target, rules, log) =
+        chmod_case("-a always,exit -F arch=b64 -S chmod,fchmodat -F key=ch\n");
     let fa = start(&rules, &log, "fa_syscall_exit");
     let said = fa.before_ready.join("\n");
     assert!(
@@ -224,16 +222,8 @@ fn explain_names_what_a_refused_program_costs() {
 #[test]
 fn a_missing_attach_point_degrades_as_a_refused_load_does() {
     let _ka = KernelAudit::acquire();
-    let dir = tempdir();
-    let target = dir.join("target");
-    std::fs::write(&target, "x").unwrap();
-    let rules = dir.join("r.rules");
-    std::fs::write(
-        &rules,
-        "-a always,exit -F arch=b64 -S chmod,fchmodat -F key=ch\n",
-    )
-    .unwrap();
-    let log = dir.join("audit.log");
+    let (target, rules, log) =
+        chmod_case("-a always,exit -F arch=b64 -S chmod,fchmodat -F key=ch\n");
     let fa = start(&rules, &log, "attach:fa_syscall_exit");
     let said = fa.before_ready.join("\n");
     assert!(

@@ -88,11 +88,19 @@ pub fn load_for_run(
         return Ok(RuleSet::load_as_auditctl(paths, host, limit));
     }
     match std::fs::metadata(RULES_D) {
-        Ok(_) => Ok(RuleSet::load_as_auditctl(
-            &[PathBuf::from(RULES_D)],
-            host,
-            limit,
-        )),
+        // A rules.d that cannot be listed is no rule set at all: an error,
+        // as in `load`, not an empty partial one.
+        Ok(_) => match std::fs::read_dir(RULES_D) {
+            Ok(_) => Ok(RuleSet::load_as_auditctl(
+                &[PathBuf::from(RULES_D)],
+                host,
+                limit,
+            )),
+            Err(e) => Err(vec![format!(
+                "{RULES_D}: cannot read: {} (the built-in default rules are used only when it does not exist)",
+                fastaudit_rules::os_error::describe(&e)
+            )]),
+        },
         // The built-in rules load on every host (tests/rules check them).
         Err(_) => load(paths, host, false).map(|set| Partial {
             set,
