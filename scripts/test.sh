@@ -5,6 +5,14 @@
 # Every test binary runs (--no-fail-fast); every failure is listed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# What the tests need (the oracle auditd, bpftool, the plugins and Laurel,
+# jq, ...; the list and the reasons are in setup.sh): installed when
+# missing, each named, so this command passes on a fresh machine after the
+# README's first one. It also leaves the kernel audit as the tests expect.
+bash scripts/setup.sh --tests --no-build
+# rustup's toolchain (setup.sh may have just installed it), where a
+# non-login shell has not put it on PATH.
+if [ -x "$HOME/.cargo/bin/cargo" ]; then export PATH="$HOME/.cargo/bin:$PATH"; fi
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
