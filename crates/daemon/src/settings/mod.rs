@@ -58,9 +58,13 @@ pub(crate) fn config_path(args: &RunOptions) -> Option<PathBuf> {
     }
     match &args.config {
         Some(p) => Some(p.clone()),
-        None => Path::new(DEFAULT_PATH)
-            .exists()
-            .then(|| PathBuf::from(DEFAULT_PATH)),
+        // Only a file that is not there means none: one that cannot be
+        // looked at (/etc/audit is 0750, for `config check` as a user) is
+        // read, and its error said.
+        None => match Path::new(DEFAULT_PATH).try_exists() {
+            Ok(false) => None,
+            _ => Some(PathBuf::from(DEFAULT_PATH)),
+        },
     }
 }
 
