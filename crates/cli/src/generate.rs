@@ -8,6 +8,8 @@
 //! --date DATE DIR`).
 
 mod conf_page;
+#[cfg(test)]
+mod docs;
 mod prose;
 mod sections;
 

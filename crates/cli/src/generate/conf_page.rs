@@ -1,8 +1,7 @@
 //! fastaudit-auditd.conf(5): every auditd.conf key auditd 3.x knows and
 //! what fastaudit does with it, written from the config crate's key table
 //! (fastaudit_config::keys::KEYS). docs/configuration.md's table of the
-//! keys is the same text in Markdown, between markers; a test keeps the two
-//! equal (FASTAUDIT_DOCS_BLESS=1 rewrites the doc's copy).
+//! keys is the same text in Markdown ([markdown], docs.rs).
 
 use super::prose::{cell, inlines};
 use clap_mangen::roff::{bold, roman, Roff};
@@ -105,12 +104,6 @@ pub fn markdown() -> String {
     s
 }
 
-/// The markers around the generated table in docs/configuration.md.
-#[cfg_attr(not(test), allow(dead_code))]
-pub const BEGIN: &str = "<!-- generated from crates/config/src/keys.rs: edit it there, then FASTAUDIT_DOCS_BLESS=1 cargo test -p fastaudit generated_docs -->";
-#[cfg_attr(not(test), allow(dead_code))]
-pub const END: &str = "<!-- end of generated text -->";
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,29 +124,5 @@ mod tests {
         }
         let md = markdown();
         assert_eq!(md.matches("\n| `").count(), KEYS.len());
-    }
-
-    /// docs/configuration.md holds the same text between its markers
-    /// (FASTAUDIT_DOCS_BLESS=1 writes it there).
-    #[test]
-    fn generated_docs_agree_with_the_key_table() {
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/configuration.md");
-        let doc = std::fs::read_to_string(&path).unwrap();
-        let (Some(b), Some(e)) = (doc.find(BEGIN), doc.find(END)) else {
-            panic!("{} lacks the markers {BEGIN} ... {END}", path.display());
-        };
-        let inside = &doc[b + BEGIN.len()..e];
-        let want = format!("\n\n{}", markdown());
-        if inside != want {
-            if std::env::var_os("FASTAUDIT_DOCS_BLESS").is_some() {
-                let new = format!("{}{BEGIN}{want}{}", &doc[..b], &doc[e..]);
-                std::fs::write(&path, new).unwrap();
-                return;
-            }
-            panic!(
-                "docs/configuration.md's key table is not the key table's: run FASTAUDIT_DOCS_BLESS=1 cargo test -p fastaudit generated_docs"
-            );
-        }
     }
 }
