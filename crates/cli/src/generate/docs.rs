@@ -7,8 +7,11 @@
 use super::conf_page;
 use super::prose::cell;
 
+/// Writes one generated part.
+type Generator = fn() -> String;
+
 /// Each generated part: its name in the markers, and its text.
-pub const BLOCKS: &[(&str, fn() -> String)] = &[
+pub const BLOCKS: &[(&str, Generator)] = &[
     ("auditd.conf keys", conf_page::markdown),
     ("signals", signals),
 ];
