@@ -320,7 +320,7 @@ as root does that. Files that only root may read need root, as they do for `run`
 
 /// `fastaudit config check`'s exit codes, after its help.
 const CONFIG_CHECK_EXIT: &str = "\
-Exit status:
+Exit status (fastaudit(8) lists every command's):
   0  run would start with all of it (warnings may have been printed)
   1  run would refuse to start: auditd.conf, the rules (--strict) or the plugin settings refused
   2  the check itself failed (a usage error)

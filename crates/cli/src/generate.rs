@@ -73,7 +73,10 @@ const SHELLS: [Shell; 3] = [Shell::Bash, Shell::Zsh, Shell::Fish];
 
 /// A page's section for the text after the options (the command's
 /// `after_help`), by command; others get NOTES.
-const AFTER_HELP_HEADINGS: &[(&str, &str)] = &[("fastaudit-ctl", "AUDITCTL OPTIONS")];
+const AFTER_HELP_HEADINGS: &[(&str, &str)] = &[
+    ("fastaudit-ctl", "AUDITCTL OPTIONS"),
+    ("fastaudit-config-check", "EXIT STATUS"),
+];
 
 /// The audit system's own pages every page refers to.
 const AUDIT_PAGES: &[&str] = &[
