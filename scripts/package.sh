@@ -46,12 +46,18 @@ done < dist/debian/install
 strip --remove-section=.comment --remove-section=.note --strip-unneeded \
   "$root/usr/sbin/fastaudit" "$root/usr/sbin/fastaudit-bench"
 
-# Man pages (section 8), gzipped as Debian policy wants them.
-man="$root/usr/share/man/man8"
-mkdir -p "$man"
-"$fastaudit" generate-man --date "$date" "$man" >/dev/null
-target/release/fastaudit-bench generate-man --date "$date" "$man" >/dev/null
-gzip -9n "$man"/*.8
+# Man pages, each in its section's directory (fastaudit-auditd.conf(5),
+# the rest 8), gzipped as Debian policy wants them.
+pages=$(mktemp -d)
+"$fastaudit" generate-man --date "$date" "$pages" >/dev/null
+target/release/fastaudit-bench generate-man --date "$date" "$pages" >/dev/null
+for page in "$pages"/*; do
+  section=${page##*.}
+  case "$section" in [1-8]) ;; *) die "$page: no man section in its name" ;; esac
+  install -D -m 0644 "$page" "$root/usr/share/man/man$section/${page##*/}"
+  gzip -9n "$root/usr/share/man/man$section/${page##*/}"
+done
+rm -rf "$pages"
 
 # Completions, where bash-completion, zsh and fish look for them.
 gen=$(mktemp -d)

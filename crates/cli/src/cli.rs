@@ -55,6 +55,9 @@ pub enum Command {
     Rules(RulesCommand),
     /// Audit the live system with the rules (root; runs in the foreground).
     Run(RunArgs),
+    /// Check auditd.conf, the rules and the plugins as `run` would start with them.
+    #[command(subcommand)]
+    Config(ConfigCommand),
     /// The kernel audit's status and, when it runs, fastaudit's counters.
     Status,
     /// Change, list or show the running daemon's rules with auditctl's options (root).
@@ -287,6 +290,62 @@ pub enum LogFormat {
     Enriched,
     /// One JSON object per event, its records grouped and decoded.
     Json,
+}
+
+/// `fastaudit config ...`.
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Check auditd.conf with the rules and plugins `run` would start with,
+    /// without root and without touching the kernel.
+    #[command(long_about = CONFIG_CHECK_ABOUT, after_help = CONFIG_CHECK_EXIT)]
+    Check(ConfigCheckArgs),
+}
+
+/// `fastaudit config check`'s help and its man page's DESCRIPTION.
+const CONFIG_CHECK_ABOUT: &str = "\
+Check auditd.conf with the rules and plugins `run` would start with, without root and without \
+touching the kernel.
+
+Use it before switching from auditd, and before a restart or a reload.
+
+Every error and warning `fastaudit run` would print at start for this configuration is printed on \
+stderr, by the same code (FILE:LINE: what): auditd.conf's keys and values, the rules (read as the \
+start reads them: --rules, else /etc/audit/rules.d as augenrules combines it, else the built-in \
+default rules; a refused line is loaded around as auditctl -R does unless --strict), and the \
+plugins of plugin_dir with their configuration files. stdout gets a summary: each key the file \
+sets and what fastaudit does with it (applied, applied differently, accepted and not applied, \
+refused: fastaudit-auditd.conf(5)), the log's settings, the rules and the plugins that would \
+start. The BPF hook kinds are not probed (that loads programs into the kernel): `run --explain` \
+as root does that. Files that only root may read need root, as they do for `run`.";
+
+/// `fastaudit config check`'s exit codes, after its help.
+const CONFIG_CHECK_EXIT: &str = "\
+Exit status (fastaudit(8) lists every command's):
+  0  run would start with all of it (warnings may have been printed)
+  1  run would refuse to start: auditd.conf, the rules (--strict) or the plugin settings refused
+  2  the check itself failed (a usage error)
+  3  run would start, but without some of it: refused rules lines, or plugins skipped";
+
+/// `fastaudit config check`.
+#[derive(Debug, Args)]
+pub struct ConfigCheckArgs {
+    /// The auditd.conf to check [default: /etc/audit/auditd.conf; when it
+    /// does not exist, run's own defaults are checked]
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// Rules files, or directories of *.rules files, as `run --rules`
+    /// [default: /etc/audit/rules.d when present, else the built-in
+    /// default rules]
+    #[arg(long = "rules", value_name = "PATH", num_args = 1..)]
+    pub rules: Vec<PathBuf>,
+    /// Check as `run --strict` starts: a refused rules line or any rules
+    /// warning refuses the start (FASTAUDIT_STRICT=yes, as
+    /// /etc/default/fastaudit sets it for the unit).
+    #[arg(long, env = "FASTAUDIT_STRICT", value_parser = clap::builder::BoolishValueParser::new())]
+    pub strict: bool,
+    /// run's plugin flags, each over auditd.conf's key.
+    #[command(flatten)]
+    pub plugins: fastaudit_plugins::PluginArgs,
 }
 
 /// `fastaudit rules ...`.

@@ -1,8 +1,17 @@
 //! Man pages and shell completions, written from the clap definition of
 //! the command line by `fastaudit generate-man --date DATE DIR` and
 //! `fastaudit generate-completions DIR` (scripts/package.sh runs them).
-//! fastaudit-bench(8) comes from the benchmark binary's own definition
-//! (`fastaudit-bench generate-man --date DATE DIR`).
+//! fastaudit(8) and fastaudit-run(8) get FILES, SIGNALS, EXIT STATUS and
+//! EXAMPLES (sections.rs); fastaudit-auditd.conf(5) is written from the
+//! config crate's key table (conf_page.rs). fastaudit-bench(8) comes from
+//! the benchmark binary's own definition (`fastaudit-bench generate-man
+//! --date DATE DIR`).
+
+mod conf_page;
+#[cfg(test)]
+mod docs;
+mod prose;
+mod sections;
 
 use crate::cli::Cli;
 use anyhow::{Context, Result};
@@ -20,8 +29,8 @@ use std::process::ExitCode;
 #[derive(Debug, Parser)]
 #[command(name = "fastaudit")]
 enum Generate {
-    /// Write the man pages (section 8) into DIR: fastaudit(8) and one per
-    /// command.
+    /// Write the man pages into DIR: fastaudit(8), one per command (section
+    /// 8) and fastaudit-auditd.conf(5).
     GenerateMan {
         /// Where to write them (it must exist).
         #[arg(value_name = "DIR")]
@@ -64,7 +73,10 @@ const SHELLS: [Shell; 3] = [Shell::Bash, Shell::Zsh, Shell::Fish];
 
 /// A page's section for the text after the options (the command's
 /// `after_help`), by command; others get NOTES.
-const AFTER_HELP_HEADINGS: &[(&str, &str)] = &[("fastaudit-ctl", "AUDITCTL OPTIONS")];
+const AFTER_HELP_HEADINGS: &[(&str, &str)] = &[
+    ("fastaudit-ctl", "AUDITCTL OPTIONS"),
+    ("fastaudit-config-check", "EXIT STATUS"),
+];
 
 /// The audit system's own pages every page refers to.
 const AUDIT_PAGES: &[&str] = &[
@@ -115,11 +127,24 @@ fn man_pages(dir: &Path, date: &str) -> Result<ExitCode> {
             .map(|n| format!("{n}({SECTION})"))
             .collect();
         see_also.push(format!("fastaudit-bench({SECTION})"));
+        see_also.push(format!("{}({})", conf_page::NAME, conf_page::SECTION));
         see_also.extend(AUDIT_PAGES.iter().map(|p| p.to_string()));
         let text = render(cmd, date, &see_also).with_context(|| format!("rendering {name}"))?;
         std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
         println!("{}", path.display());
     }
+    let path = dir.join(format!("{}.{}", conf_page::NAME, conf_page::SECTION));
+    let mut see_also: Vec<String> = ["fastaudit-run", "fastaudit-config-check"]
+        .iter()
+        .map(|n| format!("{n}({SECTION})"))
+        .collect();
+    see_also.push("auditd.conf(5)".into());
+    let mut text = Vec::new();
+    conf_page::page(date, &source(), &see_also)
+        .to_writer(&mut text)
+        .with_context(|| format!("rendering {}", conf_page::NAME))?;
+    std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+    println!("{}", path.display());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -130,12 +155,18 @@ fn render(cmd: &clap::Command, date: &str, see_also: &[String]) -> std::io::Resu
     let man = Man::new(cmd.clone())
         .section(SECTION)
         .date(date)
-        .source(format!("fastaudit {}", env!("CARGO_PKG_VERSION")));
+        .source(source());
+    let extra = sections::extra(page_name(cmd));
     let mut out = Vec::new();
     man.render_title(&mut out)?;
     man.render_name_section(&mut out)?;
     man.render_synopsis_section(&mut out)?;
     man.render_description_section(&mut out)?;
+    if let Some(extra) = &extra {
+        let mut more = Roff::new();
+        sections::description(extra, &mut more);
+        more.to_writer(&mut out)?;
+    }
     man.render_options_section(&mut out)?;
     if cmd.get_subcommands().any(|s| !s.is_hide_set()) {
         man.render_subcommands_section(&mut out)?;
@@ -153,10 +184,18 @@ fn render(cmd: &clap::Command, date: &str, see_also: &[String]) -> std::io::Resu
         }
         roff.control("fi", []);
     }
+    if let Some(extra) = &extra {
+        sections::sections(extra, &mut roff);
+    }
     roff.control("SH", ["SEE ALSO"]);
     roff.text([roman(see_also.join(", "))]);
     roff.to_writer(&mut out)?;
     Ok(out)
+}
+
+/// The pages' source line: the package and its version.
+fn source() -> String {
+    format!("fastaudit {}", env!("CARGO_PKG_VERSION"))
 }
 
 /// Write the completions of every shell in [`SHELLS`] into `dir` (under

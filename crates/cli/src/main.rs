@@ -4,7 +4,9 @@
 
 mod bench_cmd;
 mod cli;
+mod config_cmd;
 mod ctl_cmd;
+mod exit;
 mod generate;
 mod rules_cmd;
 mod run_cmd;
@@ -21,6 +23,7 @@ fn main() -> std::process::ExitCode {
         None => match cli::Cli::parse_from(argv).command {
             cli::Command::Rules(cmd) => rules_cmd::run(cmd),
             cli::Command::Run(args) => run_cmd::run(args),
+            cli::Command::Config(cli::ConfigCommand::Check(args)) => config_cmd::check(args),
             cli::Command::Status => status_cmd::run(),
             cli::Command::Ctl { args } if cli::asks_for_help(&args) => Ok(cli::help_of(&["ctl"])),
             cli::Command::Ctl { args } => ctl_cmd::run(&args),
@@ -31,7 +34,7 @@ fn main() -> std::process::ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("fastaudit: {e:#}");
-            std::process::ExitCode::from(2)
+            std::process::ExitCode::from(exit::FAILED)
         }
     }
 }

@@ -16,7 +16,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             for l in lines {
                 eprintln!("{l}");
             }
-            Ok(ExitCode::from(1))
+            Ok(ExitCode::from(crate::exit::REFUSED))
         }
         Err(e) => Err(e.into()),
     }

@@ -121,7 +121,7 @@ fn long_options(help: &str) -> BTreeSet<String> {
 fn every_command_has_a_man_page_that_renders_cleanly_and_names_its_options() {
     let dir = generate_pages();
     let paths = command_paths();
-    let want: BTreeSet<String> = paths.iter().map(|p| format!("{}.8", page(p))).collect();
+    let mut want: BTreeSet<String> = paths.iter().map(|p| format!("{}.8", page(p))).collect();
     for expected in [
         "fastaudit.8",
         "fastaudit-run.8",
@@ -130,11 +130,15 @@ fn every_command_has_a_man_page_that_renders_cleanly_and_names_its_options() {
     ] {
         assert!(want.contains(expected), "{expected} among {want:?}");
     }
+    want.insert("fastaudit-auditd.conf.5".into());
     let got: BTreeSet<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(got, want, "one page per command, no other");
+    assert_eq!(
+        got, want,
+        "one page per command and the auditd.conf page, no other"
+    );
     for path in &paths {
         let name = page(path);
         let (text, warnings) = render(&dir.join(format!("{name}.8")));
@@ -164,14 +168,16 @@ fn every_command_has_a_man_page_that_renders_cleanly_and_names_its_options() {
         assert!(missing.is_empty(), "{name}.8 lacks {missing:?}:\n{text}");
         // The pages it refers to are pages the package has.
         for word in text.split(|c: char| c.is_whitespace() || c == ',') {
-            if let Some(page) = word
-                .strip_suffix("(8)")
-                .filter(|w| w.starts_with("fastaudit"))
-            {
-                assert!(
-                    want.contains(&format!("{page}.8")),
-                    "{name}.8 refers to {word}"
-                );
+            for section in ["8", "5"] {
+                if let Some(page) = word
+                    .strip_suffix(&format!("({section})"))
+                    .filter(|w| w.starts_with("fastaudit"))
+                {
+                    assert!(
+                        want.contains(&format!("{page}.{section}")),
+                        "{name}.8 refers to {word}"
+                    );
+                }
             }
         }
     }
@@ -297,5 +303,145 @@ fn placeholders_are_upper_case_words() {
                 "<{word}> in fastaudit help {path:?}"
             );
         }
+    }
+}
+
+/// The headings of a rendered page (lines in capitals at the margin).
+fn headings(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| {
+            !l.starts_with(' ')
+                && !l.is_empty()
+                && l.chars().all(|c| c.is_ascii_uppercase() || c == ' ')
+        })
+        .map(String::from)
+        .collect()
+}
+
+/// The text of one section of a rendered page.
+fn section<'a>(text: &'a str, heading: &str) -> &'a str {
+    let start = text
+        .find(&format!("\n{heading}\n"))
+        .unwrap_or_else(|| panic!("no {heading} in {text}"));
+    let rest = &text[start + heading.len() + 2..];
+    let end = rest
+        .lines()
+        .position(|l| !l.is_empty() && !l.starts_with(' '))
+        .map_or(rest.len(), |n| {
+            rest.lines().take(n).map(|l| l.len() + 1).sum()
+        });
+    &rest[..end]
+}
+
+#[test]
+fn the_daemon_pages_have_the_sections_an_administrator_reads() {
+    let dir = generate_pages();
+    for name in ["fastaudit", "fastaudit-run"] {
+        let (text, warnings) = render(&dir.join(format!("{name}.8")));
+        assert_eq!(warnings, "", "groff warns about {name}.8");
+        let h = headings(&text);
+        for want in [
+            "NAME",
+            "SYNOPSIS",
+            "DESCRIPTION",
+            "OPTIONS",
+            "FILES",
+            "SIGNALS",
+            "EXIT STATUS",
+            "EXAMPLES",
+            "SEE ALSO",
+        ] {
+            assert!(h.iter().any(|x| x == want), "{name}.8 has {want}: {h:?}");
+        }
+        let files = section(&text, "FILES");
+        for path in [
+            "/etc/audit/auditd.conf",
+            "/etc/audit/rules.d",
+            "/etc/audit/plugins.d",
+            "/var/log/audit/audit.log",
+            "/run/fastaudit/status",
+            "/run/fastaudit/control",
+            "/etc/default/fastaudit",
+            "fastaudit.service",
+        ] {
+            assert!(
+                files.contains(path),
+                "{name}.8's FILES names {path}: {files}"
+            );
+        }
+        let signals = section(&text, "SIGNALS");
+        for sig in ["SIGHUP", "SIGUSR1", "SIGUSR2", "SIGTERM", "SIGINT"] {
+            assert!(signals.contains(sig), "{name}.8's SIGNALS: {sig}");
+        }
+        let exit = section(&text, "EXIT STATUS");
+        for code in ["0", "1", "2"] {
+            assert!(
+                exit.lines()
+                    .any(|l| l.trim_start().starts_with(&format!("{code} "))),
+                "{name}.8's EXIT STATUS: {code}: {exit}"
+            );
+        }
+        assert!(
+            section(&text, "SEE ALSO").contains("fastaudit-auditd.conf(5)"),
+            "{name}.8 refers to the auditd.conf page"
+        );
+    }
+    // The exit codes the pages give are the binary's: a refused
+    // auditd.conf is 1, a usage error 2.
+    let bad = tempdir().join("auditd.conf");
+    std::fs::write(&bad, "no_such_key = 1\n").unwrap();
+    let out = fastaudit(
+        FASTAUDIT,
+        &[
+            "config",
+            "check",
+            bad.to_str().unwrap(),
+            "--rules",
+            "/dev/null",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let out = fastaudit(FASTAUDIT, &["run", "--no-such-flag"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+}
+
+#[test]
+fn the_auditd_conf_page_lists_every_key_and_what_fastaudit_does() {
+    let dir = generate_pages();
+    let page = dir.join("fastaudit-auditd.conf.5");
+    let (text, warnings) = render(&page);
+    assert_eq!(warnings, "", "groff warns about the auditd.conf page");
+    assert!(text.contains("fastaudit-auditd.conf(5)"), "{text}");
+    let keys = format!("\n{}", section(&text, "KEYS"));
+    // Each key's entry starts a line: `name = values`.
+    let listed: Vec<&str> = keys
+        .lines()
+        .filter_map(|l| {
+            let l = l.strip_prefix("       ")?;
+            let (name, _) = l.split_once(" = ")?;
+            (!name.contains(' ')).then_some(name)
+        })
+        .collect();
+    let table: Vec<&str> = fastaudit_config::keys::KEYS
+        .iter()
+        .map(|k| k.name)
+        .collect();
+    assert_eq!(
+        listed, table,
+        "every key of the key table, in its order, once"
+    );
+    assert_eq!(table.len(), 39, "auditd 3.x's keys");
+    for k in fastaudit_config::keys::KEYS {
+        let entry = keys
+            .split(&format!("\n       {} = ", k.name))
+            .nth(1)
+            .unwrap_or_default();
+        let entry = entry.split("\n\n").next().unwrap_or_default();
+        assert!(
+            entry.contains(&format!("fastaudit: {}", k.usage.label())),
+            "{}: what fastaudit does: {entry}",
+            k.name
+        );
+        assert!(entry.contains("Default: "), "{}: {entry}", k.name);
     }
 }

@@ -54,20 +54,32 @@ fn the_unit_passes_systemd_analyze_verify() {
     assert_eq!(value(&text, "EnvironmentFile"), "-/etc/default/fastaudit");
     assert_eq!(value(&text, "ExecStart"), "/usr/sbin/fastaudit run");
     assert_eq!(value(&text, "Type"), "notify");
+    assert!(
+        value(&text, "Documentation").contains("man:fastaudit-auditd.conf(5)"),
+        "{text}"
+    );
     // verify also runs `man` on every Documentation=man: page: the pages
-    // the package holds, generated here.
-    let man = tempdir();
-    std::fs::create_dir_all(man.join("man8")).unwrap();
+    // the package holds, generated here and put in their sections'
+    // directories as scripts/package.sh puts them.
+    let pages = tempdir();
     let out = fastaudit(
         FASTAUDIT,
         &[
             "generate-man",
             "--date",
             "2026-01-01",
-            man.join("man8").to_str().unwrap(),
+            pages.to_str().unwrap(),
         ],
     );
     assert!(out.status.success(), "{out:?}");
+    let man = tempdir();
+    for page in std::fs::read_dir(&pages).unwrap() {
+        let page = page.unwrap().path();
+        let section = page.extension().unwrap().to_str().unwrap().to_string();
+        let dir = man.join(format!("man{section}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::rename(&page, dir.join(page.file_name().unwrap())).unwrap();
+    }
     let out = Command::new("systemd-analyze")
         .arg("verify")
         .arg(unit_here())

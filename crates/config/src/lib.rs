@@ -181,13 +181,14 @@ impl Conf {
         }
     }
 
-    /// Keys set in the file that fastaudit does not act on yet, in line order.
+    /// Keys set in the file that fastaudit does not act on (not applied,
+    /// or refused: see [`Key::usage`]), in line order.
     pub fn unsupported(&self) -> Vec<Unsupported> {
         let mut out: Vec<Unsupported> = KEYS
             .iter()
             .zip(&self.settings)
             .filter_map(|(k, s)| match (k.usage, s.line) {
-                (Use::NotYet(missing), Some(line)) => Some(Unsupported {
+                (Use::NotYet(missing) | Use::Refused(missing), Some(line)) => Some(Unsupported {
                     key: k,
                     line,
                     missing,

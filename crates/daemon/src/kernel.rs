@@ -20,6 +20,9 @@ use fastaudit_records::types;
 use settings::setting_name;
 use std::time::Duration;
 
+/// The kernel audit state saved at start under the run directory.
+pub const STATE_FILE: &str = "kernel-state";
+
 /// The kernel audit as this run holds it.
 pub struct Kernel {
     /// The registration (None with --bpf-only).
@@ -56,7 +59,7 @@ impl Kernel {
         }
         let daemon_opts = DaemonOptions {
             take_over: opts.take_over,
-            state_file: run_dir::file("kernel-state"),
+            state_file: run_dir::file(STATE_FILE),
             ..DaemonOptions::default()
         };
         let daemon = match KernelDaemon::start(&daemon_opts) {

@@ -12,6 +12,7 @@
 //! and their switches), `settings` (the flags over auditd.conf).
 //! docs/architecture.md draws the whole.
 
+pub mod check;
 mod companion;
 pub mod control;
 mod daemon;
@@ -26,6 +27,7 @@ pub mod options;
 mod output;
 mod procinfo;
 mod reconfigure;
+pub mod reference;
 mod rules;
 pub mod run_dir;
 mod settings;

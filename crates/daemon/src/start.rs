@@ -32,11 +32,7 @@ pub fn run(opts: &RunOptions) -> Result<(), Error> {
     }
     let settings = settings::resolve(opts).map_err(|Refused(lines)| Error::Refused(lines))?;
     let (plan, set, env, refused) = plan(opts)?;
-    let teller = Teller::Run {
-        apply_irreversible: opts.apply_irreversible,
-        bpf_only: opts.bpf_only,
-    };
-    for note in Asked::of(&set).notes(teller) {
+    for note in irreversible_notes(opts, &set) {
         eprintln!("{note}");
     }
     if let Some(why) = plan.hook_kind_problem() {
@@ -54,14 +50,7 @@ pub fn run(opts: &RunOptions) -> Result<(), Error> {
 /// the host's facts it was compiled in, and the refused lines it runs
 /// without (said on stderr here).
 fn plan(opts: &RunOptions) -> Result<(Plan, RuleSet, Environment, rules::Refused), Error> {
-    let loaded =
-        rules::load_for_run(&opts.rules, &SystemHost, opts.strict).map_err(Error::Refused)?;
-    let refused = rules::Refused::of(&loaded);
-    for l in refused.said() {
-        eprintln!("{l}");
-    }
-    let set = loaded.set;
-    rules::print_warnings(&set, fastaudit_rules::report::MESSAGES_PER_FILE);
+    let (set, refused) = read_rules(opts)?;
     start_trace::mark("settings and rules read");
     // Probing loads BPF programs and reads tracefs: root only (`--explain`
     // works without, with the facts assumed).
@@ -123,6 +112,31 @@ fn plan(opts: &RunOptions) -> Result<(Plan, RuleSet, Environment, rules::Refused
     }
     start_trace::mark("plan compiled");
     Ok((plan, set, env, refused))
+}
+
+/// The rules a run starts with (rules::load_for_run), the refused lines
+/// and the warnings said on stderr as the start says them; `fastaudit
+/// config check` reads them through here too.
+pub(crate) fn read_rules(opts: &RunOptions) -> Result<(RuleSet, rules::Refused), Error> {
+    let loaded =
+        rules::load_for_run(&opts.rules, &SystemHost, opts.strict).map_err(Error::Refused)?;
+    let refused = rules::Refused::of(&loaded);
+    for l in refused.said() {
+        eprintln!("{l}");
+    }
+    let set = loaded.set;
+    rules::print_warnings(&set, fastaudit_rules::report::MESSAGES_PER_FILE);
+    Ok((set, refused))
+}
+
+/// The notes a start gives on the rules' -e 2, --loginuid-immutable and
+/// -f 2: whether and how `opts` applies each.
+pub(crate) fn irreversible_notes(opts: &RunOptions, set: &RuleSet) -> Vec<String> {
+    let teller = Teller::Run {
+        apply_irreversible: opts.apply_irreversible,
+        bpf_only: opts.bpf_only,
+    };
+    Asked::of(set).notes(teller)
 }
 
 /// Open the log, start the plugins and the daemon, and run the plan.

@@ -457,8 +457,9 @@ fn retire(mut f: Feeder, why: &str, notes: &mut Vec<String>) {
     });
 }
 
-/// The active plugins of `dir` that fastaudit runs; the rest reported.
-fn load_dir(dir: &Path, notes: &mut Vec<String>) -> Vec<PluginConf> {
+/// The active plugins of `dir` that fastaudit runs; the rest reported
+/// in `notes` (a run starts these; `fastaudit config check` lists them).
+pub fn load_dir(dir: &Path, notes: &mut Vec<String>) -> Vec<PluginConf> {
     let files = match conf::files(dir) {
         Ok(f) => f,
         // auditd: no directory, no plugins.

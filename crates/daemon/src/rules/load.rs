@@ -7,7 +7,16 @@ use std::path::PathBuf;
 
 /// The rules used when neither --rules nor /etc/audit/rules.d is given.
 const DEFAULT_RULES: &str = include_str!("../../../../rules/default.rules");
-const RULES_D: &str = "/etc/audit/rules.d";
+pub const RULES_D: &str = "/etc/audit/rules.d";
+
+/// Where a run without `--rules` takes its rules from, in words.
+pub fn default_source() -> String {
+    if std::path::Path::new(RULES_D).exists() {
+        RULES_D.to_string()
+    } else {
+        "the built-in default rules".to_string()
+    }
+}
 
 /// The rules of `paths`, else of /etc/audit/rules.d, else the built-in
 /// defaults: a rules.d that exists but cannot be read (as non-root, say)

@@ -11,7 +11,7 @@ mod load;
 mod refused;
 
 pub use change::{changes, RuleChange};
-pub use load::{load, load_for_run, load_limited, print_warnings};
+pub use load::{default_source, load, load_for_run, load_limited, print_warnings, RULES_D};
 pub use refused::Refused;
 
 use crate::kernel::KernelSettings;

@@ -18,11 +18,25 @@ impl Host for SystemHost {
 
     fn check_log_file(&self, path: &str) -> Result<Vec<String>, String> {
         let dir = dirname(path);
-        std::fs::read_dir(dir).map_err(|e| format!("could not open dir {dir} ({e})"))?;
+        // `fastaudit config check` runs as any user; the log's directory
+        // (/var/log/audit is root's, 0700 or 0750) is then often closed to
+        // it. Said as a warning: `run`, always root, checks it at start.
+        let unchecked = |e: &std::io::Error| {
+            (e.kind() == std::io::ErrorKind::PermissionDenied && !nix::unistd::geteuid().is_root())
+                .then(|| {
+                    vec![format!(
+                        "{path} not checked: {dir} cannot be read without root ({e}); fastaudit run checks it at start"
+                    )]
+                })
+        };
+        if let Err(e) = std::fs::read_dir(dir) {
+            return unchecked(&e).ok_or_else(|| format!("could not open dir {dir} ({e})"));
+        }
         let m = match std::fs::metadata(path) {
             Ok(m) => m,
             // Created at start.
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) if unchecked(&e).is_some() => return Ok(unchecked(&e).unwrap_or_default()),
             Err(e) => return Err(format!("unable to open {path} ({e})")),
         };
         if !m.is_file() {

@@ -13,7 +13,7 @@ mod restart;
 pub use restart::restart_only;
 
 use crate::options::{LogFlags, RunOptions};
-use fastaudit_config::keys::Missing;
+use fastaudit_config::keys::{Missing, Use};
 use fastaudit_config::{Conf, ConfigError, Value, DEFAULT_PATH};
 use fastaudit_log::{Action, ActionKey, Config as LogConfig, Flush, SizeAction, Threshold};
 use fastaudit_plugins::{OverflowAction, Settings as PluginSettings};
@@ -52,15 +52,19 @@ pub struct RunSettings {
 pub struct Refused(pub Vec<String>);
 
 /// The configuration file to read, if any.
-fn config_path(args: &RunOptions) -> Option<PathBuf> {
+pub(crate) fn config_path(args: &RunOptions) -> Option<PathBuf> {
     if args.no_config {
         return None;
     }
     match &args.config {
         Some(p) => Some(p.clone()),
-        None => Path::new(DEFAULT_PATH)
-            .exists()
-            .then(|| PathBuf::from(DEFAULT_PATH)),
+        // Only a file that is not there means none: one that cannot be
+        // looked at (/etc/audit is 0750, for `config check` as a user) is
+        // read, and its error said.
+        None => match Path::new(DEFAULT_PATH).try_exists() {
+            Ok(false) => None,
+            _ => Some(PathBuf::from(DEFAULT_PATH)),
+        },
     }
 }
 
@@ -128,11 +132,15 @@ fn from_conf(args: &RunOptions, conf: &Conf) -> Result<RunSettings, Refused> {
             "local_events = no (a network-only aggregator): fastaudit audits the local system and has no network input: refused",
         ));
     }
-    if conf.get("tcp_listen_port").is_some() {
-        refused.push(refuse(
-            "tcp_listen_port",
-            "tcp_listen_port: fastaudit has no network listener and cannot receive remote audit events: refused",
-        ));
+    // The keys whose any setting fastaudit cannot honour (the key table
+    // says which: tcp_listen_port).
+    for u in conf.unsupported() {
+        if let Use::Refused(missing) = u.key.usage {
+            refused.push(refuse(
+                u.key.name,
+                &format!("{}: {}: refused", u.key.name, missing.why()),
+            ));
+        }
     }
     warnings.extend(unsupported_keys(conf));
 
@@ -221,7 +229,7 @@ fn unsupported_keys(conf: &Conf) -> Vec<String> {
     let idle: Vec<String> = conf
         .unsupported()
         .iter()
-        .filter(|u| u.key.name != "tcp_listen_port")
+        .filter(|u| matches!(u.key.usage, Use::NotYet(_)))
         .map(|u| format!("{} (line {})", u.key.name, u.line))
         .collect();
     if idle.is_empty() {
