@@ -14,6 +14,11 @@ use serde_json::Value;
 pub(crate) enum Kind {
     /// Decimal (`%d`, `%u`): a JSON number.
     Dec,
+    /// A 32-bit id (a uid, a gid, a session): a JSON number, with the
+    /// unset id always `4294967295`. The kernel writes it that way (`%u`),
+    /// auditd itself writes `-1` (DAEMON_END's `auid=-1 uid=-1 ses=-1` when
+    /// it could not learn who stopped it); one meaning gets one number.
+    Id,
     /// Hexadecimal (`%x`, `0x%x`): `"0x..."`.
     Hex,
     /// Octal (`0%o`): `"0o..."`.
@@ -27,14 +32,14 @@ pub(crate) enum Kind {
 
 /// Field names and kinds, from the kernel's formats (kernel/audit.c,
 /// auditsc.c) and the audit project's field dictionary. uid and gid
-/// fields are decimal too ([`UID_FIELDS`], [`GID_FIELDS`]); a SYSCALL or
+/// fields are ids ([`UID_FIELDS`], [`GID_FIELDS`]); a SYSCALL or
 /// SOCKETCALL argument `aN` is hex.
 const KINDS: &[(&str, Kind)] = &[
     ("pid", Kind::Dec),
     ("ppid", Kind::Dec),
-    ("ses", Kind::Dec),
-    ("old-ses", Kind::Dec),
-    ("oses", Kind::Dec),
+    ("ses", Kind::Id),
+    ("old-ses", Kind::Id),
+    ("oses", Kind::Id),
     ("opid", Kind::Dec),
     ("syscall", Kind::Dec),
     ("exit", Kind::Dec),
@@ -129,7 +134,7 @@ pub(crate) fn is_arg(name: &str) -> Option<usize> {
 /// The kind of a field.
 pub(crate) fn kind(name: &str) -> Kind {
     if UID_FIELDS.contains(&name) || GID_FIELDS.contains(&name) {
-        return Kind::Dec;
+        return Kind::Id;
     }
     match KINDS.iter().find(|(n, _)| *n == name) {
         Some((_, k)) => *k,
@@ -270,6 +275,8 @@ pub(crate) fn value(name: &str, raw: &[u8]) -> Value {
     }
     let typed = match kind(name) {
         Kind::Dec => decimal(raw),
+        Kind::Id if raw == b"-1" => Some(Value::from(u32::MAX)),
+        Kind::Id => decimal(raw),
         Kind::Hex => {
             let digits = raw
                 .strip_prefix(b"0x")

@@ -216,6 +216,33 @@ fn user_and_daemon_messages() {
 }
 
 #[test]
+fn an_unset_id_is_one_number_in_every_record_type() {
+    // The kernel writes an unset id as 4294967295 (SYSCALL, DAEMON_START);
+    // auditd writes DAEMON_END's unknown sender as -1. A SIEM indexes one
+    // number for one meaning; a pid of -1 ("no process") stays -1.
+    let start = one("type=DAEMON_START msg=audit(1.002:3): op=start ver=3.0.9 format=json kernel=6.1.0 auid=4294967295 pid=9 uid=0 ses=4294967295 res=success");
+    let end = one("type=DAEMON_END msg=audit(1.002:4): op=terminate auid=-1 uid=-1 ses=-1 pid=-1 subj=? res=success");
+    let unset = json!(4294967295u64);
+    for field in ["auid", "ses"] {
+        assert_eq!(start["DAEMON_START"][field], unset, "{field}");
+    }
+    for field in ["auid", "uid", "ses"] {
+        assert_eq!(end["DAEMON_END"][field], unset, "{field}");
+    }
+    assert_eq!(end["DAEMON_END"]["pid"], json!(-1));
+    assert_eq!(end["DAEMON_END"]["AUID"], json!("unset"));
+    // Every id field reads -1 the same way; other numbers stay signed.
+    let v = one("type=USER msg=audit(1.002:5): pid=7 uid=-1 auid=-1 ses=-1 msg='op=x gid=-1 res=success'");
+    assert_eq!(
+        (&v["USER"]["uid"], &v["USER"]["auid"], &v["USER"]["ses"]),
+        (&unset, &unset, &unset)
+    );
+    assert_eq!(v["USER"]["msg"]["gid"], unset);
+    let v = one("type=SYSCALL msg=audit(1.002:6): arch=c000003e syscall=2 success=no exit=-1 items=0 ppid=1 pid=2 auid=-1 uid=0 ses=-1");
+    assert_eq!(v["SYSCALL"]["exit"], json!(-1));
+}
+
+#[test]
 fn lists_for_types_that_repeat() {
     let v = json_of(
         None,
