@@ -358,3 +358,50 @@ fn json_events_round_trip_the_raw_records() {
     assert_eq!(stats["log_events_dropped"], 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// DAEMON_END is the last record fastaudit writes, in RAW and in JSON
+/// (JSON's STATS line, which closes the stream, aside): the kernel's BPF
+/// `op=UNLOAD` records of fastaudit's own programs, and the restore's
+/// CONFIG_CHANGE, are logged before it.
+#[test]
+fn daemon_end_follows_the_unload_of_its_own_programs() {
+    let _ka = KernelAudit::acquire();
+    let dir = tempdir();
+    let rules = dir.join("r.rules");
+    std::fs::write(
+        &rules,
+        "-a always,exit -F arch=b64 -S fchmodat -F dir=/tmp -k unload\n",
+    )
+    .unwrap();
+    for format in ["raw", "json"] {
+        let log = dir.join(format!("audit.{format}"));
+        FastauditRun::start(FASTAUDIT, &rules, &log, &["--format", format]).stop();
+        let text = std::fs::read_to_string(&log).unwrap();
+        let mut lines: Vec<&str> = text.lines().collect();
+        if format == "json" {
+            let last = lines.pop().unwrap_or("");
+            assert!(
+                last.contains("\"STATS\":"),
+                "JSON closes with STATS: {last}"
+            );
+        }
+        let is_end = |l: &str| l.starts_with("type=DAEMON_END ") || l.contains("\"DAEMON_END\":");
+        let unloads = lines
+            .iter()
+            .filter(|l| {
+                (l.starts_with("type=BPF ") && l.contains("op=UNLOAD"))
+                    || l.contains("\"op\":\"UNLOAD\"")
+            })
+            .count();
+        assert!(
+            unloads > 0,
+            "{format}: the programs' UNLOAD records logged:\n{text}"
+        );
+        assert!(
+            lines.last().is_some_and(|l| is_end(l)),
+            "{format}: DAEMON_END is the last record:\n{text}"
+        );
+        assert_eq!(lines.iter().filter(|l| is_end(l)).count(), 1, "{text}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

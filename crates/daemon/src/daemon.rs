@@ -244,6 +244,10 @@ impl Daemon {
         // A fault over by now, or still going on (its record is then lost
         // too, and counted: the final counts on stderr say it).
         let sink = &mut self.sink;
+        // Nothing of the kernel's is written after DAEMON_END: in JSON the
+        // last kernel records (the programs' BPF UNLOAD, the restore's
+        // CONFIG_CHANGE) would otherwise wait for their events to time out.
+        sink.log.write_open_events();
         sink.log.commit();
         if let Some(f) = sink.log.take_recovered().or(sink.log.fault_now()) {
             sink.report_fault(f);

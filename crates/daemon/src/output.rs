@@ -143,6 +143,13 @@ impl Output {
         }
     }
 
+    /// JSON: write every event still being gathered now, open or not (the
+    /// stop's last kernel records go before DAEMON_END, in the order they
+    /// came, as RAW has them).
+    pub fn write_open_events(&mut self) {
+        self.write_gathered(true);
+    }
+
     /// Write what is pending (JSON: the events that timed out), then as the
     /// writer's commit.
     pub fn commit(&mut self) {

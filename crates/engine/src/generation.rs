@@ -141,6 +141,16 @@ impl Generation {
     }
 
     /// Detach every hook (its maps stay while the object lives).
+    /// The kernel's ids of its loaded programs (each one's BPF UNLOAD
+    /// record names it). A program not loaded (autoload off) has none.
+    pub fn program_ids(&self) -> Vec<u32> {
+        self.skel
+            .object()
+            .progs()
+            .filter_map(|p| libbpf_rs::Program::id_from_fd(p.as_fd()).ok())
+            .collect()
+    }
+
     pub fn detach(&self) {
         self.links.borrow_mut().clear();
         self.quit.store(true, Ordering::Relaxed);

@@ -293,7 +293,42 @@ pub fn run_live<H: Handler>(
     stats.emitted = emitted;
     stats.lost = lost;
     stats.aux_lost = aux_lost;
+    let mut ids = owner.program_ids();
+    ids.extend(
+        current
+            .as_ref()
+            .map(Generation::program_ids)
+            .unwrap_or_default(),
+    );
+    drop(current);
+    drop(owner);
+    wait_unloaded(&ids);
     Ok(stats)
+}
+
+/// How long the stop waits for the kernel to free the programs.
+const UNLOAD_WAIT: Duration = Duration::from_secs(2);
+
+/// Wait until the kernel has freed the programs `ids` (closing their fds
+/// frees them later: a link's last reference goes after an RCU grace
+/// period, from a work queue). The kernel writes a program's BPF
+/// `op=UNLOAD` record just before freeing its id, so once no id opens,
+/// every UNLOAD record is queued for the audit daemon, which logs them
+/// before its DAEMON_END. Bounded: a program another process holds (a
+/// pinned one, bpftool's open fd) may outlive the stop.
+fn wait_unloaded(ids: &[u32]) {
+    let deadline = Instant::now() + UNLOAD_WAIT;
+    let mut nap = Duration::from_millis(1);
+    while ids
+        .iter()
+        .any(|&id| libbpf_rs::Program::fd_from_id(id).is_ok())
+    {
+        if Instant::now() >= deadline {
+            return;
+        }
+        std::thread::sleep(nap);
+        nap = (nap * 2).min(Duration::from_millis(50));
+    }
 }
 
 /// A plan with nothing to attach: ready at once, then only the caller's

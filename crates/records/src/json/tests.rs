@@ -232,7 +232,9 @@ fn an_unset_id_is_one_number_in_every_record_type() {
     assert_eq!(end["DAEMON_END"]["pid"], json!(-1));
     assert_eq!(end["DAEMON_END"]["AUID"], json!("unset"));
     // Every id field reads -1 the same way; other numbers stay signed.
-    let v = one("type=USER msg=audit(1.002:5): pid=7 uid=-1 auid=-1 ses=-1 msg='op=x gid=-1 res=success'");
+    let v = one(
+        "type=USER msg=audit(1.002:5): pid=7 uid=-1 auid=-1 ses=-1 msg='op=x gid=-1 res=success'",
+    );
     assert_eq!(
         (&v["USER"]["uid"], &v["USER"]["auid"], &v["USER"]["ses"]),
         (&unset, &unset, &unset)
