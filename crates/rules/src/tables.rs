@@ -199,6 +199,21 @@ impl Machine {
         syscalls(self).lookup(&name.to_ascii_lowercase())
     }
 
+    /// The number of a syscall newer than this machine's table (which is
+    /// libaudit's, as auditctl refuses such names), from the kernel's
+    /// tables (data/syscalls-newer.tsv): only for a refusal to give it.
+    pub fn newer_syscall_number(self, name: &[u8]) -> Option<u32> {
+        include_str!("../data/syscalls-newer.tsv")
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .find_map(|l| {
+                let mut cols = l.split('\t');
+                let (nr, n, machines) = (cols.next()?, cols.next()?, cols.next()?);
+                let here = machines == "all" || machines.split(',').any(|m| m == self.name());
+                (here && n.as_bytes().eq_ignore_ascii_case(name)).then(|| nr.parse().ok())?
+            })
+    }
+
     /// Syscall name of a number on this machine.
     pub fn syscall_name(self, nr: u32) -> Option<&'static str> {
         syscalls(self).name(nr)
@@ -568,6 +583,25 @@ pub fn comparison(a: u32, b: u32) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn newer_syscalls_are_new_to_every_table() {
+        for m in Machine::ALL {
+            assert_eq!(m.newer_syscall_number(b"FCHMODAT2"), Some(452));
+            assert_eq!(m.newer_syscall_number(b"fchmodat"), None);
+            for nr in 451..=470 {
+                assert_eq!(m.syscall_name(nr), None, "{} {nr}", m.name());
+            }
+        }
+        assert_eq!(
+            Machine::X86_64.newer_syscall_number(b"map_shadow_stack"),
+            Some(453)
+        );
+        assert_eq!(
+            Machine::Aarch64.newer_syscall_number(b"map_shadow_stack"),
+            None
+        );
+    }
 
     #[test]
     fn the_const_msgtype_reads_the_table_as_msgtypes_does() {

@@ -160,8 +160,15 @@ impl State<'_> {
 /// for `umount`), else it may be a syscall of the other side of a 64/32-bit
 /// pair (socketcall is i386's). Any other name gets the nearest of this
 /// machine's, but not one it only adds digits to (`fchmodat2` is a newer
-/// syscall than auditctl's tables, not a misspelt `fchmodat`).
+/// syscall than auditctl's tables, not a misspelt `fchmodat`: its number
+/// is given, from the kernel's newer syscalls, where known).
 fn syscall_hint(machine: Machine, name: &[u8]) -> String {
+    if let Some(nr) = machine.newer_syscall_number(name) {
+        return format!(
+            " (a syscall newer than auditctl's table: on {} give its number, -S {nr})",
+            machine.name()
+        );
+    }
     let names = || machine.syscall_names();
     if !Machine::ALL
         .iter()

@@ -154,8 +154,19 @@ fn unknown_names_get_the_nearest_known_one() {
     // A syscall newer than the tables is no typo of an older one.
     assert_eq!(
         refusal("-a always,exit -F arch=b64 -S fchmodat2"),
-        "-S: syscall name unknown: fchmodat2"
+        "-S: syscall name unknown: fchmodat2 (a syscall newer than auditctl's table: on x86_64 give its number, -S 452)"
     );
+    // The number is the machine's: x86_64 alone has map_shadow_stack.
+    assert_eq!(
+        refusal("-a always,exit -F arch=b32 -S cachestat"),
+        "-S: syscall name unknown: cachestat (a syscall newer than auditctl's table: on i386 give its number, -S 451)"
+    );
+    assert_eq!(
+        refusal("-a always,exit -F arch=b32 -S map_shadow_stack"),
+        "-S: syscall name unknown: map_shadow_stack"
+    );
+    // What the hint says is accepted.
+    assert!(parse("-a always,exit -F arch=b64 -S 452").is_ok());
     assert_eq!(
         refusal("-a always,exit -F arch=b64 -S open -F uidd=0"),
         "-F: unknown field: uidd (did you mean uid?)"
