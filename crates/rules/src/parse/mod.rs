@@ -207,7 +207,16 @@ impl State<'_> {
             }
             if g.optind() < count {
                 let extra = args.get(g.optind()).map(|w| show(w)).unwrap_or_default();
-                return err(format!("parameter passed without an option given: {extra}"));
+                let why = key_before(&args[..g.optind()])
+                    .map(|key| {
+                        format!(
+                            " (it follows the key {key}: a key cannot hold whitespace, as a rule line is split at whitespace and quotes do not group words)"
+                        )
+                    })
+                    .unwrap_or_default();
+                return err(format!(
+                    "parameter passed without an option given: {extra}{why}"
+                ));
             }
             if !self.key.is_empty() && !self.list_requested {
                 // auditctl starts from 0 (the user list) here, not "unset".
@@ -315,3 +324,19 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests;
+
+/// The key given by the last words of `args` (`-k KEY`, `-kKEY`, `-F
+/// key=KEY`, `-Fkey=KEY`), shown, when they give one: a stray word after it
+/// is most likely the rest of a key with a space in it.
+fn key_before(args: &[Vec<u8>]) -> Option<String> {
+    let (last, before) = args.split_last()?;
+    let before = before.last().map(Vec::as_slice);
+    let key = match before {
+        Some(b"-k") => Some(last.as_slice()),
+        Some(b"-F") => last.strip_prefix(b"key="),
+        _ => last
+            .strip_prefix(b"-Fkey=")
+            .or_else(|| last.strip_prefix(b"-k").filter(|k| !k.is_empty())),
+    }?;
+    Some(format!("\"{}\"", show(key)))
+}

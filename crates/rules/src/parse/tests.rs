@@ -151,6 +151,29 @@ fn unknown_names_get_the_nearest_known_one() {
         refusal("-a always,exit -F arch=b64 -S pread64"),
         "-S: syscall name unknown: pread64 (did you mean pread?)"
     );
+    // A key with a space: the stray word is named as the rest of the key.
+    let why = "a key cannot hold whitespace, as a rule line is split at whitespace and quotes do not group words";
+    for (line, extra, key) in [
+        (
+            "-a always,exit -F arch=b64 -S openat -F key=has space",
+            "space",
+            "has",
+        ),
+        ("-w /etc/x -p wa -k \"a b\"", "b\"", "\"a"),
+        ("-w /etc/x -kone two", "two", "one"),
+        ("-a always,exit -S all -Fkey=k v", "v", "k"),
+    ] {
+        assert_eq!(
+            refusal(line),
+            format!("parameter passed without an option given: {extra} (it follows the key \"{key}\": {why})"),
+            "{line}"
+        );
+    }
+    // Any other stray word is named alone.
+    assert_eq!(
+        refusal("-w /etc/x -p wa extra"),
+        "parameter passed without an option given: extra"
+    );
     // A syscall newer than the tables is no typo of an older one.
     assert_eq!(
         refusal("-a always,exit -F arch=b64 -S fchmodat2"),
