@@ -26,6 +26,7 @@ pub mod report;
 pub mod rule;
 pub mod ruleset;
 pub mod settings;
+pub mod size;
 pub mod source;
 pub mod suggest;
 pub mod tables;

@@ -73,7 +73,7 @@ fn read_rules_file(path: &Path, max: u64) -> Result<(Vec<u8>, Metadata), String>
         .read_to_end(&mut data)
         .map_err(unreadable)?;
     if data.len() as u64 > max {
-        return Err(format!("larger than {max} bytes: refused"));
+        return Err(format!("larger than {}: refused", crate::size::human(max)));
     }
     content::check(&data)?;
     Ok((data, meta))
@@ -302,6 +302,10 @@ mod tests {
         assert!(read_rules_file(&f, 100).is_ok());
         let err = read_rules_file(&f, 99).unwrap_err();
         assert!(err.contains("larger than 99 bytes"), "{err}");
+        // The real bound, as a reader takes it in.
+        std::fs::write(&f, vec![b'#'; (MAX_RULES_FILE + 1) as usize]).unwrap();
+        let err = read_rules_file(&f, MAX_RULES_FILE).unwrap_err();
+        assert_eq!(err, "larger than 64 MiB: refused");
         let _ = std::fs::remove_dir_all(&d);
     }
 
