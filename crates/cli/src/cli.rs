@@ -58,7 +58,7 @@ pub enum Command {
     /// Check auditd.conf, the rules and the plugins as `run` would start with them.
     #[command(subcommand)]
     Config(ConfigCommand),
-    /// The kernel audit's status and, when it runs, fastaudit's counters.
+    /// The kernel audit's status and, when it runs, fastaudit's counters (root).
     Status,
     /// Change, list or show the running daemon's rules with auditctl's options (root).
     // auditctl's options are passed through untouched; main prints this
@@ -352,7 +352,7 @@ pub struct ConfigCheckArgs {
 #[derive(Debug, Subcommand)]
 pub enum RulesCommand {
     /// Print the rules as `auditctl -l` prints them once loaded.
-    List(RulesArgs),
+    List(RulesListArgs),
     /// Only check the rules; print nothing on stdout (stderr: errors, warnings, and
     /// a note for each -e 2, --loginuid-immutable and -f 2 on whether `run` applies it).
     Check(RulesArgs),
@@ -366,9 +366,6 @@ pub struct RulesArgs {
     /// when present, else the built-in default rules]
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
-    /// Also print the control settings (-b, -e, -f, ...) before the rules.
-    #[arg(long)]
-    pub settings: bool,
     /// Refuse the rules on any warning (exit 1, nothing printed on stdout).
     #[arg(long)]
     pub strict: bool,
@@ -376,6 +373,17 @@ pub struct RulesArgs {
     /// the rest; 0: all
     #[arg(long, value_name = "N", default_value_t = fastaudit_rules::report::MESSAGES_PER_FILE)]
     pub max_messages: usize,
+}
+
+/// `rules list`'s arguments: the rule sources, and whether to print the
+/// settings too (only a listing prints them: `check` prints nothing).
+#[derive(Debug, Args)]
+pub struct RulesListArgs {
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    /// Also print the control settings (-b, -e, -f, ...) before the rules.
+    #[arg(long)]
+    pub settings: bool,
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! `fastaudit rules list|check`.
 
-use crate::cli::{RulesArgs, RulesCommand};
+use crate::cli::RulesCommand;
 use anyhow::{Context, Result};
 use fastaudit_daemon::irreversible::{Asked, Teller};
 use fastaudit_rules::{RuleSet, SystemHost};
@@ -10,9 +10,10 @@ use std::process::ExitCode;
 /// Load the rules (those `run` loads when no path is given); print the
 /// listing (`list`) or nothing (`check`).
 pub fn run(cmd: RulesCommand) -> Result<ExitCode> {
-    let (args, list) = match cmd {
-        RulesCommand::List(a) => (a, true),
-        RulesCommand::Check(a) => (a, false),
+    // Only a listing prints the settings (`check --settings` is refused).
+    let (args, settings) = match cmd {
+        RulesCommand::List(a) => (a.rules, Some(a.settings)),
+        RulesCommand::Check(a) => (a, None),
     };
     let host = SystemHost;
     // No path: the rules `fastaudit run` would load (the unit's
@@ -32,16 +33,16 @@ pub fn run(cmd: RulesCommand) -> Result<ExitCode> {
     for note in Asked::of(&set).notes(Teller::Check) {
         eprintln!("{note}");
     }
-    if list {
-        print(&set, &args, &host).context("writing the listing")?;
+    if let Some(settings) = settings {
+        print(&set, settings, &host).context("writing the listing")?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn print(set: &RuleSet, args: &RulesArgs, host: &SystemHost) -> std::io::Result<()> {
+fn print(set: &RuleSet, settings: bool, host: &SystemHost) -> std::io::Result<()> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    if args.settings {
+    if settings {
         for (_, s) in &set.settings {
             writeln!(out, "{s}")?;
         }

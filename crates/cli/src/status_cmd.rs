@@ -10,10 +10,11 @@ use std::time::Duration;
 
 /// Print the status.
 pub fn run() -> Result<ExitCode> {
-    let mut sock = AuditSocket::open(Duration::from_secs(1))?;
-    let s = sock
-        .status()
-        .context("reading the kernel audit status (root needed)")?;
+    // The kernel answers AUDIT_GET only to CAP_AUDIT_CONTROL.
+    const ROOT: &str =
+        "fastaudit status needs root (CAP_AUDIT_CONTROL) to read the kernel audit status";
+    let mut sock = AuditSocket::open(Duration::from_secs(1)).context(ROOT)?;
+    let s = sock.status().context(ROOT)?;
     println!("kernel:");
     for (k, v) in [
         ("enabled", s.enabled),
