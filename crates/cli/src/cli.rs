@@ -121,52 +121,45 @@ pub struct RunArgs {
     /// Read no auditd.conf: fastaudit's own defaults and the flags only.
     #[arg(long)]
     pub no_config: bool,
-    /// Audit log to append to [default: the config's log_file, else
-    /// /var/log/fastaudit/audit.log]
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE",
+          help = conf_default("Audit log to append to", "log_file", "/var/log/fastaudit/audit.log"))]
     pub log: Option<PathBuf>,
-    /// Write the log file at all (auditd's write_logs): with `no`, events
-    /// go to the plugins only and no log (nor its directory) is touched
-    /// [default: the config's write_logs, else yes]
-    #[arg(long, value_name = "BOOL", value_parser = Words { words: &["yes", "no"], parse: yes_no })]
+    #[arg(long, value_name = "BOOL",
+          help = conf_default("Write the log file at all (auditd's write_logs): with `no`, events go to the plugins only and no log (nor its directory) is touched", "write_logs", "yes"),
+          value_parser = Words { words: &["yes", "no"], parse: yes_no })]
     pub write_logs: Option<bool>,
-    /// Log format (auditd's log_format) [default: the config's log_format,
-    /// else raw]
-    #[arg(long, value_enum, value_name = "FORMAT")]
+    #[arg(long, value_enum, value_name = "FORMAT",
+          help = conf_default("Log format (auditd's log_format)", "log_format", "raw"))]
     pub format: Option<LogFormat>,
-    /// Rotate the log when it reaches this many MiB (auditd's max_log_file);
-    /// 0: never rotate [default: the config's, else 8]
-    #[arg(long, value_name = "MIB")]
+    #[arg(long, value_name = "MIB",
+          help = conf_default("The log's size limit in MiB, at which max_log_file_action runs (auditd's max_log_file; without a config, the log is rotated); 0: none", "max_log_file", "8"))]
     pub max_log_file: Option<u64>,
-    /// Log files kept when rotating, the live one included (auditd's
-    /// num_logs) [default: the config's, else 5]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N",
+          help = conf_default("Log files kept when rotating, the live one included (auditd's num_logs)", "num_logs", "5"))]
     pub num_logs: Option<u32>,
-    /// What to do when the disk is full (auditd's disk_full_action);
-    /// SIGUSR2 resumes after suspend; exec only from auditd.conf, which
-    /// gives its program [default: the config's, else suspend]
-    #[arg(long, value_name = "ACTION", value_parser = Words { words: DISK_FULL_ACTIONS, parse: |s| flag_action(ActionKey::DiskFull, s) })]
+    #[arg(long, value_name = "ACTION",
+          help = conf_default("What to do when the disk is full (auditd's disk_full_action); SIGUSR2 resumes after suspend; exec only from auditd.conf, which gives its program", "disk_full_action", "suspend"),
+          value_parser = Words { words: DISK_FULL_ACTIONS, parse: |s| flag_action(ActionKey::DiskFull, s) })]
     pub disk_full_action: Option<Action>,
-    /// What to do when writing the log fails (auditd's disk_error_action);
-    /// exec only from auditd.conf [default: the config's, else suspend]
-    #[arg(long, value_name = "ACTION", value_parser = Words { words: DISK_ERROR_ACTIONS, parse: |s| flag_action(ActionKey::DiskError, s) })]
+    #[arg(long, value_name = "ACTION",
+          help = conf_default("What to do when writing the log fails (auditd's disk_error_action); exec only from auditd.conf", "disk_error_action", "suspend"),
+          value_parser = Words { words: DISK_ERROR_ACTIONS, parse: |s| flag_action(ActionKey::DiskError, s) })]
     pub disk_error_action: Option<Action>,
-    /// MiB free (or N% of the file system) below which space_left_action
-    /// runs (auditd's space_left); 0: never [default: the config's, else 75]
-    #[arg(long, value_name = "MIB|N%", value_parser = Threshold::parse)]
+    #[arg(long, value_name = "MIB|N%",
+          help = conf_default("MiB free (or N% of the file system) below which space_left_action runs (auditd's space_left); 0: never", "space_left", "75"),
+          value_parser = Threshold::parse)]
     pub space_left: Option<Threshold>,
-    /// What to do below space_left (auditd's space_left_action); email
-    /// mails the config's action_mail_acct (root); exec only from
-    /// auditd.conf [default: the config's, else syslog]
-    #[arg(long, value_name = "ACTION", value_parser = Words { words: ACTIONS, parse: |s| flag_action(ActionKey::SpaceLeft, s) })]
+    #[arg(long, value_name = "ACTION",
+          help = conf_default("What to do below space_left (auditd's space_left_action); email mails the config's action_mail_acct (root); exec only from auditd.conf", "space_left_action", "syslog"),
+          value_parser = Words { words: ACTIONS, parse: |s| flag_action(ActionKey::SpaceLeft, s) })]
     pub space_left_action: Option<Action>,
-    /// MiB free (or N%) below which admin_space_left_action runs (auditd's
-    /// admin_space_left); 0: never [default: the config's, else 50]
-    #[arg(long, value_name = "MIB|N%", value_parser = Threshold::parse)]
+    #[arg(long, value_name = "MIB|N%",
+          help = conf_default("MiB free (or N%) below which admin_space_left_action runs (auditd's admin_space_left); 0: never", "admin_space_left", "50"),
+          value_parser = Threshold::parse)]
     pub admin_space_left: Option<Threshold>,
-    /// What to do below admin_space_left (auditd's admin_space_left_action);
-    /// exec only from auditd.conf [default: the config's, else suspend]
-    #[arg(long, value_name = "ACTION", value_parser = Words { words: ACTIONS, parse: |s| flag_action(ActionKey::AdminSpaceLeft, s) })]
+    #[arg(long, value_name = "ACTION",
+          help = conf_default("What to do below admin_space_left (auditd's admin_space_left_action); exec only from auditd.conf", "admin_space_left_action", "suspend"),
+          value_parser = Words { words: ACTIONS, parse: |s| flag_action(ActionKey::AdminSpaceLeft, s) })]
     pub admin_space_left_action: Option<Action>,
     /// Size of the kernel-to-fastaudit ring buffer, in KiB (a power of two).
     #[arg(long, value_name = "KIB", default_value_t = fastaudit_engine::RING_BUFFER_BYTES / 1024)]
@@ -212,6 +205,23 @@ pub struct RunArgs {
     /// io_uring rule names them; each then costs a URINGOP check.
     #[arg(long)]
     pub audit_skipped_uring_ops: bool,
+}
+
+/// A run flag's help over an auditd.conf key, with the defaults as `run`
+/// takes them (settings/mod.rs): the file's value; auditd's default (the
+/// key table's) when an auditd.conf is read but does not set the key;
+/// fastaudit's own (`without`) when no auditd.conf is read at all.
+pub fn conf_default(text: &str, key: &str, without: &str) -> String {
+    let auditd = fastaudit_config::keys::lookup(key)
+        .and_then(|k| k.default)
+        .unwrap_or("none");
+    if auditd == without {
+        format!("{text} [default: the config's {key}, else {without}]")
+    } else {
+        format!(
+            "{text} [default: the config's {key}; {auditd} (auditd's default) when the config does not set it; {without} without a config]"
+        )
+    }
 }
 
 /// The auditd.conf actions of the space keys, as `--*-action` takes them:
@@ -408,6 +418,103 @@ mod tests {
             assert_eq!(words, all, "{}: every word but exec", key.name());
             let e = flag_action(key, "exec").unwrap_err();
             assert!(e.contains("auditd.conf"), "{e}");
+        }
+    }
+
+    /// The help of `--NAME` under `run`.
+    fn run_help(name: &str) -> String {
+        let cmd = Cli::command();
+        let run = cmd.find_subcommand("run").expect("run");
+        let arg = run
+            .get_arguments()
+            .find(|a| a.get_long() == Some(name))
+            .unwrap_or_else(|| panic!("--{name}"));
+        arg.get_help().map(ToString::to_string).unwrap_or_default()
+    }
+
+    #[test]
+    fn run_help_says_the_defaults_run_takes() {
+        // Without an auditd.conf: the log writer's own defaults.
+        let own = fastaudit_log::Config::new("/x");
+        let num_logs = match own.size_action {
+            fastaudit_log::SizeAction::Rotate { num_logs } => num_logs.to_string(),
+            other => panic!("{other:?}"),
+        };
+        let mib = |t: Threshold| match t {
+            Threshold::Mib(n) => n.to_string(),
+            Threshold::Percent(p) => format!("{p}%"),
+        };
+        let yes = if own.write_logs { "yes" } else { "no" };
+        for (flag, key, without) in [
+            ("write-logs", "write_logs", yes.to_string()),
+            (
+                "max-log-file",
+                "max_log_file",
+                (own.max_bytes >> 20).to_string(),
+            ),
+            ("num-logs", "num_logs", num_logs),
+            ("space-left", "space_left", mib(own.space_left)),
+            (
+                "admin-space-left",
+                "admin_space_left",
+                mib(own.admin_space_left),
+            ),
+            (
+                "space-left-action",
+                "space_left_action",
+                own.space_left_action.to_string(),
+            ),
+            (
+                "admin-space-left-action",
+                "admin_space_left_action",
+                own.admin_space_left_action.to_string(),
+            ),
+            (
+                "disk-full-action",
+                "disk_full_action",
+                own.disk_full_action.to_string(),
+            ),
+            (
+                "disk-error-action",
+                "disk_error_action",
+                own.disk_error_action.to_string(),
+            ),
+        ] {
+            let help = run_help(flag);
+            // With one that does not set the key: auditd's default.
+            let auditd = fastaudit_config::keys::lookup(key)
+                .and_then(|k| k.default)
+                .unwrap();
+            let said = if auditd == without {
+                format!("[default: the config's {key}, else {without}]")
+            } else {
+                format!("[default: the config's {key}; {auditd} (auditd's default) when the config does not set it; {without} without a config]")
+            };
+            assert!(help.ends_with(&said), "--{flag}: {help}");
+        }
+        // The plugin flags: auditd's defaults are the dispatcher's own.
+        let d = fastaudit_plugins::Settings::default();
+        for (flag, key, value) in [
+            (
+                "plugin-dir",
+                "plugin_dir",
+                d.plugin_dir.display().to_string(),
+            ),
+            ("q-depth", "q_depth", d.q_depth.to_string()),
+            (
+                "overflow-action",
+                "overflow_action",
+                format!("{:?}", d.overflow_action).to_lowercase(),
+            ),
+            ("max-restarts", "max_restarts", d.max_restarts.to_string()),
+        ] {
+            let auditd = fastaudit_config::keys::lookup(key).and_then(|k| k.default);
+            assert_eq!(auditd, Some(value.as_str()), "{key}");
+            let help = run_help(flag);
+            assert!(
+                help.ends_with(&format!("[default: the config's {key}, else {value}]")),
+                "--{flag}: {help}"
+            );
         }
     }
 

@@ -108,17 +108,20 @@ impl Settings {
 /// given one overrides the configuration.
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct PluginArgs {
-    /// Directory of plugin configurations (auditd.conf plugin_dir;
-    /// default /etc/audit/plugins.d).
+    /// Directory of plugin configurations (auditd's plugin_dir) [default:
+    /// the config's plugin_dir, else /etc/audit/plugins.d]
     #[arg(long, value_name = "DIR")]
     pub plugin_dir: Option<PathBuf>,
-    /// Records each plugin may have waiting (q_depth; default 2000).
+    /// Records each plugin may have waiting (auditd's q_depth) [default:
+    /// the config's q_depth, else 2000]
     #[arg(long, value_name = "N")]
     pub q_depth: Option<usize>,
-    /// What a full plugin queue does (overflow_action; default syslog).
+    /// What a full plugin queue does (auditd's overflow_action) [default:
+    /// the config's overflow_action, else syslog]
     #[arg(long, value_enum, value_name = "ACTION")]
     pub overflow_action: Option<OverflowAction>,
-    /// Times a dead plugin is started again (max_restarts; default 10).
+    /// Times a dead plugin is started again (auditd's max_restarts)
+    /// [default: the config's max_restarts, else 10]
     #[arg(long, value_name = "N")]
     pub max_restarts: Option<u32>,
 }
