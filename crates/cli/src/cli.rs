@@ -165,14 +165,20 @@ pub struct RunArgs {
     #[arg(long, value_name = "KIB", default_value_t = fastaudit_engine::RING_BUFFER_BYTES / 1024)]
     pub ring_buffer_kib: u32,
     /// Print the plan (hooks, hook kinds, rules per syscall) and exit
-    /// without attaching.
+    /// without attaching it. As root it also probes the hook kinds (each
+    /// with a do-nothing program, attached for a moment) and loads the
+    /// plan's programs for the kernel to verify, attaching none, so that
+    /// it can name what this kernel refuses; all are unloaded before it
+    /// exits, and the kernel audit's rules and settings are not touched.
     #[arg(long)]
     pub explain: bool,
     /// BPF hook kinds fastaudit may use, comma-separated. Each is probed at
     /// start and the cheapest that works is chosen: tracepoint for the
     /// native syscalls rules name, tp_btf (else raw_tp) for the raw
-    /// syscall, task and inode hooks. fexit is only probed and reported
-    /// (--explain): no plan uses it in this version.
+    /// syscall, task and inode hooks; fexit (fentry and fexit programs on
+    /// kernel functions) only for the records no tracepoint gives: module
+    /// loads (KERN_MODULE) and clock adjustments (TIME_ADJNTPVAL,
+    /// TIME_INJOFFSET), which are not written without it (--explain says so).
     #[arg(long, value_name = "KINDS", value_delimiter = ',',
           value_parser = Words { words: HOOK_KINDS, parse: parse_kind },
           default_value = "fexit,tracepoint,tp_btf,raw_tp")]
@@ -379,8 +385,8 @@ pub struct RulesArgs {
     /// Refuse the rules on any warning (exit 1, nothing printed on stdout).
     #[arg(long)]
     pub strict: bool,
-    /// Print at most this many errors and warnings a file, then a count of
-    /// the rest; 0: all
+    /// Print at most this many errors and warnings for each file, then one
+    /// line counting the rest of that file's; 0: print them all
     #[arg(long, value_name = "N", default_value_t = fastaudit_rules::report::MESSAGES_PER_FILE)]
     pub max_messages: usize,
 }

@@ -55,3 +55,22 @@ fn settings_are_printed_by_list_and_refused_by_check() {
         .success());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn run_help_says_what_the_hook_kinds_and_explain_do() {
+    let out = fastaudit(FASTAUDIT, &["run", "--help"]);
+    assert!(out.status.success(), "{out:?}");
+    let help = text(&out.stdout);
+    // fexit is used (module loads, clock adjustments), not only probed.
+    assert!(!help.contains("no plan uses it"), "{help}");
+    for record in ["KERN_MODULE", "TIME_ADJNTPVAL", "TIME_INJOFFSET"] {
+        assert!(help.contains(record), "--hook-kinds names {record}: {help}");
+    }
+    // --explain as root loads programs: the help says so, and that none stays.
+    assert!(help.contains("loads the plan's programs"), "{help}");
+    assert!(help.contains("all are unloaded before it exits"), "{help}");
+    let out = fastaudit(FASTAUDIT, &["rules", "check", "--help"]);
+    let help = text(&out.stdout);
+    assert!(help.contains("--max-messages <N>"), "{help}");
+    assert!(help.contains("for each file"), "{help}");
+}
