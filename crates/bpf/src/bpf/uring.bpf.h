@@ -164,6 +164,10 @@ struct uring_enter {
 	__u32 judged;     /* of those, judged */
 	__u32 chained;    /* a linked chain was submitted: no order kept after it */
 	__u32 nskip;      /* entries in skip[] */
+	__u32 pending_op; /* the op of `pending` */
+	/* The counted request submitted last whose inline attempt no
+	 * tracepoint has ended yet (uring_ready_retry): 0 if none. */
+	__u64 pending;
 	struct uring_skip skip[URING_SKIPS];
 };
 
@@ -260,6 +264,7 @@ static __always_inline void uring_enter_begin(void)
 	in->judged = 0;
 	in->chained = 0;
 	in->nskip = 0;
+	in->pending = 0;
 }
 
 static __always_inline struct fa_span *uring_span(__u32 op)
@@ -1031,6 +1036,8 @@ static __always_inline void uring_note_submit(struct uring_enter *in, struct io_
 		return;
 	if (!(flags & REQ_F_CQE_SKIP)) {
 		in->counted += 1;
+		in->pending = req_number(req);
+		in->pending_op = op;
 		return;
 	}
 	__u32 n = in->nskip;
@@ -1085,6 +1092,9 @@ static __always_inline enum uring_turn uring_turn_begin(struct uring_enter *in, 
 {
 	if (!in)
 		return URING_TURN_NONE;
+	/* Its inline attempt's end is seen here. */
+	if (in->pending == req_number(req))
+		in->pending = 0;
 	if (first_inline && !in->chained && !(flags & REQ_F_CQE_SKIP)) {
 		if (in->nskip)
 			fa_uring_skips_flush(in->judged, 0);
@@ -1100,6 +1110,49 @@ static __always_inline void uring_turn_end(struct uring_enter *in, enum uring_tu
 {
 	if (turn == URING_TURN_COUNTED)
 		in->judged += 1;
+}
+
+/* The inline attempt of the request submitted last in io_uring_enter
+ * context `in` that no tracepoint has ended yet, if it returned -EAGAIN
+ * and the poll io_uring then armed found its file ready at once
+ * (REQ_F_POLLED with no io_uring_poll_arm: a nonblocking connect on
+ * loopback, an accept or receive whose data came meanwhile): its retry
+ * is queued as task work, which may run only after io_uring_enter has
+ * returned. The kernel judged and recorded that attempt inside the
+ * syscall, in its event (a match there makes the syscall's SYSCALL,
+ * SOCKADDR and PROCTITLE written too), so it is judged here, at the
+ * next submission or the syscall's end, before any later attempt; the
+ * request is parked as polled, so that its completion judges only the
+ * retry. A request whose attempt posted its completion, armed a poll
+ * or went to io-wq was taken off by then (uring_turn_begin); one that
+ * returned without either (IOU_ISSUE_SKIP_COMPLETE) has no
+ * REQ_F_POLLED and is let be. Its own frame: the judging stays off its
+ * callers' (512 bytes for a call chain before Linux 6.13). */
+static __noinline int uring_ready_retry(struct uring_enter *in)
+{
+	__u64 key = in->pending;
+	__u32 op = in->pending_op;
+	in->pending = 0;
+	struct io_kiocb *req = (struct io_kiocb *)key;
+	if (!(BPF_CORE_READ(req, flags) & REQ_F_POLLED) || uring_parked_state(key))
+		return 0;
+	struct fa_span *span = uring_span(op);
+	if (!span)
+		return 0;
+	enum uring_turn turn = uring_turn_begin(in, req, 0, 1);
+	uring_attempt(req, op, span, -EAGAIN, 0, 0, in);
+	uring_turn_end(in, turn);
+	uring_park(key, 0, URING_NEXT_POLLED);
+	return 0;
+}
+
+/* The current io_uring_enter's request left by uring_ready_retry, if
+ * any: judged now (a call with no frame of its own when there is none). */
+static __always_inline void uring_ready_check(void)
+{
+	struct uring_enter *in = uring_enter_current();
+	if (in && in->pending)
+		uring_ready_retry(in);
 }
 
 /* How io_uring_enter ends for a thread (uring_enter_end). */
@@ -1186,6 +1239,8 @@ static __always_inline int uring_submit_body(__u64 *ctx, int typed)
 	 * completion event (IOSQE_CQE_SKIP_SUCCESS) may have left its state. */
 	uring_unpark((__u64)req);
 	struct uring_enter *in = uring_enter_current();
+	if (in && in->pending)
+		uring_ready_retry(in);
 	if (in)
 		uring_note_submit(in, req, op, span, typed);
 	__u32 names = uring_prep_names(op);
