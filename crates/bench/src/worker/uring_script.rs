@@ -16,8 +16,11 @@
 //! `create PATH` (O_CREAT|O_WRONLY, 0644), `close` (the last fd an open
 //! returned), `mkdir PATH`, `rename OLD NEW`, `unlink PATH`, `rmdir
 //! PATH`, `symlink TARGET PATH`, `link OLD NEW`, `connect IP:PORT` and
-//! `bind IP:PORT` (a fresh TCP socket), `socket`, `read PATH` (4 KiB at
-//! 0), `statx PATH`.
+//! `bind IP:PORT` (a fresh TCP socket), `accept IP:PORT` (on a fresh
+//! listening TCP socket bound there, port 0 for any: a thread of the
+//! workload connects to it 50 ms after the step is submitted, so the
+//! accept's inline attempt finds nothing and waits for it in a poll),
+//! `socket`, `read PATH` (4 KiB at 0), `statx PATH`.
 
 use io_uring::{opcode, squeue, types, IoUring};
 use nix::libc;
@@ -112,6 +115,28 @@ pub(super) fn run(sqpoll: bool, steps: &[String]) -> Result<Vec<i32>, String> {
                     "bind" => opcode::Bind::new(types::Fd(sock), sa.cast(), len).build(),
                     _ => opcode::Connect::new(types::Fd(sock), sa.cast(), len).build(),
                 }
+            }
+            "accept" => {
+                let at: std::net::SocketAddr = words
+                    .get(1)
+                    .and_then(|w| w.parse().ok())
+                    .ok_or_else(|| format!("{step}: accept IP:PORT"))?;
+                let listener =
+                    std::net::TcpListener::bind(at).map_err(|e| format!("{step}: listen: {e}"))?;
+                let there = listener.local_addr().map_err(|e| format!("{step}: {e}"))?;
+                // Its connection comes once the step waits (the accept
+                // is submitted well within the 50 ms); the thread keeps
+                // it open a while, then ends by itself.
+                std::thread::spawn(move || {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    if let Ok(c) = std::net::TcpStream::connect(there) {
+                        std::thread::sleep(std::time::Duration::from_millis(500));
+                        drop(c);
+                    }
+                });
+                sock = std::os::fd::IntoRawFd::into_raw_fd(listener);
+                opcode::Accept::new(types::Fd(sock), std::ptr::null_mut(), std::ptr::null_mut())
+                    .build()
             }
             "read" => {
                 let fd = a.as_ref().map_or(-1, |c| {
