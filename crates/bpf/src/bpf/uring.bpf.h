@@ -1092,9 +1092,6 @@ static __always_inline enum uring_turn uring_turn_begin(struct uring_enter *in, 
 {
 	if (!in)
 		return URING_TURN_NONE;
-	/* Its inline attempt's end is seen here. */
-	if (in->pending == req_number(req))
-		in->pending = 0;
 	if (first_inline && !in->chained && !(flags & REQ_F_CQE_SKIP)) {
 		if (in->nskip)
 			fa_uring_skips_flush(in->judged, 0);
@@ -1112,6 +1109,73 @@ static __always_inline void uring_turn_end(struct uring_enter *in, enum uring_tu
 		in->judged += 1;
 }
 
+/* Request req's inline attempt was seen to end with -EAGAIN (a poll armed,
+ * a punt to io-wq, or a poll found ready whose retry has already run):
+ * it is no longer left for uring_ready_retry. Asked only on those slower
+ * paths: an attempt that ended otherwise leaves no REQ_F_POLLED behind. */
+static __always_inline void uring_pending_ended(struct uring_enter *in, struct io_kiocb *req)
+{
+	if (in && in->pending && in->pending == req_number(req))
+		in->pending = 0;
+}
+
+/* Room for uring_ready_retry's subject and verdicts, off the stack. */
+struct uring_scratch {
+	struct subject s;
+	struct uring_verdicts j;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct uring_scratch);
+} uring_scratch SEC(".maps");
+
+/* uring_ready_retry's first part, in a frame of its own beside the
+ * judging's: whether the request left in `pending` had its attempt end
+ * in a ready poll (then the attempt's subject is in uring_scratch and
+ * the request is parked as polled, and its op + 1 is returned; else 0). */
+static __noinline __u32 uring_retry_setup(struct uring_enter *in)
+{
+	__u64 key = in->pending;
+	__u32 op = in->pending_op;
+	in->pending = 0;
+	struct io_kiocb *req = (struct io_kiocb *)key;
+	/* An attempt that completed has left its request to be reused, by
+	 * an op no rule audits (which submits unseen) or by an audited one
+	 * (which took `pending` over): the op tells the first apart. */
+	if (BPF_CORE_READ(req, opcode) != op || !(BPF_CORE_READ(req, flags) & REQ_F_POLLED) ||
+	    uring_parked_state(key))
+		return 0;
+	__u32 k = 0;
+	struct uring_scratch *sc = bpf_map_lookup_elem(&uring_scratch, &k);
+	if (!sc || !uring_span(op))
+		return 0;
+	__u64 id = bpf_get_current_pid_tgid();
+	if ((id >> 32) == self_tgid)
+		return 0;
+	struct task_struct *task = bpf_get_current_task_btf();
+	__builtin_memset(&sc->s, 0, sizeof(sc->s));
+	sc->s.task = task;
+	sc->s.regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	sc->s.ret = -EAGAIN;
+	sc->s.returned = 1;
+	sc->s.tgid = id >> 32;
+	sc->s.nr = op;
+	sc->s.cred = uring_cred(req, task, 0);
+	/* Its completion judges the retry alone. */
+	uring_park(key, 0, URING_NEXT_POLLED);
+	return op + 1;
+}
+
+/* Its sending, in a frame of its own too. */
+static __noinline int uring_retry_apply(struct uring_enter *in, struct uring_scratch *sc)
+{
+	uring_apply_in(&sc->s, in, &sc->j, (__u32)bpf_get_current_pid_tgid(), in->names);
+	return 0;
+}
+
 /* The inline attempt of the request submitted last in io_uring_enter
  * context `in` that no tracepoint has ended yet, if it returned -EAGAIN
  * and the poll io_uring then armed found its file ready at once
@@ -1123,26 +1187,28 @@ static __always_inline void uring_turn_end(struct uring_enter *in, enum uring_tu
  * SOCKADDR and PROCTITLE written too), so it is judged here, at the
  * next submission or the syscall's end, before any later attempt; the
  * request is parked as polled, so that its completion judges only the
- * retry. A request whose attempt posted its completion, armed a poll
- * or went to io-wq was taken off by then (uring_turn_begin); one that
- * returned without either (IOU_ISSUE_SKIP_COMPLETE) has no
- * REQ_F_POLLED and is let be. Its own frame: the judging stays off its
- * callers' (512 bytes for a call chain before Linux 6.13). */
+ * retry. A request whose attempt armed a poll, went to io-wq, or whose
+ * retry after a ready poll already ran was taken off by then
+ * (uring_pending_ended); one that completed at once, or returned
+ * without a completion (IOU_ISSUE_SKIP_COMPLETE), has no REQ_F_POLLED
+ * and is let be. Its own frame, a small one (the subject is in
+ * uring_scratch): its callers' frames and the judging's fit in the 512
+ * bytes kernels before Linux 6.13 allow a call chain. */
 static __noinline int uring_ready_retry(struct uring_enter *in)
 {
-	__u64 key = in->pending;
-	__u32 op = in->pending_op;
-	in->pending = 0;
-	struct io_kiocb *req = (struct io_kiocb *)key;
-	if (!(BPF_CORE_READ(req, flags) & REQ_F_POLLED) || uring_parked_state(key))
+	__u32 op = uring_retry_setup(in);
+	if (!op--)
 		return 0;
 	struct fa_span *span = uring_span(op);
-	if (!span)
+	__u32 k = 0;
+	struct uring_scratch *sc = bpf_map_lookup_elem(&uring_scratch, &k);
+	if (!span || !sc)
 		return 0;
-	enum uring_turn turn = uring_turn_begin(in, req, 0, 1);
-	uring_attempt(req, op, span, -EAGAIN, 0, 0, in);
+	/* Judged in its turn: the first attempt of a counted request. */
+	enum uring_turn turn = uring_turn_begin(in, 0, 0, 1);
+	uring_judge_in(&sc->s, span, in, &sc->j);
+	uring_retry_apply(in, sc);
 	uring_turn_end(in, turn);
-	uring_park(key, 0, URING_NEXT_POLLED);
 	return 0;
 }
 
@@ -1294,6 +1360,7 @@ static __always_inline int uring_queue_body(__u64 *ctx, int typed)
 	if (flags & REQ_F_FORCE_ASYNC)
 		return 0;
 	struct uring_enter *in = uring_enter_current();
+	uring_pending_ended(in, req);
 	enum uring_turn turn = uring_turn_begin(in, req, flags, 1);
 	uring_attempt(req, op, span, -EAGAIN, 0, typed, in);
 	if (in)
@@ -1315,6 +1382,7 @@ static __always_inline int uring_poll_body(__u64 *ctx, int typed)
 	__u32 *next = uring_parked_state(key);
 	if (!next || *next != URING_NEXT_POLLED) {
 		struct uring_enter *in = uring_enter_current();
+		uring_pending_ended(in, req);
 		enum uring_turn turn = uring_turn_begin(in, req, req_flags(req, typed), !next);
 		uring_attempt(req, op, span, -EAGAIN, 0, typed, in);
 		if (in)
@@ -1361,8 +1429,10 @@ static __always_inline int uring_complete_body(__u64 *ctx, int typed)
 	int first_inline = next == URING_NEXT_SUBMITTED && !(flags & REQ_F_FORCE_ASYNC);
 	struct uring_enter *in = uring_enter_current();
 	enum uring_turn turn = uring_turn_begin(in, req, flags, first_inline);
-	if (next != URING_NEXT_POLLED && (flags & REQ_F_POLLED))
+	if (next != URING_NEXT_POLLED && (flags & REQ_F_POLLED)) {
+		uring_pending_ended(in, req);
 		uring_attempt(req, op, span, -EAGAIN, 0, typed, in);
+	}
 	/* An open that succeeded at its first, inline attempt resolved its
 	 * name in io_uring_enter's context (the last one taken: the attempt
 	 * follows its prep). */
