@@ -298,22 +298,29 @@ fn ops_retried_after_a_poll() {
     // A connect to a listening loopback port: its inline attempt returns
     // -EAGAIN (the nonblocking connect's EINPROGRESS) and the poll
     // io_uring then arms finds the socket connected at once, so the
-    // retry is queued as task work, which runs after io_uring_enter
-    // returns. The kernel records the inline attempt in io_uring_enter's
-    // event (its SYSCALL, the SOCKADDR, PROCTITLE) and the retry in an
-    // event of its own. An accept that waits for its connection arms its
-    // poll, and is retried when the connection comes, inside the same
-    // io_uring_enter (which waits for it). A connect refused at once has
+    // retry is queued as task work. Submitted by an io_uring_enter that
+    // does not wait (`nowait`, as liburing's io_uring_submit), the retry
+    // runs as that syscall returns, after its audit: the kernel records
+    // the inline attempt in io_uring_enter's event (its SYSCALL, the
+    // SOCKADDR, PROCTITLE) and the retry in an event of its own. When the
+    // io_uring_enter waits, the retry runs inside it. An accept that
+    // waits for its connection arms its poll and is retried when the
+    // connection comes: inside the io_uring_enter that waits for it (the
+    // first, or with `nowait` the next). A connect refused at once has
     // one attempt.
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("listen");
     let port = listener.local_addr().expect("its address").port();
     let connect = format!("connect 127.0.0.1:{port}");
+    let connect_nowait = format!("nowait {connect}");
     let steps = [
+        connect_nowait.as_str(),
         connect.as_str(),
+        "nowait accept 127.0.0.1:0",
         "accept 127.0.0.1:0",
-        connect.as_str(),
+        connect_nowait.as_str(),
+        "nowait connect 127.0.0.1:1",
         "connect 127.0.0.1:1",
-        "openat /etc/passwd",
+        "nowait openat /etc/passwd",
         "close",
     ];
     let rules = "-a always,io_uring -S connect,accept -k KEY\n";

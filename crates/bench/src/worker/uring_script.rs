@@ -3,7 +3,10 @@
 //! order. The differential tests drive it (the kernel audit and fastaudit
 //! must log the same URINGOP records for it).
 //!
-//! A step is words: `[async] [skip] [chain] OP ARGS...`; `async` sets
+//! A step is words: `[nowait] [async] [skip] [chain] OP ARGS...`;
+//! `nowait` submits the step by an io_uring_enter that does not wait for
+//! completions (as liburing's io_uring_submit), then reaps its completion,
+//! calling io_uring_enter again only if it has not been posted; `async` sets
 //! IOSQE_ASYNC (the op goes to an io-wq worker without an inline
 //! attempt); `chain` sets IOSQE_IO_LINK and submits the step with the
 //! next one, in one io_uring_enter; `skip` sets IOSQE_CQE_SKIP_SUCCESS
@@ -56,6 +59,7 @@ pub(super) fn run(sqpoll: bool, steps: &[String]) -> Result<Vec<i32>, String> {
             }
             _ => false,
         };
+        let nowait = flag("nowait");
         let force_async = flag("async");
         let skip = flag("skip");
         let link = flag("chain");
@@ -174,6 +178,7 @@ pub(super) fn run(sqpoll: bool, steps: &[String]) -> Result<Vec<i32>, String> {
         pending.push(Pending {
             opens,
             skip,
+            nowait,
             fd: sock,
             _keep: (a, b, addr),
         });
@@ -202,8 +207,9 @@ fn complete(
     // one's CQE, if it failed, is posted with those submitted after it.
     let mut waiting = pending.iter().filter(|p| !p.skip).count();
     let mut seen = vec![false; pending.len()];
-    if waiting == 0 {
+    if waiting == 0 || pending.iter().any(|p| p.nowait) {
         ring.submit().map_err(|e| format!("io_uring_enter: {e}"))?;
+        waiting -= reap(ring, pending, first, &mut results[first..], &mut seen);
     }
     while waiting > 0 {
         ring.submit_and_wait(1)
@@ -257,6 +263,8 @@ struct Pending {
     opens: bool,
     /// Submitted with IOSQE_CQE_SKIP_SUCCESS: no CQE when it succeeds.
     skip: bool,
+    /// Submitted by an io_uring_enter that does not wait.
+    nowait: bool,
     /// A socket or file the step opened for itself, closed after.
     fd: i32,
     /// Its path strings and address, alive until its completion.
