@@ -1110,9 +1110,7 @@ static __always_inline void uring_turn_end(struct uring_enter *in, enum uring_tu
 }
 
 /* Request req's inline attempt was seen to end with -EAGAIN (a poll armed,
- * a punt to io-wq, or a poll found ready whose retry has already run):
- * it is no longer left for uring_ready_retry. Asked only on those slower
- * paths: an attempt that ended otherwise leaves no REQ_F_POLLED behind. */
+ * a punt to io-wq): it is no longer left for uring_ready_retry. */
 static __always_inline void uring_pending_ended(struct uring_enter *in, struct io_kiocb *req)
 {
 	if (in && in->pending && in->pending == req_number(req))
@@ -1187,11 +1185,10 @@ static __noinline int uring_retry_apply(struct uring_enter *in, struct uring_scr
  * SOCKADDR and PROCTITLE written too), so it is judged here, at the
  * next submission or the syscall's end, before any later attempt; the
  * request is parked as polled, so that its completion judges only the
- * retry. A request whose attempt armed a poll, went to io-wq, or whose
- * retry after a ready poll already ran was taken off by then
- * (uring_pending_ended); one that completed at once, or returned
- * without a completion (IOU_ISSUE_SKIP_COMPLETE), has no REQ_F_POLLED
- * and is let be. Its own frame, a small one (the subject is in
+ * retry. A request whose attempt armed a poll or went to io-wq
+ * (uring_pending_ended), or that completed (uring_complete_body), was
+ * taken off by then; one that returned without a completion
+ * (IOU_ISSUE_SKIP_COMPLETE) has no REQ_F_POLLED and is let be. Its own frame, a small one (the subject is in
  * uring_scratch): its callers' frames and the judging's fit in the 512
  * bytes kernels before Linux 6.13 allow a call chain. */
 static __noinline int uring_ready_retry(struct uring_enter *in)
@@ -1428,11 +1425,14 @@ static __always_inline int uring_complete_body(__u64 *ctx, int typed)
 	__u64 flags = req_flags(req, typed);
 	int first_inline = next == URING_NEXT_SUBMITTED && !(flags & REQ_F_FORCE_ASYNC);
 	struct uring_enter *in = uring_enter_current();
+	/* Its inline attempt ended here: not left for uring_ready_retry (a
+	 * compare of the address, which the inline op pays instead of that
+	 * call at the syscall's end). */
+	if (in && in->pending == (__u64)req)
+		in->pending = 0;
 	enum uring_turn turn = uring_turn_begin(in, req, flags, first_inline);
-	if (next != URING_NEXT_POLLED && (flags & REQ_F_POLLED)) {
-		uring_pending_ended(in, req);
+	if (next != URING_NEXT_POLLED && (flags & REQ_F_POLLED))
 		uring_attempt(req, op, span, -EAGAIN, 0, typed, in);
-	}
 	/* An open that succeeded at its first, inline attempt resolved its
 	 * name in io_uring_enter's context (the last one taken: the attempt
 	 * follows its prep). */
