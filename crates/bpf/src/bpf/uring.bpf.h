@@ -1015,6 +1015,25 @@ __noinline int fa_uring_skips_flush(__u32 upto, __u64 stop)
 	return 0;
 }
 
+/* Ops io_uring retries after a poll when their attempt returns -EAGAIN
+ * (pollin or pollout in the kernel's op table): the others (opens,
+ * closes, renames...) go to io-wq instead, which a tracepoint shows. */
+static __always_inline int uring_op_may_poll(__u32 op)
+{
+	switch (op) {
+	case FA_IORING_OP_READV: case FA_IORING_OP_WRITEV: case FA_IORING_OP_READ_FIXED:
+	case FA_IORING_OP_WRITE_FIXED: case FA_IORING_OP_SENDMSG: case FA_IORING_OP_RECVMSG:
+	case FA_IORING_OP_ACCEPT: case FA_IORING_OP_CONNECT: case FA_IORING_OP_READ:
+	case FA_IORING_OP_WRITE: case FA_IORING_OP_SEND: case FA_IORING_OP_RECV:
+	case FA_IORING_OP_SPLICE: case FA_IORING_OP_TEE: case FA_IORING_OP_SEND_ZC:
+	case FA_IORING_OP_SENDMSG_ZC: case FA_IORING_OP_READ_MULTISHOT: case FA_IORING_OP_RECV_ZC:
+	case FA_IORING_OP_EPOLL_WAIT: case FA_IORING_OP_READV_FIXED: case FA_IORING_OP_WRITEV_FIXED:
+	case FA_IORING_OP_URING_CMD:
+		return 1;
+	}
+	return 0;
+}
+
 /* A request submitted inside io_uring_enter (its flags): counted if its
  * attempt is inline and posts a completion, kept waiting if it posts
  * none when it succeeds (IOSQE_CQE_SKIP_SUCCESS). A linked chain's
@@ -1036,7 +1055,8 @@ static __always_inline void uring_note_submit(struct uring_enter *in, struct io_
 		return;
 	if (!(flags & REQ_F_CQE_SKIP)) {
 		in->counted += 1;
-		in->pending = req_number(req);
+		/* Only an op io_uring can poll for may find its poll ready. */
+		in->pending = uring_op_may_poll(op) ? req_number(req) : 0;
 		in->pending_op = op;
 		return;
 	}
