@@ -289,3 +289,44 @@ fn skipped_ops_are_audited_only_when_asked_and_ausearch_reads_them() {
         "the inline ones by key and pid, with their SYSCALL: {found}"
     );
 }
+
+#[test]
+fn ops_retried_after_a_poll() {
+    if support::skip_without_kernel_oracle!() {
+        return;
+    }
+    // A connect to a listening loopback port: its inline attempt returns
+    // -EAGAIN (the nonblocking connect's EINPROGRESS) and the poll
+    // io_uring then arms finds the socket connected at once, so the
+    // retry is queued as task work. Submitted by an io_uring_enter that
+    // does not wait (`nowait`, as liburing's io_uring_submit), the retry
+    // runs as that syscall returns, after its audit: the kernel records
+    // the inline attempt in io_uring_enter's event (its SYSCALL, the
+    // SOCKADDR, PROCTITLE) and the retry in an event of its own. When the
+    // io_uring_enter waits, the retry runs inside it. An accept that
+    // waits for its connection arms its poll and is retried when the
+    // connection comes: inside the io_uring_enter that waits for it (the
+    // first, or with `nowait` the next). A connect refused at once has
+    // one attempt.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("listen");
+    let port = listener.local_addr().expect("its address").port();
+    let connect = format!("connect 127.0.0.1:{port}");
+    let connect_nowait = format!("nowait {connect}");
+    let steps = [
+        connect_nowait.as_str(),
+        connect.as_str(),
+        "nowait accept 127.0.0.1:0",
+        "accept 127.0.0.1:0",
+        connect_nowait.as_str(),
+        "nowait connect 127.0.0.1:1",
+        "connect 127.0.0.1:1",
+        "nowait openat /etc/passwd",
+        "close",
+    ];
+    let rules = "-a always,io_uring -S connect,accept -k KEY\n";
+    scenario("polled", rules, &steps, false, &[]);
+    // Selected by an exit rule on io_uring_enter (it judges the inline
+    // attempts first) rather than the io_uring list.
+    let rules = "-a always,exit -F arch=b64 -S io_uring_enter -k enter\n-a always,io_uring -S accept -k KEY\n";
+    scenario("polled-enter", rules, &steps, false, &[]);
+}

@@ -3,7 +3,10 @@
 //! order. The differential tests drive it (the kernel audit and fastaudit
 //! must log the same URINGOP records for it).
 //!
-//! A step is words: `[async] [skip] [chain] OP ARGS...`; `async` sets
+//! A step is words: `[nowait] [async] [skip] [chain] OP ARGS...`;
+//! `nowait` submits the step by an io_uring_enter that does not wait for
+//! completions (as liburing's io_uring_submit), then reaps its completion,
+//! calling io_uring_enter again only if it has not been posted; `async` sets
 //! IOSQE_ASYNC (the op goes to an io-wq worker without an inline
 //! attempt); `chain` sets IOSQE_IO_LINK and submits the step with the
 //! next one, in one io_uring_enter; `skip` sets IOSQE_CQE_SKIP_SUCCESS
@@ -16,8 +19,11 @@
 //! `create PATH` (O_CREAT|O_WRONLY, 0644), `close` (the last fd an open
 //! returned), `mkdir PATH`, `rename OLD NEW`, `unlink PATH`, `rmdir
 //! PATH`, `symlink TARGET PATH`, `link OLD NEW`, `connect IP:PORT` and
-//! `bind IP:PORT` (a fresh TCP socket), `socket`, `read PATH` (4 KiB at
-//! 0), `statx PATH`.
+//! `bind IP:PORT` (a fresh TCP socket), `accept IP:PORT` (on a fresh
+//! listening TCP socket bound there, port 0 for any: a thread of the
+//! workload connects to it 50 ms after the step is submitted, so the
+//! accept's inline attempt finds nothing and waits for it in a poll),
+//! `socket`, `read PATH` (4 KiB at 0), `statx PATH`.
 
 use io_uring::{opcode, squeue, types, IoUring};
 use nix::libc;
@@ -53,6 +59,7 @@ pub(super) fn run(sqpoll: bool, steps: &[String]) -> Result<Vec<i32>, String> {
             }
             _ => false,
         };
+        let nowait = flag("nowait");
         let force_async = flag("async");
         let skip = flag("skip");
         let link = flag("chain");
@@ -113,6 +120,28 @@ pub(super) fn run(sqpoll: bool, steps: &[String]) -> Result<Vec<i32>, String> {
                     _ => opcode::Connect::new(types::Fd(sock), sa.cast(), len).build(),
                 }
             }
+            "accept" => {
+                let at: std::net::SocketAddr = words
+                    .get(1)
+                    .and_then(|w| w.parse().ok())
+                    .ok_or_else(|| format!("{step}: accept IP:PORT"))?;
+                let listener =
+                    std::net::TcpListener::bind(at).map_err(|e| format!("{step}: listen: {e}"))?;
+                let there = listener.local_addr().map_err(|e| format!("{step}: {e}"))?;
+                // Its connection comes once the step waits (the accept
+                // is submitted well within the 50 ms); the thread keeps
+                // it open a while, then ends by itself.
+                std::thread::spawn(move || {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    if let Ok(c) = std::net::TcpStream::connect(there) {
+                        std::thread::sleep(std::time::Duration::from_millis(500));
+                        drop(c);
+                    }
+                });
+                sock = std::os::fd::IntoRawFd::into_raw_fd(listener);
+                opcode::Accept::new(types::Fd(sock), std::ptr::null_mut(), std::ptr::null_mut())
+                    .build()
+            }
             "read" => {
                 let fd = a.as_ref().map_or(-1, |c| {
                     // SAFETY: a valid NUL-terminated path.
@@ -149,6 +178,7 @@ pub(super) fn run(sqpoll: bool, steps: &[String]) -> Result<Vec<i32>, String> {
         pending.push(Pending {
             opens,
             skip,
+            nowait,
             fd: sock,
             _keep: (a, b, addr),
         });
@@ -177,8 +207,9 @@ fn complete(
     // one's CQE, if it failed, is posted with those submitted after it.
     let mut waiting = pending.iter().filter(|p| !p.skip).count();
     let mut seen = vec![false; pending.len()];
-    if waiting == 0 {
+    if waiting == 0 || pending.iter().any(|p| p.nowait) {
         ring.submit().map_err(|e| format!("io_uring_enter: {e}"))?;
+        waiting -= reap(ring, pending, first, &mut results[first..], &mut seen);
     }
     while waiting > 0 {
         ring.submit_and_wait(1)
@@ -232,6 +263,8 @@ struct Pending {
     opens: bool,
     /// Submitted with IOSQE_CQE_SKIP_SUCCESS: no CQE when it succeeds.
     skip: bool,
+    /// Submitted by an io_uring_enter that does not wait.
+    nowait: bool,
     /// A socket or file the step opened for itself, closed after.
     fd: i32,
     /// Its path strings and address, alive until its completion.

@@ -253,6 +253,9 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 	 * URINGOP records (uring.bpf.h): its SYSCALL after them, or a marker
 	 * that closes them. */
 	if (uring_enter_end) {
+		/* An inline attempt whose end no tracepoint showed: before
+		 * the syscall's end is judged. */
+		uring_ready_check();
 		enum uring_end end = uring_enter_end_apart(&s, span, tid);
 		if (end == URING_END_RECORD)
 			return 0;

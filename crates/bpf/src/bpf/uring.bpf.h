@@ -164,6 +164,10 @@ struct uring_enter {
 	__u32 judged;     /* of those, judged */
 	__u32 chained;    /* a linked chain was submitted: no order kept after it */
 	__u32 nskip;      /* entries in skip[] */
+	__u32 pending_op; /* the op of `pending` */
+	/* The counted request submitted last whose inline attempt no
+	 * tracepoint has ended yet (uring_ready_retry): 0 if none. */
+	__u64 pending;
 	struct uring_skip skip[URING_SKIPS];
 };
 
@@ -260,6 +264,7 @@ static __always_inline void uring_enter_begin(void)
 	in->judged = 0;
 	in->chained = 0;
 	in->nskip = 0;
+	in->pending = 0;
 }
 
 static __always_inline struct fa_span *uring_span(__u32 op)
@@ -1010,6 +1015,25 @@ __noinline int fa_uring_skips_flush(__u32 upto, __u64 stop)
 	return 0;
 }
 
+/* Ops io_uring retries after a poll when their attempt returns -EAGAIN
+ * (pollin or pollout in the kernel's op table): the others (opens,
+ * closes, renames...) go to io-wq instead, which a tracepoint shows. */
+static __always_inline int uring_op_may_poll(__u32 op)
+{
+	switch (op) {
+	case FA_IORING_OP_READV: case FA_IORING_OP_WRITEV: case FA_IORING_OP_READ_FIXED:
+	case FA_IORING_OP_WRITE_FIXED: case FA_IORING_OP_SENDMSG: case FA_IORING_OP_RECVMSG:
+	case FA_IORING_OP_ACCEPT: case FA_IORING_OP_CONNECT: case FA_IORING_OP_READ:
+	case FA_IORING_OP_WRITE: case FA_IORING_OP_SEND: case FA_IORING_OP_RECV:
+	case FA_IORING_OP_SPLICE: case FA_IORING_OP_TEE: case FA_IORING_OP_SEND_ZC:
+	case FA_IORING_OP_SENDMSG_ZC: case FA_IORING_OP_READ_MULTISHOT: case FA_IORING_OP_RECV_ZC:
+	case FA_IORING_OP_EPOLL_WAIT: case FA_IORING_OP_READV_FIXED: case FA_IORING_OP_WRITEV_FIXED:
+	case FA_IORING_OP_URING_CMD:
+		return 1;
+	}
+	return 0;
+}
+
 /* A request submitted inside io_uring_enter (its flags): counted if its
  * attempt is inline and posts a completion, kept waiting if it posts
  * none when it succeeds (IOSQE_CQE_SKIP_SUCCESS). A linked chain's
@@ -1031,6 +1055,9 @@ static __always_inline void uring_note_submit(struct uring_enter *in, struct io_
 		return;
 	if (!(flags & REQ_F_CQE_SKIP)) {
 		in->counted += 1;
+		/* Only an op io_uring can poll for may find its poll ready. */
+		in->pending = uring_op_may_poll(op) ? req_number(req) : 0;
+		in->pending_op = op;
 		return;
 	}
 	__u32 n = in->nskip;
@@ -1100,6 +1127,115 @@ static __always_inline void uring_turn_end(struct uring_enter *in, enum uring_tu
 {
 	if (turn == URING_TURN_COUNTED)
 		in->judged += 1;
+}
+
+/* Request req's inline attempt was seen to end with -EAGAIN (a poll armed,
+ * a punt to io-wq): it is no longer left for uring_ready_retry. */
+static __always_inline void uring_pending_ended(struct uring_enter *in, struct io_kiocb *req)
+{
+	if (in && in->pending && in->pending == req_number(req))
+		in->pending = 0;
+}
+
+/* Room for uring_ready_retry's subject and verdicts, off the stack. */
+struct uring_scratch {
+	struct subject s;
+	struct uring_verdicts j;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct uring_scratch);
+} uring_scratch SEC(".maps");
+
+/* uring_ready_retry's first part, in a frame of its own beside the
+ * judging's: whether the request left in `pending` had its attempt end
+ * in a ready poll (then the attempt's subject is in uring_scratch and
+ * the request is parked as polled, and its op + 1 is returned; else 0). */
+static __noinline __u32 uring_retry_setup(struct uring_enter *in)
+{
+	__u64 key = in->pending;
+	__u32 op = in->pending_op;
+	in->pending = 0;
+	struct io_kiocb *req = (struct io_kiocb *)key;
+	/* An attempt that completed has left its request to be reused, by
+	 * an op no rule audits (which submits unseen) or by an audited one
+	 * (which took `pending` over): the op tells the first apart. */
+	if (BPF_CORE_READ(req, opcode) != op || !(BPF_CORE_READ(req, flags) & REQ_F_POLLED) ||
+	    uring_parked_state(key))
+		return 0;
+	__u32 k = 0;
+	struct uring_scratch *sc = bpf_map_lookup_elem(&uring_scratch, &k);
+	if (!sc || !uring_span(op))
+		return 0;
+	__u64 id = bpf_get_current_pid_tgid();
+	if ((id >> 32) == self_tgid)
+		return 0;
+	struct task_struct *task = bpf_get_current_task_btf();
+	__builtin_memset(&sc->s, 0, sizeof(sc->s));
+	sc->s.task = task;
+	sc->s.regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	sc->s.ret = -EAGAIN;
+	sc->s.returned = 1;
+	sc->s.tgid = id >> 32;
+	sc->s.nr = op;
+	sc->s.cred = uring_cred(req, task, 0);
+	/* Its completion judges the retry alone. */
+	uring_park(key, 0, URING_NEXT_POLLED);
+	return op + 1;
+}
+
+/* Its sending, in a frame of its own too. */
+static __noinline int uring_retry_apply(struct uring_enter *in, struct uring_scratch *sc)
+{
+	uring_apply_in(&sc->s, in, &sc->j, (__u32)bpf_get_current_pid_tgid(), in->names);
+	return 0;
+}
+
+/* The inline attempt of the request submitted last in io_uring_enter
+ * context `in` that no tracepoint has ended yet, if it returned -EAGAIN
+ * and the poll io_uring then armed found its file ready at once
+ * (REQ_F_POLLED with no io_uring_poll_arm: a nonblocking connect on
+ * loopback, an accept or receive whose data came meanwhile): its retry
+ * is queued as task work, which may run only after io_uring_enter has
+ * returned. The kernel judged and recorded that attempt inside the
+ * syscall, in its event (a match there makes the syscall's SYSCALL,
+ * SOCKADDR and PROCTITLE written too), so it is judged here, at the
+ * next submission or the syscall's end, before any later attempt; the
+ * request is parked as polled, so that its completion judges only the
+ * retry. A request whose attempt armed a poll or went to io-wq
+ * (uring_pending_ended), or that completed (uring_complete_body), was
+ * taken off by then; one that returned without a completion
+ * (IOU_ISSUE_SKIP_COMPLETE) has no REQ_F_POLLED and is let be. Its own frame, a small one (the subject is in
+ * uring_scratch): its callers' frames and the judging's fit in the 512
+ * bytes kernels before Linux 6.13 allow a call chain. */
+static __noinline int uring_ready_retry(struct uring_enter *in)
+{
+	__u32 op = uring_retry_setup(in);
+	if (!op--)
+		return 0;
+	struct fa_span *span = uring_span(op);
+	__u32 k = 0;
+	struct uring_scratch *sc = bpf_map_lookup_elem(&uring_scratch, &k);
+	if (!span || !sc)
+		return 0;
+	/* Judged in its turn: the first attempt of a counted request. */
+	enum uring_turn turn = uring_turn_begin(in, 0, 0, 1);
+	uring_judge_in(&sc->s, span, in, &sc->j);
+	uring_retry_apply(in, sc);
+	uring_turn_end(in, turn);
+	return 0;
+}
+
+/* The current io_uring_enter's request left by uring_ready_retry, if
+ * any: judged now (a call with no frame of its own when there is none). */
+static __always_inline void uring_ready_check(void)
+{
+	struct uring_enter *in = uring_enter_current();
+	if (in && in->pending)
+		uring_ready_retry(in);
 }
 
 /* How io_uring_enter ends for a thread (uring_enter_end). */
@@ -1186,6 +1322,8 @@ static __always_inline int uring_submit_body(__u64 *ctx, int typed)
 	 * completion event (IOSQE_CQE_SKIP_SUCCESS) may have left its state. */
 	uring_unpark((__u64)req);
 	struct uring_enter *in = uring_enter_current();
+	if (in && in->pending)
+		uring_ready_retry(in);
 	if (in)
 		uring_note_submit(in, req, op, span, typed);
 	__u32 names = uring_prep_names(op);
@@ -1239,6 +1377,7 @@ static __always_inline int uring_queue_body(__u64 *ctx, int typed)
 	if (flags & REQ_F_FORCE_ASYNC)
 		return 0;
 	struct uring_enter *in = uring_enter_current();
+	uring_pending_ended(in, req);
 	enum uring_turn turn = uring_turn_begin(in, req, flags, 1);
 	uring_attempt(req, op, span, -EAGAIN, 0, typed, in);
 	if (in)
@@ -1260,6 +1399,7 @@ static __always_inline int uring_poll_body(__u64 *ctx, int typed)
 	__u32 *next = uring_parked_state(key);
 	if (!next || *next != URING_NEXT_POLLED) {
 		struct uring_enter *in = uring_enter_current();
+		uring_pending_ended(in, req);
 		enum uring_turn turn = uring_turn_begin(in, req, req_flags(req, typed), !next);
 		uring_attempt(req, op, span, -EAGAIN, 0, typed, in);
 		if (in)
@@ -1305,6 +1445,11 @@ static __always_inline int uring_complete_body(__u64 *ctx, int typed)
 	__u64 flags = req_flags(req, typed);
 	int first_inline = next == URING_NEXT_SUBMITTED && !(flags & REQ_F_FORCE_ASYNC);
 	struct uring_enter *in = uring_enter_current();
+	/* Its inline attempt ended here: not left for uring_ready_retry (a
+	 * compare of the address, which the inline op pays instead of that
+	 * call at the syscall's end). */
+	if (in && in->pending == (__u64)req)
+		in->pending = 0;
 	enum uring_turn turn = uring_turn_begin(in, req, flags, first_inline);
 	if (next != URING_NEXT_POLLED && (flags & REQ_F_POLLED))
 		uring_attempt(req, op, span, -EAGAIN, 0, typed, in);
