@@ -98,6 +98,17 @@ fn as_nobody(args: &[&str]) -> Output {
         .expect("setpriv (util-linux)")
 }
 
+/// `config check CONF --rules RULES`, as nobody.
+fn check_as_nobody(conf: &Path, rules: &Path) -> Output {
+    as_nobody(&[
+        "config",
+        "check",
+        conf.to_str().unwrap(),
+        "--rules",
+        rules.to_str().unwrap(),
+    ])
+}
+
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
@@ -115,13 +126,7 @@ fn a_stig_auditd_conf_and_the_stig_rules_pass_as_nobody() {
         .output()
         .unwrap();
     assert_eq!(text(&whoami.stdout).trim(), NOBODY, "setpriv drops root");
-    let out = as_nobody(&[
-        "config",
-        "check",
-        conf.to_str().unwrap(),
-        "--rules",
-        rules.to_str().unwrap(),
-    ]);
+    let out = check_as_nobody(&conf, &rules);
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
     // The STIG actions are applied as auditd applies them.
@@ -218,13 +223,7 @@ fn a_refused_auditd_conf_names_every_line_as_run_does() {
     conf_text.push_str("tcp_listen_port = 60\nspace_left_action = mail\nreport_interval = 5\n");
     let conf = f.write("auditd.conf", &conf_text);
     let rules = f.write("r.rules", "-a always,exit -F arch=b64 -S chmod -k x\n");
-    let out = as_nobody(&[
-        "config",
-        "check",
-        conf.to_str().unwrap(),
-        "--rules",
-        rules.to_str().unwrap(),
-    ]);
+    let out = check_as_nobody(&conf, &rules);
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
     assert!(stdout.contains("would refuse to start"), "{stdout}");
@@ -259,13 +258,7 @@ fn a_refused_auditd_conf_names_every_line_as_run_does() {
         "auditd.conf",
         &(stig_conf(&f.0.join("log"), &f.0.join("no-plugins.d")) + "tcp_listen_port = 60\n"),
     );
-    let out = as_nobody(&[
-        "config",
-        "check",
-        conf.to_str().unwrap(),
-        "--rules",
-        rules.to_str().unwrap(),
-    ]);
+    let out = check_as_nobody(&conf, &rules);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert!(
         text(&out.stderr).contains(&format!(
