@@ -98,15 +98,22 @@ fn as_nobody(args: &[&str]) -> Output {
         .expect("setpriv (util-linux)")
 }
 
-/// `config check CONF --rules RULES`, as nobody.
-fn check_as_nobody(conf: &Path, rules: &Path) -> Output {
-    as_nobody(&[
+/// `config check CONF --rules RULES` with `more` after, as nobody.
+fn check_as_nobody_with(conf: &Path, rules: &Path, more: &[&str]) -> Output {
+    let mut args = vec![
         "config",
         "check",
         conf.to_str().unwrap(),
         "--rules",
         rules.to_str().unwrap(),
-    ])
+    ];
+    args.extend_from_slice(more);
+    as_nobody(&args)
+}
+
+/// `config check CONF --rules RULES`, as nobody.
+fn check_as_nobody(conf: &Path, rules: &Path) -> Output {
+    check_as_nobody_with(conf, rules, &[])
 }
 
 fn text(b: &[u8]) -> String {
@@ -184,14 +191,7 @@ fn a_refused_rules_line_is_named_and_the_start_would_be_partial() {
         "-a always,exit -F arch=b64 -S chmod -F auid>=1000 -F uidd=0 -F key=perm_mod".into(),
     );
     let rules = f.write("30-stig.rules", &(lines.join("\n") + "\n"));
-    let args = [
-        "config",
-        "check",
-        conf.to_str().unwrap(),
-        "--rules",
-        rules.to_str().unwrap(),
-    ];
-    let out = as_nobody(&args);
+    let out = check_as_nobody(&conf, &rules);
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(3), "{stdout}\n{stderr}");
     let at = format!("{}:37: ", rules.display());
@@ -209,9 +209,7 @@ fn a_refused_rules_line_is_named_and_the_start_would_be_partial() {
     );
     assert!(stdout.contains("would start, without"), "{stdout}");
     // --strict, as the unit with FASTAUDIT_STRICT=yes: the start is refused.
-    let mut strict = args.to_vec();
-    strict.push("--strict");
-    let out = as_nobody(&strict);
+    let out = check_as_nobody_with(&conf, &rules, &["--strict"]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert!(text(&out.stderr).contains(&at), "{out:?}");
 }
@@ -279,14 +277,7 @@ fn the_plugins_run_would_start_are_listed_and_a_skipped_one_makes_it_partial() {
     );
     let conf = f.write("auditd.conf", &stig_conf(&f.dir("log"), &plugins));
     let rules = f.write("r.rules", "-a always,exit -F arch=b64 -S chmod -k x\n");
-    let args = [
-        "config",
-        "check",
-        conf.to_str().unwrap(),
-        "--rules",
-        rules.to_str().unwrap(),
-    ];
-    let out = as_nobody(&args);
+    let out = check_as_nobody(&conf, &rules);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert!(
@@ -300,7 +291,7 @@ fn the_plugins_run_would_start_are_listed_and_a_skipped_one_makes_it_partial() {
         "plugins.d/bin.conf",
         "active = yes\ndirection = out\npath = /bin/cat\ntype = always\nformat = binary\n",
     );
-    let out = as_nobody(&args);
+    let out = check_as_nobody(&conf, &rules);
     assert_eq!(out.status.code(), Some(3), "{out:?}");
     assert!(
         text(&out.stderr).contains("bin.conf: format = binary is not supported by fastaudit"),
