@@ -27,6 +27,9 @@ fn base(path: &[u8]) -> &[u8] {
     &trimmed[parent_len(trimmed)..]
 }
 
+/// One PATH item before it is pushed: its name, its object, its type.
+type Item<'o> = (Option<Vec<u8>>, Option<&'o Obj>, NameType);
+
 struct Build<'a> {
     sent: &'a Sent,
     items: Vec<PathItem>,
@@ -81,6 +84,15 @@ impl Build<'_> {
             inode: obj.map(|o| o.inode),
             nametype: t,
         });
+    }
+
+    /// Two items in the order the kernel takes their names: `a` then
+    /// `b`, or `b` first where `b_first` (it differs by kernel version:
+    /// [`lookup::NameOrder`]).
+    fn push_two(&mut self, b_first: bool, a: Item<'_>, b: Item<'_>) {
+        let (x, y) = if b_first { (b, a) } else { (a, b) };
+        self.push(x.0, x.1, x.2);
+        self.push(y.0, y.1, y.2);
     }
 
     fn obj(&self, pick: impl Fn(&Obj) -> bool) -> Option<&Obj> {
@@ -405,14 +417,13 @@ impl Build<'_> {
         // The new inode had no dentry yet when its times were set.
         let new = self.obj(|o| !o.has(F::FA_OBJ_ALIAS)).cloned();
         let dir = self.obj(|o| o.is_dir() && o.has(F::FA_OBJ_ALIAS)).cloned();
-        // The target is a name the kernel never looks up.
-        let target_first = symlink && self.kernel.order.symlink_target_first;
-        if target_first {
-            self.push(self.name(2), None, NameType::Unknown);
-        }
-        self.push(self.parent_name(0), dir.as_ref(), NameType::Parent);
-        if symlink && !target_first {
-            self.push(self.name(2), None, NameType::Unknown);
+        let parent = (self.parent_name(0), dir.as_ref(), NameType::Parent);
+        if symlink {
+            // The target is a name the kernel never looks up.
+            let target = (self.name(2), None, NameType::Unknown);
+            self.push_two(self.kernel.order.symlink_target_first, parent, target);
+        } else {
+            self.push(parent.0, parent.1, parent.2);
         }
         self.push(self.name(0), new.as_ref(), NameType::Create);
     }
@@ -441,13 +452,11 @@ impl Build<'_> {
     fn linked(&mut self) {
         let linked = self.obj(|o| !o.is_dir()).cloned();
         let dir = self.obj(|o| o.is_dir()).cloned();
-        if self.kernel.order.link_old_first {
-            self.push(self.name(0), linked.as_ref(), NameType::Normal);
-            self.push(self.parent_name(1), dir.as_ref(), NameType::Parent);
-        } else {
-            self.push(self.parent_name(1), dir.as_ref(), NameType::Parent);
-            self.push(self.name(0), linked.as_ref(), NameType::Normal);
-        }
+        self.push_two(
+            self.kernel.order.link_old_first,
+            (self.parent_name(1), dir.as_ref(), NameType::Parent),
+            (self.name(0), linked.as_ref(), NameType::Normal),
+        );
         self.push(self.name(1), linked.as_ref(), NameType::Create);
     }
 
@@ -491,13 +500,11 @@ impl Build<'_> {
         // getname(new) ran before getname(old): the new name's
         // directory is item 0 (the old one's where the kernel takes the
         // old name first).
-        if self.kernel.order.rename_old_first {
-            self.push(self.parent_name(0), old_dir.as_ref(), NameType::Parent);
-            self.push(self.parent_name(1), new_dir.as_ref(), NameType::Parent);
-        } else {
-            self.push(self.parent_name(1), new_dir.as_ref(), NameType::Parent);
-            self.push(self.parent_name(0), old_dir.as_ref(), NameType::Parent);
-        }
+        self.push_two(
+            self.kernel.order.rename_old_first,
+            (self.parent_name(1), new_dir.as_ref(), NameType::Parent),
+            (self.parent_name(0), old_dir.as_ref(), NameType::Parent),
+        );
         self.push(self.name(0), moved.as_ref(), NameType::Delete);
         if victim.is_some() {
             self.push(self.name(1), victim.as_ref(), NameType::Delete);
