@@ -59,6 +59,26 @@ fn chmod(path: &Path) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o640)).expect("chmod");
 }
 
+/// Start with `rules` while the kernel refuses `refuse`: before ready,
+/// fastaudit says each of `said_has`; a chmod is still recorded (by
+/// `through`, the hooks that took the refused one's place).
+fn degraded_start_audits(rules: &str, refuse: &str, said_has: &[&str], through: &str) {
+    let _ka = KernelAudit::acquire();
+    let (target, rules, log) = chmod_case(rules);
+    let fa = start(&rules, &log, refuse);
+    let said = fa.before_ready.join("\n");
+    for s in said_has {
+        assert!(said.contains(s), "{said}");
+    }
+    chmod(&target);
+    wait_until(
+        10,
+        &format!("chmod's SYSCALL record through {through}"),
+        || has_key(&log, "ch"),
+    );
+    fa.stop();
+}
+
 #[test]
 fn refused_inode_hooks_cost_only_the_watches() {
     let _ka = KernelAudit::acquire();
@@ -122,38 +142,23 @@ fn refused_inode_hooks_cost_only_the_watches() {
 
 #[test]
 fn a_refused_tp_btf_program_is_replaced_by_its_raw_tp_twin() {
-    let _ka = KernelAudit::acquire();
     // A rule of both ABIs: the raw syscall exit hook judges it.
-    let (target, rules, log) = chmod_case("-a always,exit -S chmod,fchmodat -F key=ch\n");
-    let fa = start(&rules, &log, "fa_raw_exit");
-    let said = fa.before_ready.join("\n");
-    assert!(
-        said.contains("fa_raw_exit refused") && said.contains("fa_rtp_raw_exit used instead"),
-        "{said}"
+    degraded_start_audits(
+        "-a always,exit -S chmod,fchmodat -F key=ch\n",
+        "fa_raw_exit",
+        &["fa_raw_exit refused", "fa_rtp_raw_exit used instead"],
+        "raw_tp",
     );
-    chmod(&target);
-    wait_until(10, "chmod's SYSCALL record through raw_tp", || {
-        has_key(&log, "ch")
-    });
-    fa.stop();
 }
 
 #[test]
 fn a_refused_per_syscall_program_gives_way_to_the_raw_hooks() {
-    let _ka = KernelAudit::acquire();
-    let (target, rules, log) =
-        chmod_case("-a always,exit -F arch=b64 -S chmod,fchmodat -F key=ch\n");
-    let fa = start(&rules, &log, "fa_syscall_exit");
-    let said = fa.before_ready.join("\n");
-    assert!(
-        said.contains("degraded: per-syscall tracepoints: fa_syscall_exit refused"),
-        "{said}"
+    degraded_start_audits(
+        "-a always,exit -F arch=b64 -S chmod,fchmodat -F key=ch\n",
+        "fa_syscall_exit",
+        &["degraded: per-syscall tracepoints: fa_syscall_exit refused"],
+        "the raw hooks",
     );
-    chmod(&target);
-    wait_until(10, "chmod's SYSCALL record through the raw hooks", || {
-        has_key(&log, "ch")
-    });
-    fa.stop();
 }
 
 #[test]
@@ -221,22 +226,13 @@ fn explain_names_what_a_refused_program_costs() {
 
 #[test]
 fn a_missing_attach_point_degrades_as_a_refused_load_does() {
-    let _ka = KernelAudit::acquire();
-    let (target, rules, log) =
-        chmod_case("-a always,exit -F arch=b64 -S chmod,fchmodat -F key=ch\n");
-    let fa = start(&rules, &log, "attach:fa_syscall_exit");
-    let said = fa.before_ready.join("\n");
-    assert!(
-        said.contains("fa_syscall_exit refused by the kernel: attaching tracepoint/syscalls:"),
-        "{said}"
+    degraded_start_audits(
+        "-a always,exit -F arch=b64 -S chmod,fchmodat -F key=ch\n",
+        "attach:fa_syscall_exit",
+        &[
+            "fa_syscall_exit refused by the kernel: attaching tracepoint/syscalls:",
+            "degraded: per-syscall tracepoints: fa_syscall_exit refused",
+        ],
+        "the raw hooks",
     );
-    assert!(
-        said.contains("degraded: per-syscall tracepoints: fa_syscall_exit refused"),
-        "{said}"
-    );
-    chmod(&target);
-    wait_until(10, "chmod's SYSCALL record through the raw hooks", || {
-        has_key(&log, "ch")
-    });
-    fa.stop();
 }
