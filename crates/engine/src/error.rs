@@ -1,6 +1,6 @@
 //! Why the engine could not start or keep running.
 
-use crate::image::ImageError;
+use crate::plan::image::ImageError;
 use thiserror::Error;
 
 /// Why the engine could not start or keep running.
@@ -18,7 +18,7 @@ pub enum EngineError {
     /// The kernel refused these programs (at load or attach): compile the
     /// rules again with them in `Environment::refused`.
     #[error("{}", refused_list(.0))]
-    Refused(Vec<crate::refusal::Refusal>),
+    Refused(Vec<crate::plan::refusal::Refusal>),
     /// The plan does not fit the kernel tables.
     #[error(transparent)]
     Image(#[from] ImageError),
@@ -29,7 +29,7 @@ pub(crate) fn bpf(what: impl Into<String>) -> impl FnOnce(libbpf_rs::Error) -> E
     move |source| EngineError::Bpf { what, source }
 }
 
-fn refused_list(refused: &[crate::refusal::Refusal]) -> String {
+fn refused_list(refused: &[crate::plan::refusal::Refusal]) -> String {
     let all: Vec<String> = refused.iter().map(ToString::to_string).collect();
     all.join("; ")
 }

@@ -1,82 +1,54 @@
-//! The engine, in two layers.
+//! The engine: rules to plan, plan to hooks and maps in the kernel, the
+//! ring buffer to audit events. One folder per layer, each with one job and
+//! a rule about what it may touch (its opening comment says it), and data
+//! flowing one way:
 //!
-//! Planning, which loads no BPF: a rule set (`rule`: one rule's tests) is
-//! [`compile`]d into a [`Plan`] (`plan`): the per-syscall rule tables,
-//! the io_uring list (`uring`), the hooks ([`Hook`], chosen by `hooks`)
-//! for the kernel facts it was made for ([`Environment`], `kinds`); its
-//! map images (`image`, with the live paths `resolve`d and `watches`
-//! followed) and `--explain` (`explain`) come from the plan alone.
+//! - `plan`: a rule set compiled into a [`Plan`] and its map images;
+//!   pure, the host's facts given in as data.
+//! - `host`: probing this kernel once at start; the kernel's identity of
+//!   a file.
+//! - `load`: one generation of a plan loaded, filled and attached.
+//! - `read`: the ring buffer's samples assembled into events.
+//! - `decode`: an event's samples into its records' payloads.
 //!
-//! Running, over libbpf: `probe` finds the kernel facts; the runtime
-//! ([`run_live`], one `generation` per rule set loaded) loads, fills and
-//! attaches, reads the ring buffer (`ring`, `samples`) and assembles
-//! audit events ([`AuditEvent`]); [`names`], [`exit_records`] and
-//! [`uring_paths`] decode their records for the caller.
-//!
-//! The header's limits (`limits`) and the errors ([`EngineError`],
-//! [`CompileError`]) are shared. Items are public at the crate root; the
-//! modules the daemon and the kernel test call by module are public
-//! themselves, their items only there.
+//! The runtime (`runtime`: [`run_live`]) ties them together; the header's
+//! limits (`limits`), the run's tunables (`options`) and the errors
+//! ([`EngineError`], [`CompileError`]) are shared by all. Items are public
+//! at the crate root; the modules the daemon and the kernel test call by
+//! module are public themselves, their items only there.
 
-mod compile;
+mod decode;
 mod error;
-mod event;
-mod exec_files;
-pub mod exit_records;
-mod explain;
-mod gates;
-mod generation;
-mod hook;
-mod hooks;
-mod identity;
-mod image;
-mod kinds;
+mod host;
 mod limits;
-mod lookup;
-mod mq_names;
-pub mod names;
+mod load;
 mod options;
-mod path_args;
-mod perm;
 mod plan;
-mod probe;
-pub mod refusal;
-mod resolve;
-mod ring;
-mod rule;
+mod read;
 mod runtime;
-mod samples;
-mod sent;
-pub mod start_trace;
-pub mod syscalls;
-mod uring;
-mod uring_groups;
-pub mod uring_paths;
-pub mod uring_sq;
-mod watch_follow;
-mod watches;
 
-#[cfg(test)]
-mod test_rules;
+pub use decode::{exit_records, names, uring_paths, uring_sq};
+pub use load::start_trace;
+pub use plan::syscalls;
 
-pub use compile::compile;
 pub use error::EngineError;
-pub use event::AuditEvent;
-pub use generation::{refused_at_load, Attached};
-pub use hook::{AttachPoint, Attachment, Hook, Noted};
-pub use image::{ImageError, MapImages, Rodata};
-pub use kinds::{
+pub use host::probe::inode_tracepoints;
+pub use limits::RING_BUFFER_BYTES;
+pub use load::generation::{refused_at_load, Attached};
+pub use load::resolve::Resolved;
+pub use load::watches::WatchTable;
+pub use options::Options;
+pub use plan::compile::compile;
+pub use plan::hook::{AttachPoint, Attachment, Hook, Noted};
+pub use plan::image::{ImageError, MapImages, Rodata};
+pub use plan::kinds::{
     Features, FunctionLookup, HookKinds, InodeSource, KernelFunctions, Kind, LsmLabels, Probe,
     UringSubmit,
 };
-pub use limits::RING_BUFFER_BYTES;
-pub use options::Options;
+pub use plan::refusal::Refusal;
+pub use plan::rule::{CompileError, CompiledRule, Test, Watch};
+pub use plan::uring::UringPlan;
 pub use plan::{Environment, Plan};
-pub use probe::inode_tracepoints;
-pub use refusal::Refusal;
-pub use resolve::Resolved;
-pub use rule::{CompileError, CompiledRule, Test, Watch};
+pub use read::event::AuditEvent;
+pub use read::samples::Aux;
 pub use runtime::{run, run_live, Handler, Stats};
-pub use samples::Aux;
-pub use uring::UringPlan;
-pub use watches::WatchTable;

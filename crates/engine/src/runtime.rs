@@ -5,14 +5,14 @@
 //! path.
 
 use crate::error::{bpf, EngineError};
-use crate::event::AuditEvent;
-use crate::generation::{self, read_stats, Attached, Generation};
+use crate::load::generation::{self, read_stats, Attached, Generation};
+use crate::load::watches::WatchTable;
 use crate::options::Options;
 use crate::plan::Plan;
-use crate::ring::Ring;
-use crate::samples::{Aux, Ready, Samples};
-use crate::uring_groups::Groups;
-use crate::watches::WatchTable;
+use crate::read::event::AuditEvent;
+use crate::read::ring::Ring;
+use crate::read::samples::{Aux, Ready, Samples};
+use crate::read::uring_groups::Groups;
 use fastaudit_bpf::types::{fa_event, fa_event_flag};
 use fastaudit_records::Syscall;
 use libbpf_rs::MapHandle;
@@ -90,7 +90,7 @@ fn load_first<H: Handler>(
                         next.degraded.join("\n")
                     )));
                 }
-                crate::start_trace::mark("plan made again without the refused programs");
+                crate::load::start_trace::mark("plan made again without the refused programs");
                 plan = next;
             }
             other => return other,
@@ -214,7 +214,7 @@ pub fn run_live<H: Handler>(
         clock,
         stats: Stats::default(),
     };
-    crate::start_trace::mark("ring buffer mapped");
+    crate::load::start_trace::mark("ring buffer mapped");
     handler.ready(&owner.attached);
 
     // The generation running now, when it is not the owner.

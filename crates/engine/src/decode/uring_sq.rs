@@ -1,0 +1,488 @@
+//! The CWD and PATH records of an io_uring op of a SQPOLL ring, run by
+//! its SQPOLL thread or an io-wq worker. The thread's preps take the op's
+//! names outside any audit context (it has none between ops), so when the
+//! op runs no entry exists for them: each lookup (`__audit_inode()`) adds
+//! one, named, and each `audit_inode_child()` finds the named parent and
+//! its child or adds a nameless pair. [`Names`] keeps a context's list by
+//! those two rules; each op is the sequence of calls its VFS path makes,
+//! fed by what the BPF side sent (the names, the inodes the op changed,
+//! the file an open opened) and, for the rest, lookups made here.
+
+use crate::decode::exec_files::inode_of;
+use crate::decode::sent::{decode, Obj, PathRecords};
+use crate::decode::uring_paths::{at, changed_dir};
+use crate::read::samples::Aux;
+use fastaudit_bpf::types::fa_obj_flag;
+use fastaudit_records::path::{parent_len, Inode, NameType, PathItem};
+use fastaudit_rules::tables;
+
+/// How much of an entry's name is shown: all, or its directory part.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Shown {
+    Full,
+    Parent(usize),
+}
+
+/// One entry of a context's names list.
+#[derive(Clone, Debug)]
+struct Entry {
+    name: Option<Vec<u8>>,
+    shown: Shown,
+    /// None: not set (no inode yet, or a negative dentry).
+    inode: Option<Inode>,
+    nametype: NameType,
+}
+
+/// A context's names list, as the kernel's audit keeps it.
+#[derive(Default)]
+struct Names {
+    list: Vec<Entry>,
+}
+
+fn same(a: Option<Inode>, b: Inode) -> bool {
+    a.is_some_and(|a| a.ino == b.ino && a.dev == b.dev)
+}
+
+/// The last component of `name` (trailing slashes left out).
+fn base(name: &[u8]) -> &[u8] {
+    let end = name.iter().rposition(|&c| c != b'/').map_or(0, |i| i + 1);
+    let name = &name[..end];
+    let start = name.iter().rposition(|&c| c == b'/').map_or(0, |i| i + 1);
+    &name[start..]
+}
+
+/// audit_compare_dname_path(): whether `dname` is the part of `path`
+/// after its parent (`shown`, or computed).
+fn names_child(dname: &[u8], path: &[u8], shown: Shown) -> bool {
+    let plen = match shown {
+        Shown::Parent(l) => l,
+        Shown::Full => parent_len(path),
+    };
+    path.get(plen..) == Some(dname)
+}
+
+impl Names {
+    /// `__audit_inode()` of `name`, which has no entry of its own, found
+    /// at `inode` (`parent`: its directory).
+    fn inode(&mut self, name: &[u8], inode: Inode, parent: bool) {
+        let wanted = |t: NameType| match parent {
+            true => matches!(t, NameType::Parent | NameType::Unknown),
+            false => t != NameType::Parent,
+        };
+        let found = self
+            .list
+            .iter()
+            .rposition(|n| same(n.inode, inode) && wanted(n.nametype));
+        let i = found.unwrap_or_else(|| {
+            self.list.push(Entry {
+                name: Some(name.to_vec()),
+                shown: Shown::Full,
+                inode: None,
+                nametype: NameType::Unknown,
+            });
+            self.list.len() - 1
+        });
+        let n = &mut self.list[i];
+        if parent {
+            n.shown = n
+                .name
+                .as_deref()
+                .map_or(Shown::Full, |nm| Shown::Parent(parent_len(nm)));
+            n.nametype = NameType::Parent;
+        } else {
+            n.shown = Shown::Full;
+            n.nametype = NameType::Normal;
+        }
+        n.inode = Some(inode);
+    }
+
+    /// `__audit_inode_child()` of entry `dname` of directory `dir`, the
+    /// dentry's inode `inode` (None: negative), as a `nametype` child.
+    fn child(&mut self, dir: Inode, dname: &[u8], inode: Option<Inode>, nametype: NameType) {
+        use NameType::{Parent, Unknown};
+        let parent = self.list.iter().position(|n| {
+            matches!(n.nametype, Parent | Unknown)
+                && same(n.inode, dir)
+                && n.name
+                    .as_deref()
+                    .is_some_and(|nm| names_child(dname, nm, n.shown))
+        });
+        let shown = parent.map_or(Shown::Full, |p| self.list[p].shown);
+        let found = self.list.iter().position(|n| {
+            (n.nametype == nametype || n.nametype == Unknown)
+                && n.name
+                    .as_deref()
+                    .is_some_and(|nm| nm == dname || names_child(dname, nm, shown))
+        });
+        let parent_name = match parent {
+            Some(p) => {
+                self.list[p].nametype = Parent;
+                self.list[p].name.clone()
+            }
+            None => {
+                self.list.push(Entry {
+                    name: None,
+                    shown: Shown::Full,
+                    inode: Some(dir),
+                    nametype: Parent,
+                });
+                None
+            }
+        };
+        let c = found.unwrap_or_else(|| {
+            self.list.push(Entry {
+                name: parent_name,
+                shown: Shown::Full,
+                inode: None,
+                nametype,
+            });
+            self.list.len() - 1
+        });
+        let child = &mut self.list[c];
+        if child.nametype == Unknown {
+            child.nametype = nametype;
+        }
+        child.inode = inode;
+    }
+
+    /// The PATH items (a directory part `0` long is the working directory).
+    fn items(self, cwd: Option<&[u8]>) -> Vec<PathItem> {
+        self.list
+            .into_iter()
+            .map(|e| PathItem {
+                name: match (e.name, e.shown) {
+                    (Some(n), Shown::Full) => Some(n),
+                    (Some(_), Shown::Parent(0)) => cwd.map(<[u8]>::to_vec),
+                    (Some(n), Shown::Parent(l)) => Some(n[..l.min(n.len())].to_vec()),
+                    (None, _) => None,
+                },
+                inode: e.inode,
+                nametype: e.nametype,
+            })
+            .collect()
+    }
+}
+
+/// The inodes an op changed, by role.
+struct Changed<'a>(&'a [Obj]);
+
+impl Changed<'_> {
+    fn known(o: &&Obj) -> bool {
+        o.has(fa_obj_flag::FA_OBJ_ALIAS)
+    }
+    /// A new inode (no dentry yet when its times were set).
+    fn made(&self) -> Option<Inode> {
+        self.0.iter().find(|o| !Self::known(o)).map(|o| o.inode)
+    }
+    /// A known non-directory (a link's source).
+    fn file(&self) -> Option<Inode> {
+        self.0
+            .iter()
+            .find(|o| Self::known(o) && !o.is_dir())
+            .map(|o| o.inode)
+    }
+    /// The child removed or moved: a known inode whose directory changed
+    /// too (a non-directory first).
+    fn child(&self) -> Option<Inode> {
+        let dirs = |o: &&Obj| {
+            self.0
+                .iter()
+                .any(|d| d.is_dir() && d.inode.ino == o.parent_ino && d.inode.dev == o.inode.dev)
+        };
+        let known = || self.0.iter().filter(Self::known).filter(dirs);
+        known()
+            .find(|o| !o.is_dir())
+            .or_else(|| known().next())
+            .map(|o| o.inode)
+    }
+}
+
+/// What `name` (or its directory) is now, following a last symlink or not.
+fn look(
+    name: &[u8],
+    dfd: i32,
+    cwd: Option<&[u8]>,
+    pid: i32,
+    parent: bool,
+    follow: bool,
+) -> Option<Inode> {
+    let path = at(name, dfd, cwd, pid, parent);
+    let md = match follow || parent {
+        true => std::fs::metadata(&path),
+        false => std::fs::symlink_metadata(&path),
+    };
+    md.ok().map(|m| inode_of(&path, &m))
+}
+
+/// The CWD and PATH records of SQPOLL ring op `op` of process `pid`
+/// from its event's `aux` (None: not one the BPF side sent names for).
+pub fn sq_paths(op: u32, aux: &[Aux], pid: i32) -> Option<PathRecords> {
+    let sent = decode(aux)?;
+    let (inputs, _) = sent.uring_punted.first()?;
+    let name = |i: u32| {
+        sent.uring_names
+            .iter()
+            .find(|(at, _)| *at == inputs.index + i)
+            .map(|(_, n)| n.as_slice())
+    };
+    let cwd = sent.cwd.as_deref();
+    let changed = Changed(&sent.objs);
+    let opened = sent
+        .uring_opened
+        .iter()
+        .find(|(i, _)| *i == inputs.index)
+        .map(|(_, inode)| *inode);
+    let look = |name: &[u8], dfd: i32, parent: bool, follow: bool| {
+        look(name, dfd, cwd, pid, parent, follow)
+    };
+    const O_CREAT: u32 = 0o100;
+    const O_EXCL: u32 = 0o200;
+    const O_NOFOLLOW: u32 = 0o400000;
+    use NameType::{Create, Delete};
+    let mut n = Names::default();
+    // A name created in its directory (mkdir, symlink, a link's new name,
+    // an open's O_CREAT): the directory looked up, then the child
+    // checked (may_create: still negative) and, if made, notified.
+    let create = |n: &mut Names, new: &[u8], dfd: i32, made: Option<Inode>, dir_changed: bool| {
+        let dir = dir_changed
+            .then(|| changed_dir(&sent.objs, false).map(|o| o.inode))
+            .flatten()
+            .or_else(|| look(new, dfd, true, true));
+        let Some(dir) = dir else {
+            return;
+        };
+        n.inode(new, dir, true);
+        let child = base(new);
+        match made {
+            Some(inode) => {
+                n.child(dir, child, None, Create);
+                n.child(dir, child, Some(inode), Create);
+            }
+            // There already (EEXIST before any check), else refused.
+            None if look(new, dfd, false, false).is_some() => {}
+            None => n.child(dir, child, None, Create),
+        }
+    };
+    match *tables::URING_OPS.get(op as usize)? {
+        "openat" | "openat2" => {
+            let file = name(0)?;
+            let follow = inputs.open_flags & (O_NOFOLLOW | O_EXCL) == 0;
+            if inputs.open_flags & O_CREAT == 0 {
+                if let Some(i) = opened.or_else(|| look(file, inputs.dfd, false, follow)) {
+                    n.inode(file, i, false);
+                }
+            } else if let Some(made) = changed.made() {
+                create(&mut n, file, inputs.dfd, Some(made), true);
+            } else {
+                // There already: opened (or refused) as it was, found
+                // without the directory since Linux 6.12 (unless O_EXCL).
+                let there = opened.or_else(|| look(file, inputs.dfd, false, follow));
+                let parent_first = crate::decode::lookup::creat_names_parent_of_existing()
+                    || inputs.open_flags & O_EXCL != 0;
+                let dir = match there.is_none() || parent_first {
+                    true => look(file, inputs.dfd, true, true),
+                    false => None,
+                };
+                if let Some(dir) = dir {
+                    n.inode(file, dir, true);
+                }
+                match (there, dir) {
+                    (Some(i), _) => n.inode(file, i, false),
+                    (None, Some(dir)) => n.child(dir, base(file), None, Create),
+                    (None, None) => {}
+                }
+            }
+        }
+        "mkdirat" => create(&mut n, name(0)?, inputs.dfd, changed.made(), true),
+        "symlinkat" => create(&mut n, name(1)?, inputs.dfd2, changed.made(), true),
+        "linkat" => {
+            let (old, new) = (name(0)?, name(1)?);
+            let linked = changed.file();
+            let Some(src) = linked.or_else(|| look(old, inputs.dfd, false, false)) else {
+                return Some(records(n, cwd));
+            };
+            n.inode(old, src, false);
+            create(&mut n, new, inputs.dfd2, linked, linked.is_some());
+        }
+        "unlinkat" => {
+            let victim_name = name(0)?;
+            let dir = changed_dir(&sent.objs, false)
+                .map(|o| o.inode)
+                .or_else(|| look(victim_name, inputs.dfd, true, true));
+            if let Some(dir) = dir {
+                n.inode(victim_name, dir, true);
+                let victim = changed
+                    .child()
+                    .or_else(|| look(victim_name, inputs.dfd, false, false));
+                if victim.is_some() {
+                    n.child(dir, base(victim_name), victim, Delete);
+                }
+            }
+        }
+        "renameat" => {
+            let (old, new) = (name(0)?, name(1)?);
+            let moved = changed.child();
+            let old_dir = changed_dir(&sent.objs, false)
+                .map(|o| o.inode)
+                .or_else(|| look(old, inputs.dfd, true, true));
+            let Some(old_dir) = old_dir else {
+                return Some(records(n, cwd));
+            };
+            n.inode(old, old_dir, true);
+            let new_dir = changed_dir(&sent.objs, true)
+                .map(|o| o.inode)
+                .or_else(|| look(new, inputs.dfd2, true, true));
+            let Some(new_dir) = new_dir else {
+                return Some(records(n, cwd));
+            };
+            n.inode(new, new_dir, true);
+            let source = moved.or_else(|| look(old, inputs.dfd, false, false));
+            if source.is_some() {
+                n.child(old_dir, base(old), source, Delete);
+                n.child(new_dir, base(new), None, Create);
+                if moved.is_some() {
+                    n.child(new_dir, base(new), moved, Create);
+                }
+            }
+        }
+        _ => return None,
+    }
+    Some(records(n, cwd))
+}
+
+/// The records of a context's list: CWD once it holds a name.
+fn records(n: Names, cwd: Option<&[u8]>) -> PathRecords {
+    let items = n.items(cwd);
+    PathRecords {
+        cwd: (!items.is_empty())
+            .then(|| cwd.map(<[u8]>::to_vec))
+            .flatten(),
+        items,
+        hidden: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ino(n: u64) -> Inode {
+        Inode {
+            ino: n,
+            ..Inode::default()
+        }
+    }
+
+    fn shape(items: &[PathItem]) -> Vec<(Option<String>, Option<u64>, NameType)> {
+        items
+            .iter()
+            .map(|i| {
+                (
+                    i.name
+                        .as_deref()
+                        .map(|n| String::from_utf8_lossy(n).into_owned()),
+                    i.inode.map(|i| i.ino),
+                    i.nametype,
+                )
+            })
+            .collect()
+    }
+
+    use NameType::*;
+
+    #[test]
+    fn a_create_names_its_directory_and_the_new_file_once() {
+        let mut n = Names::default();
+        n.inode(b"/d/f", ino(10), true);
+        n.child(ino(10), b"f", None, Create);
+        n.child(ino(10), b"f", Some(ino(11)), Create);
+        assert_eq!(
+            shape(&n.items(None)),
+            [
+                (Some("/d/".into()), Some(10), Parent),
+                (Some("/d/f".into()), Some(11), Create)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_rename_in_one_directory_leaves_the_new_name_unnamed() {
+        // The new name's lookup finds the old name's directory entry; its
+        // children then match no named parent: two nameless pairs.
+        let mut n = Names::default();
+        n.inode(b"/d/a", ino(10), true);
+        n.inode(b"/d/b", ino(10), true);
+        n.child(ino(10), b"a", Some(ino(12)), Delete);
+        n.child(ino(10), b"b", None, Create);
+        n.child(ino(10), b"b", Some(ino(12)), Create);
+        assert_eq!(
+            shape(&n.items(None)),
+            [
+                (Some("/d/".into()), Some(10), Parent),
+                (Some("/d/a".into()), Some(12), Delete),
+                (None, Some(10), Parent),
+                (None, None, Create),
+                (None, Some(10), Parent),
+                (None, Some(12), Create)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_rename_across_directories_names_all_four() {
+        let mut n = Names::default();
+        n.inode(b"/a/x", ino(10), true);
+        n.inode(b"/b/y", ino(20), true);
+        n.child(ino(10), b"x", Some(ino(12)), Delete);
+        n.child(ino(20), b"y", None, Create);
+        n.child(ino(20), b"y", Some(ino(12)), Create);
+        assert_eq!(
+            shape(&n.items(None)),
+            [
+                (Some("/a/".into()), Some(10), Parent),
+                (Some("/b/".into()), Some(20), Parent),
+                (Some("/a/x".into()), Some(12), Delete),
+                (Some("/b/y".into()), Some(12), Create)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_relative_names_directory_is_the_working_directory() {
+        let mut n = Names::default();
+        n.inode(b"f", ino(10), true);
+        n.child(ino(10), b"f", Some(ino(11)), Delete);
+        let items = n.items(Some(b"/home/u"));
+        assert_eq!(
+            shape(&items),
+            [
+                (Some("/home/u".into()), Some(10), Parent),
+                (Some("f".into()), Some(11), Delete)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_link_names_its_source_then_the_new_names_directory() {
+        let mut n = Names::default();
+        n.inode(b"/d/t", ino(11), false);
+        n.inode(b"/d/h", ino(10), true);
+        n.child(ino(10), b"h", None, Create);
+        n.child(ino(10), b"h", Some(ino(11)), Create);
+        assert_eq!(
+            shape(&n.items(None)),
+            [
+                (Some("/d/t".into()), Some(11), Normal),
+                (Some("/d/".into()), Some(10), Parent),
+                (Some("/d/h".into()), Some(11), Create)
+            ]
+        );
+    }
+
+    #[test]
+    fn base_is_the_last_component() {
+        assert_eq!(base(b"/a/b/"), b"b");
+        assert_eq!(base(b"c"), b"c");
+        assert_eq!(base(b"/"), b"");
+    }
+}

@@ -1,0 +1,124 @@
+//! What a plan hooks: the kernel hooks it needs and the BPF programs and
+//! attach points that implement them (chosen by `hooks`).
+
+use crate::plan::kinds::Kind;
+use std::fmt;
+
+/// A kernel hook the plan needs.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Hook {
+    /// `raw_syscalls:sys_exit`: every syscall's exit, of both ABIs.
+    RawSyscallExit,
+    /// `syscalls:sys_exit_SYSCALL` for one native syscall.
+    SyscallExit { nr: u32, syscall: String },
+    /// `syscalls:sys_exit_SYSCALL` for one native syscall that no rule
+    /// selects of the write family (a write to /proc/PID/loginuid makes
+    /// LOGIN) or sendto/sendmsg (auditctl's CONFIG_CHANGE), which stock
+    /// audit follows with the syscall's SYSCALL and PROCTITLE (`syscall`
+    /// is the tracepoint's name).
+    CompanionExit { nr: u32, syscall: String },
+    /// `raw_syscalls:sys_enter`, to save exec arguments and judge
+    /// exit/exit_group (both ABIs).
+    RawSyscallEnter,
+    /// `syscalls:sys_enter_SYSCALL`: saves a native exec syscall's
+    /// arguments, or judges exit/exit_group, which never reach an exit hook.
+    SyscallEnter { nr: u32, syscall: String },
+    /// `sched:sched_prepare_exec` (Linux 6.10+): saves an exec's arguments
+    /// before its old program is flushed, in place of the raw entry hook
+    /// for ia32 execs (and a native exec of an ia32 program).
+    ExecPrepare,
+    /// Task creation and exit, for the task list.
+    TaskLifecycle,
+    /// Inode change tracepoints (`timestamp:*ctime*`), for path= and dir= watches.
+    InodeChanges,
+    /// The io_uring tracepoints an op's issue attempts are rebuilt from.
+    UringOps,
+    /// io_uring_enter's entry (and exit) tracepoints: inline ops' context.
+    UringEnter,
+    /// `signal:signal_generate`: the task a signal syscall signals, as it
+    /// is when the signal is sent (OBJ_PID).
+    SignalSent,
+    /// fentry/fexit programs on the kernel functions that note a record's
+    /// data inside a syscall (System V IPC objects, NTP values).
+    Noted(Noted),
+}
+
+impl Hook {
+    /// Whether the hook is a tp_btf or raw_tp program (not a per-syscall tracepoint).
+    pub fn needs_raw_kind(&self) -> bool {
+        !matches!(
+            self,
+            Hook::SyscallExit { .. }
+                | Hook::SyscallEnter { .. }
+                | Hook::CompanionExit { .. }
+                | Hook::Noted(_)
+        ) && *self != Hook::UringEnter
+    }
+}
+
+/// What a [`Hook::Noted`] hook notes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Noted {
+    /// The NTP values adjtimex/clock_adjtime changed and the offset they
+    /// injected (TIME_ADJNTPVAL, TIME_INJOFFSET).
+    Ntp,
+    /// The name of the module init_module/finit_module loads (KERN_MODULE).
+    Module,
+}
+
+/// The kernel functions the [`Noted`] hooks may attach to (looked up in
+/// the kernel's BTF).
+pub(crate) const NOTED_FUNCTIONS: [&str; 3] = ["ntp_adjtimex", "__do_adjtimex", "do_init_module"];
+
+/// Where a program is attached.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AttachPoint {
+    /// A tp_btf or raw_tp program, attached to the tracepoint its section
+    /// names (`category` is shown, not used: the section has none).
+    Raw {
+        kind: Kind,
+        category: &'static str,
+        tracepoint: &'static str,
+    },
+    /// A `syscalls:` tracepoint (`sys_exit_NAME`, `sys_enter_NAME`).
+    Syscall { tracepoint: String },
+    /// A kprobe on a kernel function (its section names it).
+    Kprobe { function: &'static str },
+    /// An fentry or fexit program on a kernel function (its section names it).
+    Function {
+        kind: &'static str,
+        function: &'static str,
+    },
+}
+
+impl fmt::Display for AttachPoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AttachPoint::Raw {
+                kind,
+                category,
+                tracepoint,
+            } => write!(f, "{}/{category}:{tracepoint}", kind.name()),
+            AttachPoint::Syscall { tracepoint } => write!(f, "tracepoint/syscalls:{tracepoint}"),
+            AttachPoint::Kprobe { function } => write!(f, "kprobe/{function}"),
+            AttachPoint::Function { kind, function } => write!(f, "{kind}/{function}"),
+        }
+    }
+}
+
+/// One BPF program of the object attached at one point.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Attachment {
+    /// The program's name in the BPF object.
+    pub program: &'static str,
+    /// Where it is attached.
+    pub point: AttachPoint,
+    /// What it is attached for, for `--explain`.
+    pub purpose: String,
+}
+
+impl fmt::Display for Attachment {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} by {}", self.point, self.program)
+    }
+}
