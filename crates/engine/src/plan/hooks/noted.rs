@@ -163,6 +163,19 @@ pub(super) fn noted_attachments(noted: Noted, functions: &KernelFunctions) -> Ve
         .collect()
 }
 
+// Asked of a plan, answered here: the noted hooks are this file's.
+impl Plan {
+    /// Whether some rule records a syscall whose records only fentry/fexit
+    /// programs read (clock adjustments, module loads) and the plan has
+    /// no such hook: with the fexit kind not probed, probe it (a run
+    /// probes it only then: the probe is a BPF load of its own).
+    pub fn wants_function_hooks(&self) -> bool {
+        [Noted::Ntp, Noted::Module]
+            .into_iter()
+            .any(|n| unwritten(self, n).is_some())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,7 @@
 //! The hooks for io_uring ops: the io_uring tracepoints (tp_btf or raw_tp)
 //! and io_uring_enter's entry and exit.
 
-use super::Twice;
+use super::programs::Twice;
 use crate::plan::hook::{AttachPoint, Attachment, Hook};
 use crate::plan::syscalls;
 
