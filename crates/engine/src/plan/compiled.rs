@@ -217,16 +217,6 @@ impl Plan {
         })
     }
 
-    /// Whether some rule records a syscall whose records only fentry/fexit
-    /// programs read (clock adjustments, module loads) and the plan has
-    /// no such hook: with the fexit kind not probed, probe it (a run
-    /// probes it only then: the probe is a BPF load of its own).
-    pub fn wants_function_hooks(&self) -> bool {
-        [crate::Noted::Ntp, crate::Noted::Module]
-            .into_iter()
-            .any(|n| crate::plan::hooks::noted::unwritten(self, n).is_some())
-    }
-
     /// Why this kernel cannot run the plan, if it cannot: the raw syscall,
     /// task and inode hooks need tp_btf or raw_tp.
     pub fn hook_kind_problem(&self) -> Option<String> {
