@@ -9,6 +9,7 @@
 //! rights; both are documented in the README.
 
 use crate::decode::exec_files::{inode_of, resolve};
+use crate::host::probe::NameOrder;
 use fastaudit_records::path::{parent_len, Inode, NameType, PathItem};
 use std::path::PathBuf;
 
@@ -20,19 +21,6 @@ const O_NOFOLLOW: u64 = 0o400000;
 
 /// What user space knows of the syscall: its name, arguments, pid, the
 /// path arguments and the working directory BPF sent.
-/// The order a kernel takes the two names of link, symlink and rename in
-/// ([`crate::host::probe::name_order`]); each name's PATH item comes in that
-/// order. Default: the new name first, as 6.18 and before.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct NameOrder {
-    /// link/linkat take the old name first.
-    pub link_old_first: bool,
-    /// symlink/symlinkat take the target first.
-    pub symlink_target_first: bool,
-    /// rename/renameat/renameat2 take the old name first.
-    pub rename_old_first: bool,
-}
-
 pub(crate) struct Call<'a> {
     pub name: &'a str,
     pub args: [u64; 4],

@@ -10,6 +10,7 @@ use crate::decode::exec_files;
 use crate::decode::lookup;
 pub use crate::decode::sent::PathRecords;
 use crate::decode::sent::{decode, u32_at, Obj, Sent};
+use crate::host::probe::NameOrder;
 use crate::read::samples::Aux;
 use fastaudit_bpf::types::fa_obj_flag;
 use fastaudit_bpf::types::fa_obj_flag as F;
@@ -42,7 +43,7 @@ struct Kernel {
     /// (major, minor).
     version: (u32, u32),
     /// The order it takes link's, symlink's and rename's two names in.
-    order: lookup::NameOrder,
+    order: NameOrder,
 }
 
 impl Kernel {
@@ -58,7 +59,7 @@ impl Kernel {
     fn at(version: (u32, u32)) -> Kernel {
         Kernel {
             version,
-            order: lookup::NameOrder::default(),
+            order: NameOrder::default(),
         }
     }
 }
@@ -88,7 +89,7 @@ impl Build<'_> {
 
     /// Two items in the order the kernel takes their names: `a` then
     /// `b`, or `b` first where `b_first` (it differs by kernel version:
-    /// [`lookup::NameOrder`]).
+    /// [`NameOrder`]).
     fn push_two(&mut self, b_first: bool, a: Item<'_>, b: Item<'_>) {
         let (x, y) = if b_first { (b, a) } else { (a, b) };
         self.push(x.0, x.1, x.2);
@@ -414,7 +415,7 @@ impl Build<'_> {
 
     /// mkdir, mknod, symlink: the directory and the new inode (a
     /// symlink's target between them, or first where the kernel takes it
-    /// first: [`lookup::NameOrder`]).
+    /// first: [`NameOrder`]).
     fn made(&mut self, symlink: bool) {
         // The new inode had no dentry yet when its times were set.
         let new = self.obj(|o| !o.has(F::FA_OBJ_ALIAS)).cloned();
@@ -450,7 +451,7 @@ impl Build<'_> {
     }
 
     /// link: the new name's directory, the file under its old name (or
-    /// the old name first: [`lookup::NameOrder`]), then under its new one.
+    /// the old name first: [`NameOrder`]), then under its new one.
     fn linked(&mut self) {
         let linked = self.obj(|o| !o.is_dir()).cloned();
         let dir = self.obj(|o| o.is_dir()).cloned();
@@ -767,7 +768,7 @@ mod tests {
         use fa_obj_flag as F;
         let newer = Kernel {
             version: (7, 3),
-            order: lookup::NameOrder {
+            order: NameOrder {
                 link_old_first: true,
                 symlink_target_first: true,
                 rename_old_first: true,

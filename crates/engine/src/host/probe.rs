@@ -4,7 +4,6 @@
 //! ([`crate::plan::kinds`], [`Environment`]); only this module and the runtime
 //! load BPF.
 
-use crate::decode::lookup::NameOrder;
 use crate::plan::hook::NOTED_FUNCTIONS;
 use crate::plan::kinds::{
     Features, FunctionLookup, HookKinds, InodeSource, KernelFunctions, Kind, LsmLabels, Probe,
@@ -538,6 +537,19 @@ fn kallsyms(text: &str) -> impl Iterator<Item = (u64, &str, &str)> {
         }
         Some((u64::from_str_radix(a, 16).ok()?, kind, sym))
     })
+}
+
+/// The order a kernel takes the two names of link, symlink and rename in
+/// ([`name_order`]); each name's PATH item comes in that
+/// order. Default: the new name first, as 6.18 and before.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct NameOrder {
+    /// link/linkat take the old name first.
+    pub link_old_first: bool,
+    /// symlink/symlinkat take the target first.
+    pub symlink_target_first: bool,
+    /// rename/renameat/renameat2 take the old name first.
+    pub rename_old_first: bool,
 }
 
 /// The order this kernel's link, symlink and rename syscalls take their

@@ -85,7 +85,7 @@ impl Generation {
 
     fn attach(&mut self) -> Result<(), EngineError> {
         let mut links = Vec::new();
-        let missing = crate::plan::refusal::test_missing_points();
+        let missing = crate::load::refused::test_missing_points();
         for a in &self.plan.attachments {
             let prog = self
                 .skel
@@ -190,7 +190,7 @@ fn open_and_load(
         .open(storage)
         .map_err(bpf("opening the BPF object"))?;
     // Only the programs the plan attaches are loaded (and verified).
-    let test_refused = crate::plan::refusal::test_refused();
+    let test_refused = crate::load::refused::test_refused();
     for mut p in open.open_object_mut().progs_mut() {
         let load = plan.attachments.iter().any(|a| p.name() == a.program);
         p.set_autoload(load);
@@ -299,7 +299,7 @@ fn open_and_load(
     // libbpf names a refused program and the verifier's reason only
     // in its messages: kept while loading, so the plan can be made
     // again without that program.
-    let capture = crate::plan::refusal::Capture::start();
+    let capture = crate::load::refused::Capture::start();
     let loaded = open.load();
     let refusals = capture.refusals();
     drop(capture);

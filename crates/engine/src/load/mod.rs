@@ -7,6 +7,7 @@
 //! decides nothing of its own; it reads no event.
 
 pub(crate) mod generation;
+pub(crate) mod refused;
 pub(crate) mod resolve;
 pub mod start_trace;
 pub(crate) mod watch_follow;

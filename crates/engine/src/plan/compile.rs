@@ -9,9 +9,9 @@
 //! every field test holds, and the first match decides (`never` = do not
 //! record).
 
+use crate::plan::degrade::{self, Step};
 use crate::plan::hooks;
 use crate::plan::kinds::InodeSource;
-use crate::plan::refusal::{self, Step};
 use crate::plan::rule::{arch_allows, compile_rule, CompileError, RulePaths, Test, FIELD_NEVER};
 use crate::plan::{Environment, Plan};
 use fastaudit_rules::abi::{arch, field, list, op};
@@ -38,7 +38,7 @@ pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
     // Each step takes one hook kind or feature away: a few at most.
     for _ in 0..8 {
         let mut plan = compile_once(set, &env, without_inode_hooks)?;
-        match refusal::next_step(&plan, &mut env) {
+        match degrade::next_step(&plan, &mut env) {
             Some(Step::Again(note)) => {
                 without_inode_hooks |= matches!(env.features.inode, InodeSource::Missing(_));
                 degraded.push(note);
@@ -46,7 +46,7 @@ pub fn compile(set: &RuleSet, env: Environment) -> Result<Plan, CompileError> {
             step => {
                 plan.degraded = degraded;
                 if let Some(Step::Drop(dropped)) = step {
-                    refusal::drop_refused(&mut plan, &dropped);
+                    degrade::drop_refused(&mut plan, &dropped);
                 }
                 // Hooks served by the other kind of a refused program.
                 for r in &plan.refused {

@@ -10,6 +10,7 @@
 
 pub(crate) mod compile;
 pub(crate) mod compiled;
+pub(crate) mod degrade;
 pub(crate) mod explain;
 pub(crate) mod gates;
 pub(crate) mod hook;
