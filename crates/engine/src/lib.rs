@@ -40,10 +40,9 @@ pub use load::watches::WatchTable;
 pub use options::Options;
 pub use plan::compile::compile;
 pub use plan::hook::{AttachPoint, Attachment, Hook, Noted};
-pub use plan::image::{ImageError, MapImages, Rodata};
+pub use plan::image::{ImageError, LivePaths, MapImages, Rodata};
 pub use plan::kinds::{
-    Features, FunctionLookup, HookKinds, InodeSource, KernelFunctions, Kind, LsmLabels, Probe,
-    UringSubmit,
+    Features, HookKinds, InodeSource, KernelFunctions, Kind, LsmLabels, Probe, UringSubmit,
 };
 pub use plan::refusal::Refusal;
 pub use plan::rule::{CompileError, CompiledRule, Test, Watch};

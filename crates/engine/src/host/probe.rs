@@ -6,8 +6,7 @@
 
 use crate::plan::hook::NOTED_FUNCTIONS;
 use crate::plan::kinds::{
-    Features, FunctionLookup, HookKinds, InodeSource, KernelFunctions, Kind, LsmLabels, Probe,
-    UringSubmit,
+    Features, HookKinds, InodeSource, KernelFunctions, Kind, LsmLabels, Probe, UringSubmit,
 };
 use crate::plan::Environment;
 use fastaudit_bpf::FastauditSkelBuilder;
@@ -431,7 +430,8 @@ impl Features {
             inode,
             uring_submit,
             uring_complete_res_arg,
-            functions: KernelFunctions::Lookup(FunctionLookup(kernel_has_function)),
+            functions: KernelFunctions::Assumed,
+            release: kernel_release(),
             labels: lsm_labels(),
             fmode_backing: fmode_backing(),
         }
@@ -603,19 +603,24 @@ fn kernel_function_range(name: &str) -> Option<(u64, u64)> {
     Some((start, end))
 }
 
-/// Whether the kernel has function `name` (one of
-/// [`NOTED_FUNCTIONS`]), looked up in its BTF once.
-fn kernel_has_function(name: &str) -> bool {
-    static PRESENT: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
-    PRESENT
-        .get_or_init(|| match KernelBtf::load() {
-            Some(b) => NOTED_FUNCTIONS
-                .into_iter()
-                .filter(|f| b.has_func(f))
-                .collect(),
-            None => Vec::new(),
-        })
-        .contains(&name)
+/// Which of the noted hooks' functions ([`NOTED_FUNCTIONS`]) this kernel
+/// lacks, from its BTF (all of them without one).
+fn kernel_functions() -> KernelFunctions {
+    let btf = KernelBtf::load();
+    KernelFunctions::Missing(
+        NOTED_FUNCTIONS
+            .into_iter()
+            .filter(|f| !btf.as_ref().is_some_and(|b| b.has_func(f)))
+            .map(String::from)
+            .collect(),
+    )
+}
+
+/// The kernel's release, as `uname -r` prints it ("?" unread).
+fn kernel_release() -> String {
+    nix::sys::utsname::uname()
+        .map(|u| u.release().to_string_lossy().into_owned())
+        .unwrap_or_else(|_| "?".into())
 }
 
 impl Environment {
@@ -626,19 +631,30 @@ impl Environment {
         let features = Features::probe();
         // Read (and tracefs mounted) only where per-syscall tracepoints may be used.
         let syscall_tracepoints = kinds.tracepoint.usable().then(syscall_tracepoint_names);
-        Environment {
+        let mut env = Environment {
             kinds,
             syscall_tracepoints,
             ia32_disabled: !ia32_syscalls_run(),
             no_prepare_exec: !tracepoint_exists("sched", "sched_prepare_exec"),
             features,
             ..Environment::default()
-        }
+        };
+        env.look_up_functions();
+        env
     }
 
     /// Probe the fexit kind as well (root needed), the rest as probed.
     pub fn probe_fexit(&mut self) {
         self.kinds.fexit = HookKinds::probe(&[crate::Kind::Fexit]).fexit;
+        self.look_up_functions();
+    }
+
+    /// The noted hooks' functions, looked up where fexit programs load
+    /// (only there can anything attach to them; the BTF is read then).
+    fn look_up_functions(&mut self) {
+        if self.kinds.fexit.usable() {
+            self.features.functions = kernel_functions();
+        }
     }
 }
 

@@ -61,7 +61,7 @@ impl Generation {
         let skel = open_and_load(&plan, options, number, owner)?;
         crate::load::start_trace::mark("BPF programs loaded (verified)");
         let resolved = Resolved::on_this_host(&plan);
-        let images = plan.map_images(&resolved)?;
+        let images = plan.map_images(&resolved.live_paths())?;
         crate::load::start_trace::mark("paths resolved, map images made");
         write_maps(&skel, &images)?;
         crate::load::start_trace::mark("maps written");

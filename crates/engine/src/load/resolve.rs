@@ -6,6 +6,7 @@
 //! (a thread of the runtime keeps the `watched` map on their paths).
 
 use crate::load::watches::WatchTable;
+use crate::plan::image::LivePaths;
 use crate::plan::Plan;
 use fastaudit_bpf::types::fa_exe;
 
@@ -18,6 +19,18 @@ pub struct Resolved {
 }
 
 impl Resolved {
+    /// What the plan's map images take of it.
+    pub fn live_paths(&self) -> LivePaths {
+        LivePaths {
+            exes: self.exes.clone(),
+            watched: self.watches.entries().collect(),
+            watch_by_parent_name: self.watches.by_parent_and_name(),
+            watch_paths: self.watches.file_paths(),
+            tree_paths: self.watches.tree_paths(),
+            watch_ids: self.watches.ids().to_vec(),
+        }
+    }
+
     /// Resolve every watched path and `exe=` path of `plan`.
     pub fn on_this_host(plan: &Plan) -> Resolved {
         Resolved {

@@ -185,6 +185,11 @@ impl WatchTable {
         self.ids.get(n as usize - 1).copied().unwrap_or(n)
     }
 
+    /// Per watch: the id the kernel side reports.
+    pub fn ids(&self) -> &[u32] {
+        &self.ids
+    }
+
     /// Every entry, for filling the map.
     pub fn entries(&self) -> impl Iterator<Item = (fa_inode_key, fa_watch)> + '_ {
         self.entries

@@ -3,7 +3,6 @@
 //! Rule ids are exit rules first, then task rules (their ids continue).
 
 use crate::limits::{MAX_TESTS, NR_SYSCALLS, TASK_SPAN};
-use crate::load::resolve::Resolved;
 use crate::plan::gates;
 use crate::plan::path_args;
 use crate::plan::Plan;
@@ -16,6 +15,37 @@ use fastaudit_rules::Origin;
 use thiserror::Error;
 
 /// The read-only data (`.rodata`) switches of the BPF object.
+/// The plan's paths as the live file system has them now (the loader
+/// resolves them: `crate::load::resolve`): given in as data, so the images
+/// are made from the plan and these alone.
+#[derive(Clone, Debug, Default)]
+pub struct LivePaths {
+    /// Per `Plan::exes` entry: its executable's identity.
+    pub exes: Vec<fa_exe>,
+    /// The `watched` map: watched objects by inode identity.
+    pub watched: Vec<(fa_inode_key, fa_watch)>,
+    /// File watches by parent directory and name.
+    pub watch_by_parent_name: Vec<(fa_name_key, u32)>,
+    /// File watches by normalized path.
+    pub watch_paths: Vec<(fa_path_key, u32)>,
+    /// Watched trees (`dir=`) by normalized path.
+    pub tree_paths: Vec<(fa_path_key, u32)>,
+    /// Per watch (a watch test's value - 1): the id the kernel side
+    /// reports (watches on one object share the first one's).
+    pub watch_ids: Vec<u32>,
+}
+
+impl LivePaths {
+    /// The id the kernel side reports for watch test value `n`.
+    fn watch_id(&self, n: u32) -> u32 {
+        (n as usize)
+            .checked_sub(1)
+            .and_then(|i| self.watch_ids.get(i))
+            .copied()
+            .unwrap_or(n)
+    }
+}
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Rodata {
     /// Some rule tests `path=`/`dir=` (BPF `have_watches`).
@@ -109,15 +139,15 @@ impl Plan {
         }
     }
 
-    /// The maps' contents, with watch ids and exe identities as `resolved`
-    /// found them on the live system.
-    pub fn map_images(&self, resolved: &Resolved) -> Result<MapImages, ImageError> {
+    /// The maps' contents, with watch ids and exe identities as `live`
+    /// says the live system has them.
+    pub fn map_images(&self, live: &LivePaths) -> Result<MapImages, ImageError> {
         let mut images = MapImages {
-            exes: resolved.exes.clone(),
-            watched: resolved.watches.entries().collect(),
-            watch_by_parent_name: resolved.watches.by_parent_and_name(),
-            watch_paths: resolved.watches.file_paths(),
-            tree_paths: resolved.watches.tree_paths(),
+            exes: live.exes.clone(),
+            watched: live.watched.clone(),
+            watch_by_parent_name: live.watch_by_parent_name.clone(),
+            watch_paths: live.watch_paths.clone(),
+            tree_paths: live.tree_paths.clone(),
             ..MapImages::default()
         };
         let exit_rules = self
@@ -141,7 +171,7 @@ impl Plan {
             for (slot, t) in rule.tests.iter_mut().zip(&tests) {
                 // Watches on one object share an id, known once resolved.
                 let value = match t.field {
-                    field::WATCH | field::DIR => resolved.watches.id(t.value),
+                    field::WATCH | field::DIR => live.watch_id(t.value),
                     _ => t.value,
                 };
                 *slot = fa_test {
@@ -270,17 +300,12 @@ fn abi_key(nr: u32, compat: bool) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::watches::WatchTable;
     use crate::plan::syscalls::{i386, x86_64};
     use crate::plan::test_rules::plan;
 
     fn images(text: &str) -> MapImages {
         let p = plan(text).unwrap();
-        let resolved = Resolved {
-            watches: WatchTable::resolve(&[]),
-            exes: Vec::new(),
-        };
-        p.map_images(&resolved).unwrap()
+        p.map_images(&LivePaths::default()).unwrap()
     }
 
     #[test]
@@ -348,11 +373,7 @@ mod tests {
     fn perm_tests_bring_the_syscall_classes() {
         let p = plan("-a always,exit -F arch=b64 -S openat -F perm=r\n").unwrap();
         assert!(p.rodata().have_perm && !p.rodata().have_watches);
-        let resolved = Resolved {
-            watches: WatchTable::resolve(&[]),
-            exes: Vec::new(),
-        };
-        let i = p.map_images(&resolved).unwrap();
+        let i = p.map_images(&LivePaths::default()).unwrap();
         assert!(i.sysclass.iter().any(|(k, _)| *k == x86_64("openat")));
         assert!(i
             .sysclass

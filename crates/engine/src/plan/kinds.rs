@@ -171,13 +171,12 @@ pub enum UringSubmit {
 /// whether this kernel has each.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum KernelFunctions {
-    /// Not looked up: every one assumed present (no root; tests).
+    /// Not looked up: every one assumed present (no root; tests; or no
+    /// fexit programs load here, so nothing would attach to them).
     #[default]
     Assumed,
-    /// Looked up in the kernel's BTF, once, when a plan asks, by the
-    /// probe's lookup (kept here as a function, so these facts stay data).
-    Lookup(FunctionLookup),
-    /// Known: those missing.
+    /// Looked up in the kernel's BTF (by the host probe, where fexit
+    /// programs load): those missing.
     Missing(Vec<String>),
 }
 
@@ -188,27 +187,7 @@ impl KernelFunctions {
         match self {
             KernelFunctions::Assumed => true,
             KernelFunctions::Missing(missing) => !missing.iter().any(|m| m == name),
-            KernelFunctions::Lookup(lookup) => (lookup.0)(name),
         }
-    }
-}
-
-/// A lookup of kernel functions by name, deferred until a plan asks.
-#[derive(Clone, Copy)]
-pub struct FunctionLookup(pub fn(&str) -> bool);
-
-/// There is one lookup, of this host's kernel: any two are the same.
-impl PartialEq for FunctionLookup {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
-
-impl Eq for FunctionLookup {}
-
-impl std::fmt::Debug for FunctionLookup {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("FunctionLookup")
     }
 }
 
@@ -231,6 +210,8 @@ pub struct Features {
     pub uring_complete_res_arg: Option<bool>,
     /// The kernel functions the noted hooks attach to.
     pub functions: KernelFunctions,
+    /// The kernel's release (`uname -r`), for messages; empty: not probed.
+    pub release: String,
     /// Who gives the tasks' LSM labels (`subj=`, `obj=`).
     pub labels: LsmLabels,
     /// `file->f_mode`'s FMODE_BACKING bit (0: no backing files, before
@@ -260,9 +241,10 @@ impl Features {
         if self.missing_bpf.is_empty() {
             return None;
         }
-        let release = nix::sys::utsname::uname()
-            .map(|u| u.release().to_string_lossy().into_owned())
-            .unwrap_or_else(|_| "?".into());
+        let release = match self.release.as_str() {
+            "" => "?",
+            r => r,
+        };
         Some(format!(
             "this kernel (Linux {release}) lacks BPF features fastaudit needs: {}; fastaudit needs Linux 6.1 or later",
             self.missing_bpf.join(", ")
