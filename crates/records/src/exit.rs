@@ -138,6 +138,13 @@ impl ExitRecord {
     }
 }
 
+/// Whether a syscall's return value says it failed, as the kernel's
+/// `is_syscall_success` judges it: a return in the errno range (-4095..-1;
+/// MAX_ERRNO is 4095).
+pub fn failed(exit: i64) -> bool {
+    (-4095..0).contains(&exit)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -63,8 +63,7 @@ impl Syscall {
             num::hex(o, self.personality.into());
         }
         if let Some(exit) = self.exit {
-            // The kernel's is_syscall_success: an errno-range return is failure.
-            let ok = !(-4095..0).contains(&exit);
+            let ok = !crate::exit::failed(exit);
             o.extend_from_slice(if ok {
                 b" success=yes exit="
             } else {
@@ -207,7 +206,7 @@ mod tests {
             let _ = write!(o, " per={:x}", s.personality);
         }
         if let Some(exit) = s.exit {
-            let ok = !(-4095..0).contains(&exit);
+            let ok = !crate::exit::failed(exit);
             let _ = write!(o, " success={} exit={exit}", if ok { "yes" } else { "no" });
         }
         let [a0, a1, a2, a3] = s.args;

@@ -32,8 +32,7 @@ impl UringOp {
         let mut o = Vec::with_capacity(200);
         let _ = write!(o, "uring_op={}", self.op);
         if let Some(exit) = self.exit {
-            // The kernel's success test: an errno-range return is failure.
-            let ok = !(-4095..0).contains(&exit);
+            let ok = !crate::exit::failed(exit);
             let _ = write!(o, " success={} exit={exit}", if ok { "yes" } else { "no" });
         }
         let [uid, gid, euid, suid, fsuid, egid, sgid, fsgid] = self.ids;

@@ -233,7 +233,7 @@ fn path_records_on(sc: &Syscall, aux: &[Aux], kernel: Kernel) -> Option<PathReco
         bases: &sent.bases,
         order: kernel.order,
     };
-    let failed = exit.is_some_and(|e| (-4095..0).contains(&e));
+    let failed = exit.is_some_and(fastaudit_records::exit::failed);
     let nargs = sent.names[..2].iter().filter(|n| n.is_some()).count();
     let socket_path = match name {
         "connect" | "bind" => unix_socket_path(aux),
