@@ -11,9 +11,9 @@ use crate::load::watch_follow;
 use crate::load::watches::WatchTable;
 use crate::options::Options;
 use crate::plan::hook::AttachPoint;
-use crate::plan::image::MapImages;
+use crate::plan::image::{MapImages, Rodata};
 use crate::plan::Plan;
-use fastaudit_bpf::types::fa_stat;
+use fastaudit_bpf::types::{self, fa_stat};
 use fastaudit_bpf::types::{fa_handover, fa_limit};
 use fastaudit_bpf::{FastauditSkel, FastauditSkelBuilder};
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
@@ -204,48 +204,7 @@ fn open_and_load(
     crate::load::start_trace::ask_verifier_stats(open.open_object_mut());
     crate::load::start_trace::mark("BPF object opened");
     if let Some(ro) = open.maps.rodata_data.as_deref_mut() {
-        let r = plan.rodata();
-        ro.self_tgid = std::process::id();
-        ro.have_watches = u32::from(r.have_watches);
-        ro.have_dirs = u32::from(r.have_dirs);
-        // The BPF side calls the tasks an always,task rule selected `recorded`.
-        ro.have_always_task = u32::from(r.have_always_task);
-        ro.have_perm = u32::from(r.have_perm);
-        ro.have_objs = u32::from(r.have_objs);
-        ro.companion_with_context = u32::from(options.companion_with_context);
-        ro.ring_half_bytes = u64::from(options.ring_buffer_bytes / 2);
-        ro.have_uring = u32::from(r.have_uring);
-        ro.have_uring_objs = u32::from(r.have_uring);
-        ro.uring_enter_rules = u32::from(r.uring_enter_rules);
-        // Read from the kernel's BTF only for io_uring plans.
-        ro.uring_complete_res_arg = u32::from(
-            r.have_uring
-                && plan
-                    .features
-                    .uring_complete_res_arg
-                    .unwrap_or_else(crate::host::probe::uring_complete_res_arg),
-        );
-        ro.have_signal_rules = u32::from(r.have_signal_rules);
-        // raw_tp programs may not call the task lookup kfunc.
-        ro.task_lookup = u32::from(
-            !plan
-                .attachments
-                .iter()
-                .any(|a| a.program.starts_with("fa_rtp_")),
-        );
-        if let crate::plan::kinds::InodeSource::Kprobes {
-            atime_caller: Some((start, end)),
-            ..
-        } = plan.features.inode
-        {
-            ro.atime_fn_start = start;
-            ro.atime_fn_end = end;
-        }
-        if let crate::plan::kinds::LsmLabels::AppArmor(addr) = plan.features.labels {
-            ro.apparmor_blob_sizes_addr = addr;
-        }
-        ro.fmode_backing = plan.features.fmode_backing;
-        ro.generation = number;
+        write_rodata(ro, &plan.rodata(), options, number);
     }
     // Maps only the loader writes, at most one entry per watch: sized
     // to the plan. Preallocated at their full size, the two path maps
@@ -310,6 +269,38 @@ fn open_and_load(
             "loading the BPF programs (root and BPF support needed)",
         )(e)),
     }
+}
+
+/// The plan's read-only data into the object's, verbatim, with the run's
+/// own values (its pid, the ring's size, the generation's number).
+fn write_rodata(ro: &mut types::rodata, r: &Rodata, options: Options, number: u32) {
+    ro.self_tgid = std::process::id();
+    ro.have_watches = u32::from(r.have_watches);
+    ro.have_dirs = u32::from(r.have_dirs);
+    // The BPF side calls the tasks an always,task rule selected `recorded`.
+    ro.have_always_task = u32::from(r.have_always_task);
+    ro.have_perm = u32::from(r.have_perm);
+    ro.have_objs = u32::from(r.have_objs);
+    ro.companion_with_context = u32::from(options.companion_with_context);
+    ro.ring_half_bytes = u64::from(options.ring_buffer_bytes / 2);
+    ro.have_uring = u32::from(r.have_uring);
+    ro.have_uring_objs = u32::from(r.have_uring);
+    ro.uring_enter_rules = u32::from(r.uring_enter_rules);
+    // The one fact the plan leaves to the load: read from the kernel's BTF
+    // only for io_uring plans.
+    ro.uring_complete_res_arg = u32::from(
+        r.uring_complete_res_arg
+            .unwrap_or_else(crate::host::probe::uring_complete_res_arg),
+    );
+    ro.have_signal_rules = u32::from(r.have_signal_rules);
+    ro.task_lookup = u32::from(r.task_lookup);
+    if let Some((start, end)) = r.atime_fn {
+        ro.atime_fn_start = start;
+        ro.atime_fn_end = end;
+    }
+    ro.apparmor_blob_sizes_addr = r.apparmor_blob_sizes_addr;
+    ro.fmode_backing = r.fmode_backing;
+    ro.generation = number;
 }
 
 /// The programs of `plan` this kernel refuses at load (the verifier),

@@ -4,6 +4,8 @@
 
 use crate::limits::{MAX_TESTS, NR_SYSCALLS, TASK_SPAN};
 use crate::plan::gates;
+use crate::plan::hook::AttachPoint;
+use crate::plan::kinds::{InodeSource, Kind, LsmLabels};
 use crate::plan::path_args;
 use crate::plan::Plan;
 use fastaudit_bpf::types::{
@@ -14,7 +16,6 @@ use fastaudit_rules::abi::field;
 use fastaudit_rules::Origin;
 use thiserror::Error;
 
-/// The read-only data (`.rodata`) switches of the BPF object.
 /// The plan's paths as the live file system has them now (the loader
 /// resolves them: `crate::load::resolve`): given in as data, so the images
 /// are made from the plan and these alone.
@@ -46,6 +47,9 @@ impl LivePaths {
     }
 }
 
+/// The read-only data (`.rodata`) of the BPF object that the plan decides
+/// (the run's own values, its pid, generation number and ring size, are
+/// the loader's).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Rodata {
     /// Some rule tests `path=`/`dir=` (BPF `have_watches`).
@@ -67,6 +71,20 @@ pub struct Rodata {
     pub have_uring: bool,
     /// Exit rules can record io_uring_enter (BPF `uring_enter_rules`).
     pub uring_enter_rules: bool,
+    /// `io_uring_complete` passes the result as an argument (BPF
+    /// `uring_complete_res_arg`); `None`: an io_uring plan on a kernel
+    /// whose BTF must say (read at load, only then).
+    pub uring_complete_res_arg: Option<bool>,
+    /// The task lookup kfunc may be called: no raw_tp program is attached
+    /// (raw_tp programs may not call it; BPF `task_lookup`).
+    pub task_lookup: bool,
+    /// The text range of the function whose clock reads are atime
+    /// updates, where the inode hooks are kprobes (BPF `atime_fn_*`).
+    pub atime_fn: Option<(u64, u64)>,
+    /// AppArmor's `apparmor_blob_sizes` address (0: labels not read).
+    pub apparmor_blob_sizes_addr: u64,
+    /// `file->f_mode`'s FMODE_BACKING bit here (BPF `fmode_backing`).
+    pub fmode_backing: u32,
 }
 
 /// Every map entry the plan loads, by map (the BPF side's names).
@@ -136,6 +154,28 @@ impl Plan {
             have_signal_rules: self.has_signal_rules(),
             have_uring: self.uring.active(),
             uring_enter_rules: self.uring.enter_rules,
+            uring_complete_res_arg: match self.uring.active() {
+                true => self.features.uring_complete_res_arg,
+                false => Some(false),
+            },
+            task_lookup: !self.attachments.iter().any(|a| {
+                matches!(
+                    a.point,
+                    AttachPoint::Raw {
+                        kind: Kind::RawTp,
+                        ..
+                    }
+                )
+            }),
+            atime_fn: match self.features.inode {
+                InodeSource::Kprobes { atime_caller, .. } => atime_caller,
+                _ => None,
+            },
+            apparmor_blob_sizes_addr: match self.features.labels {
+                LsmLabels::AppArmor(addr) => addr,
+                _ => 0,
+            },
+            fmode_backing: self.features.fmode_backing,
         }
     }
 
@@ -379,5 +419,21 @@ mod tests {
             .sysclass
             .iter()
             .any(|(k, _)| *k == i386("openat") + NR_SYSCALLS));
+    }
+
+    #[test]
+    fn the_task_lookup_is_off_where_a_raw_tp_program_attaches() {
+        use crate::plan::test_rules::plan_in;
+        use crate::plan::Environment;
+        let rules = "-a always,exit -F arch=b64 -S chmod -k c\n";
+        let tp_btf = plan_in(rules, Environment::assumed(&[Kind::TpBtf, Kind::RawTp])).unwrap();
+        assert!(tp_btf.rodata().task_lookup);
+        let raw_tp = plan_in(rules, Environment::assumed(&[Kind::RawTp])).unwrap();
+        assert!(
+            raw_tp.attachments.iter().any(|a| a.program.starts_with("fa_rtp_")),
+            "{:?}",
+            raw_tp.attachments
+        );
+        assert!(!raw_tp.rodata().task_lookup);
     }
 }
