@@ -6,6 +6,8 @@
 //! beside the running one and take over with one map update.
 
 use crate::error::{bpf, EngineError};
+use crate::load::bytes::as_bytes;
+use crate::load::object::{Loaded, Storage};
 use crate::load::resolve::Resolved;
 use crate::load::watch_follow;
 use crate::load::watches::WatchTable;
@@ -18,7 +20,6 @@ use fastaudit_bpf::types::{fa_handover, fa_limit};
 use fastaudit_bpf::{FastauditSkel, FastauditSkelBuilder};
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
 use libbpf_rs::{Link, MapCore, MapFlags, MapHandle, TracepointCategory};
-use std::mem::MaybeUninit;
 use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -40,7 +41,7 @@ pub(crate) struct Generation {
     pub number: u32,
     /// The plan it runs (events it judged are assembled with it).
     pub plan: Plan,
-    pub skel: FastauditSkel<'static>,
+    pub skel: Loaded,
     links: std::cell::RefCell<Vec<Link>>,
     /// What was attached.
     pub attached: Attached,
@@ -182,12 +183,11 @@ fn open_and_load(
     options: Options,
     number: u32,
     owner: Option<&FastauditSkel<'static>>,
-) -> Result<FastauditSkel<'static>, EngineError> {
-    // Each generation's object lives as long as the run; a reload
-    // keeps one small open-object record for good.
-    let storage = Box::leak(Box::new(MaybeUninit::uninit()));
+) -> Result<Loaded, EngineError> {
+    // Declared before the open object, so dropped after it on every return.
+    let mut storage = Storage::new();
     let mut open = FastauditSkelBuilder::default()
-        .open(storage)
+        .open(storage.slot())
         .map_err(bpf("opening the BPF object"))?;
     // Only the programs the plan attaches are loaded (and verified).
     let test_refused = crate::load::refused::test_refused();
@@ -263,7 +263,7 @@ fn open_and_load(
     let refusals = capture.refusals();
     drop(capture);
     match loaded {
-        Ok(skel) => Ok(skel),
+        Ok(skel) => Ok(Loaded::new(skel, storage)),
         Err(_) if !refusals.is_empty() => Err(EngineError::Refused(refusals)),
         Err(e) => Err(bpf(
             "loading the BPF programs (root and BPF support needed)",
@@ -338,11 +338,6 @@ pub(crate) fn follow(
     quit: &AtomicBool,
 ) -> Result<(), libbpf_rs::Error> {
     watch_follow::follow(table, map, quit)
-}
-
-pub(crate) fn as_bytes<T>(v: &T) -> &[u8] {
-    // SAFETY: only used on the skeleton's plain repr(C) types and u32.
-    unsafe { std::slice::from_raw_parts((v as *const T).cast::<u8>(), std::mem::size_of::<T>()) }
 }
 
 /// Write one map entry.

@@ -6,7 +6,9 @@
 //! The rule of this layer: it carries out what the plan decided and
 //! decides nothing of its own; it reads no event.
 
+pub(crate) mod bytes;
 pub(crate) mod generation;
+pub(crate) mod object;
 pub(crate) mod refused;
 pub(crate) mod resolve;
 pub mod start_trace;

@@ -1,6 +1,7 @@
 //! The runtime's watch follower: keeps the kernel's `watched` map on the
 //! watched files' paths ([`crate::load::watches`] holds the table it updates).
 
+use crate::load::bytes::as_bytes;
 use crate::load::watches::{key, split, Key, WatchTable};
 use fastaudit_bpf::types::fa_watch;
 use libbpf_rs::{MapCore, MapFlags};
@@ -11,17 +12,12 @@ use std::os::unix::ffi::OsStrExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-fn bytes<T>(v: &T) -> &[u8] {
-    // SAFETY: only used on the skeleton's plain repr(C) integer structs.
-    unsafe { std::slice::from_raw_parts((v as *const T).cast::<u8>(), std::mem::size_of::<T>()) }
-}
-
 /// Write one entry (or delete it) in the kernel map.
 pub fn apply(map: &impl MapCore, k: Key, v: Option<fa_watch>) -> libbpf_rs::Result<()> {
     let kk = key(k.0, k.1);
     match v {
-        Some(v) => map.update(bytes(&kk), bytes(&v), MapFlags::ANY),
-        None => match map.delete(bytes(&kk)) {
+        Some(v) => map.update(as_bytes(&kk), as_bytes(&v), MapFlags::ANY),
+        None => match map.delete(as_bytes(&kk)) {
             Err(e) if e.kind() == libbpf_rs::ErrorKind::NotFound => Ok(()),
             r => r,
         },

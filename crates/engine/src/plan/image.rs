@@ -430,7 +430,10 @@ mod tests {
         assert!(tp_btf.rodata().task_lookup);
         let raw_tp = plan_in(rules, Environment::assumed(&[Kind::RawTp])).unwrap();
         assert!(
-            raw_tp.attachments.iter().any(|a| a.program.starts_with("fa_rtp_")),
+            raw_tp
+                .attachments
+                .iter()
+                .any(|a| a.program.starts_with("fa_rtp_")),
             "{:?}",
             raw_tp.attachments
         );
