@@ -12,10 +12,12 @@
 use crate::plan::degrade::{self, Step};
 use crate::plan::hooks;
 use crate::plan::kinds::InodeSource;
-use crate::plan::rule::{arch_allows, compile_rule, CompileError, RulePaths, Test, FIELD_NEVER};
+use crate::plan::rule::{
+    arch_allows, compile_rule, CompileError, CompiledRule, RulePaths, Test, FIELD_NEVER,
+};
 use crate::plan::{Environment, Plan};
 use fastaudit_rules::abi::{arch, field, list, op};
-use fastaudit_rules::RuleSet;
+use fastaudit_rules::{Rule, RuleSet};
 use std::collections::HashMap;
 
 /// Syscall numbers a rule bitmap can name (the kernel's AUDIT_BITMASK_SIZE
@@ -104,23 +106,8 @@ fn compile_once(
             continue;
         }
         if r.list == list::TASK {
-            let mut compiled = compile_rule(r, &loaded.origin, env.lsm_audit_rules, &mut paths)?;
-            // At task creation there is no syscall: the kernel's tests of
-            // arch, ppid, exit, success and arguments cannot hold there.
-            for t in &mut compiled.tests {
-                if matches!(
-                    t.field,
-                    field::ARCH | field::PPID | field::EXIT | field::SUCCESS | field::ARG0
-                        ..=field::ARG3
-                ) {
-                    *t = Test {
-                        field: FIELD_NEVER,
-                        op: op::EQUAL,
-                        value: 0,
-                    };
-                }
-            }
-            plan.task_rules.push(compiled);
+            let compiled = compile_rule(r, &loaded.origin, env.lsm_audit_rules, &mut paths)?;
+            plan.task_rules.push(at_task_creation(compiled));
             continue;
         }
         if without_inode_hooks
@@ -133,51 +120,108 @@ fn compile_once(
         }
         let compiled = compile_rule(r, &loaded.origin, env.lsm_audit_rules, &mut paths)?;
         let idx = plan.exit_rules.len() as u32;
-        // A perm= test holds only for some syscalls (a watch names every
-        // syscall): keep those, so the rule costs nothing elsewhere.
-        let perms: Vec<u32> = compiled
-            .tests
-            .iter()
-            .filter(|t| t.field == field::PERM)
-            .map(|t| t.value)
-            .collect();
-        let abis = [
-            (false, arch_allows(&compiled, arch::X86_64)),
-            (true, arch_allows(&compiled, arch::I386)),
-        ];
-        let perm_possible = |nr: u32| {
-            perms.iter().all(|&m| {
-                abis.iter()
-                    .any(|&(compat, allowed)| allowed && crate::plan::perm::possible(nr, compat, m))
-            })
-        };
-        // A rule of every syscall (a watch) is worked out once per kind of
-        // permission filter and arch, not once per rule: many watches
-        // would otherwise test every syscall each.
-        let everything = r.all_syscalls();
-        let selected = match every_syscall.get(&(perms.clone(), abis)) {
-            Some(nrs) if everything => nrs.clone(),
-            _ => {
-                // The set bits of the mask only: most rules name a few syscalls.
-                let named = r.mask.iter().enumerate().flat_map(|(word, &bits)| {
-                    (0..32)
-                        .filter(move |b| bits & (1 << b) != 0)
-                        .map(move |b| word as u32 * 32 + b)
-                });
-                let nrs: Vec<u32> = named
-                    .filter(|&n| n < MAX_SYSCALL && perm_possible(n))
-                    .collect();
-                if everything {
-                    every_syscall.insert((perms.clone(), abis), nrs.clone());
-                }
-                nrs
-            }
-        };
+        let selected = syscalls_of(&compiled, r, &mut every_syscall);
         for nr in selected {
             plan.by_syscall.entry(nr).or_default().push(idx);
         }
         plan.exit_rules.push(compiled);
     }
+    keep_recordable(&mut plan);
+    // Native io_uring_enter only: the inline ops of an ia32 one are not
+    // followed (its per-syscall entry tracepoint never fires), so an
+    // always rule of that ABI alone (Neo23x0's `-F arch=b32 -S all`)
+    // attaches nothing for them.
+    let enter_rules = plan
+        .candidates(crate::plan::syscalls::x86_64("io_uring_enter"), false)
+        .iter()
+        .any(|&i| plan.exit_rules[i as usize].always);
+    crate::plan::uring::finish(&mut plan.uring, enter_rules, env.audit_skipped_uring_ops);
+    plan.exes = paths.exes;
+    plan.watches = paths.watches;
+    plan.hooks = hooks::choose(&plan, &env);
+    // Without a kind for the raw hooks nothing can be loaded:
+    // `hook_kind_problem` says why.
+    plan.attachments = hooks::attachments(
+        &plan.hooks,
+        plan.kinds.raw_kind(),
+        &plan.features,
+        &env.refused,
+    )
+    .unwrap_or_default();
+    Ok(plan)
+}
+
+/// A task-list rule as it is evaluated at task creation: there is no
+/// syscall there, so the kernel's tests of arch, ppid, exit, success and
+/// arguments cannot hold.
+fn at_task_creation(mut compiled: CompiledRule) -> CompiledRule {
+    for t in &mut compiled.tests {
+        if matches!(
+            t.field,
+            field::ARCH | field::PPID | field::EXIT | field::SUCCESS | field::ARG0..=field::ARG3
+        ) {
+            *t = Test {
+                field: FIELD_NEVER,
+                op: op::EQUAL,
+                value: 0,
+            };
+        }
+    }
+    compiled
+}
+
+/// The syscall numbers exit rule `r` (compiled as `compiled`) can record.
+fn syscalls_of(
+    compiled: &CompiledRule,
+    r: &Rule,
+    every_syscall: &mut HashMap<FilterKind, Vec<u32>>,
+) -> Vec<u32> {
+    // A perm= test holds only for some syscalls (a watch names every
+    // syscall): keep those, so the rule costs nothing elsewhere.
+    let perms: Vec<u32> = compiled
+        .tests
+        .iter()
+        .filter(|t| t.field == field::PERM)
+        .map(|t| t.value)
+        .collect();
+    let abis = [
+        (false, arch_allows(compiled, arch::X86_64)),
+        (true, arch_allows(compiled, arch::I386)),
+    ];
+    let perm_possible = |nr: u32| {
+        perms.iter().all(|&m| {
+            abis.iter()
+                .any(|&(compat, allowed)| allowed && crate::plan::perm::possible(nr, compat, m))
+        })
+    };
+    // A rule of every syscall (a watch) is worked out once per kind of
+    // permission filter and arch, not once per rule: many watches
+    // would otherwise test every syscall each.
+    let everything = r.all_syscalls();
+    let selected = match every_syscall.get(&(perms.clone(), abis)) {
+        Some(nrs) if everything => nrs.clone(),
+        _ => {
+            // The set bits of the mask only: most rules name a few syscalls.
+            let named = r.mask.iter().enumerate().flat_map(|(word, &bits)| {
+                (0..32)
+                    .filter(move |b| bits & (1 << b) != 0)
+                    .map(move |b| word as u32 * 32 + b)
+            });
+            let nrs: Vec<u32> = named
+                .filter(|&n| n < MAX_SYSCALL && perm_possible(n))
+                .collect();
+            if everything {
+                every_syscall.insert((perms.clone(), abis), nrs.clone());
+            }
+            nrs
+        }
+    };
+    selected
+}
+
+/// Keep the syscalls some rule can record, and the companion writes whose
+/// `never` rules still decide.
+fn keep_recordable(plan: &mut Plan) {
     // A syscall whose candidates are all `never` rules can record nothing,
     // but for a write: its never rules still decide a loginuid write's
     // companion (a never rule matching the write means no SYSCALL).
@@ -208,26 +252,4 @@ fn compile_once(
         .collect();
     plan.by_syscall
         .retain(|nr, _| recordable.contains(nr) || judged_writes.contains(nr));
-    // Native io_uring_enter only: the inline ops of an ia32 one are not
-    // followed (its per-syscall entry tracepoint never fires), so an
-    // always rule of that ABI alone (Neo23x0's `-F arch=b32 -S all`)
-    // attaches nothing for them.
-    let enter_rules = plan
-        .candidates(crate::plan::syscalls::x86_64("io_uring_enter"), false)
-        .iter()
-        .any(|&i| plan.exit_rules[i as usize].always);
-    crate::plan::uring::finish(&mut plan.uring, enter_rules, env.audit_skipped_uring_ops);
-    plan.exes = paths.exes;
-    plan.watches = paths.watches;
-    plan.hooks = hooks::choose(&plan, &env);
-    // Without a kind for the raw hooks nothing can be loaded:
-    // `hook_kind_problem` says why.
-    plan.attachments = hooks::attachments(
-        &plan.hooks,
-        plan.kinds.raw_kind(),
-        &plan.features,
-        &env.refused,
-    )
-    .unwrap_or_default();
-    Ok(plan)
 }
