@@ -190,112 +190,10 @@ impl Plan {
             tree_paths: live.tree_paths.clone(),
             ..MapImages::default()
         };
-        let exit_rules = self
-            .exit_rules
-            .iter()
-            .map(|r| (r, gates::exit_rule_tests(r)));
-        let others = self
-            .task_rules
-            .iter()
-            .chain(&self.uring.rules)
-            .map(|r| (r, gates::ordered_tests(r)));
-        for (r, tests) in exit_rules.chain(others) {
-            if r.tests.len() > MAX_TESTS {
-                return Err(ImageError::TooManyTests(r.origin.clone()));
-            }
-            let mut rule = fa_rule {
-                always: u32::from(r.always),
-                ntests: tests.len() as u32,
-                ..fa_rule::default()
-            };
-            for (slot, t) in rule.tests.iter_mut().zip(&tests) {
-                // Watches on one object share an id, known once resolved.
-                let value = match t.field {
-                    field::WATCH | field::DIR => live.watch_id(t.value),
-                    _ => t.value,
-                };
-                *slot = fa_test {
-                    field: t.field,
-                    op: t.op,
-                    value,
-                };
-            }
-            images.rules.push(rule);
-        }
+        self.rule_images(&mut images, live)?;
         for &nr in self.by_syscall.keys() {
             for compat in [false, true] {
-                // Each ABI gets only the rules that can match there.
-                let mut ids = self.candidates(nr, compat);
-                // Never-only spans are kept for writes: they judge a
-                // loginuid write's companion.
-                let judged_write =
-                    crate::plan::syscalls::is_companion_syscall(nr, compat) && !ids.is_empty();
-                if !ids.iter().any(|&i| self.exit_rules[i as usize].always) && !judged_write {
-                    continue;
-                }
-                // Never rules after the last always rule decide nothing:
-                // whether one matches or none does, nothing is recorded
-                // (a write's are kept: they decide its companion).
-                if !judged_write {
-                    while ids
-                        .last()
-                        .is_some_and(|&i| !self.exit_rules[i as usize].always)
-                    {
-                        ids.pop();
-                    }
-                }
-                let perm = self.path_rules_perm(&ids);
-                let flags = if perm.is_some() {
-                    fa_span_flag::FA_SPAN_PATH_RULES.0
-                } else {
-                    0
-                } | if self.obj_rules(&ids) {
-                    fa_span_flag::FA_SPAN_OBJ_RULES.0
-                } else {
-                    0
-                };
-                // Judged when no watched object was touched: the rules
-                // that need none, in order.
-                let plain: Vec<u32> = ids
-                    .iter()
-                    .copied()
-                    .filter(|&i| {
-                        !self.exit_rules[i as usize]
-                            .tests
-                            .iter()
-                            .any(|t| matches!(t.field, field::WATCH | field::DIR))
-                    })
-                    .collect();
-                let start = images.candidates.len() as u32;
-                // Past the gates map's room, a span judges without gates;
-                // an exec's has none (its arguments are the ones saved at
-                // entry, which the gates do not read).
-                let mut gates = gates::span_gates(&self.exit_rules, &ids);
-                if crate::plan::syscalls::special(compat).execs().contains(&nr)
-                    || images.gates.len() + gates.len() > gates::MAX_GATES
-                {
-                    gates.clear();
-                }
-                let gate_start = images.gates.len() as u32;
-                let gate_count = gates.len() as u32;
-                images.gates.extend(gates);
-                let span = fa_span {
-                    start,
-                    count: ids.len() as u32,
-                    // FA_SPAN_PATH_RULES: collect the syscall's path names;
-                    // FA_SPAN_OBJ_RULES: its objects before judging.
-                    flags,
-                    path_rules_perm: perm.unwrap_or(0),
-                    plain_start: start + ids.len() as u32,
-                    plain_count: plain.len() as u32,
-                    gate_start,
-                    gate_count,
-                };
-                images.candidates.extend(ids);
-                if perm.is_some() {
-                    images.candidates.extend(plain);
-                }
-                images.spans.push((abi_key(nr, compat), span));
+                self.syscall_span(&mut images, nr, compat);
             }
         }
         if !self.task_rules.is_empty() {
@@ -329,6 +227,121 @@ impl Plan {
             }
         }
         Ok(images)
+    }
+
+    /// The `rules` map: every rule's tests in the order the BPF side
+    /// evaluates them, watch tests with the ids the live paths got.
+    fn rule_images(&self, images: &mut MapImages, live: &LivePaths) -> Result<(), ImageError> {
+        let exit_rules = self
+            .exit_rules
+            .iter()
+            .map(|r| (r, gates::exit_rule_tests(r)));
+        let others = self
+            .task_rules
+            .iter()
+            .chain(&self.uring.rules)
+            .map(|r| (r, gates::ordered_tests(r)));
+        for (r, tests) in exit_rules.chain(others) {
+            if r.tests.len() > MAX_TESTS {
+                return Err(ImageError::TooManyTests(r.origin.clone()));
+            }
+            let mut rule = fa_rule {
+                always: u32::from(r.always),
+                ntests: tests.len() as u32,
+                ..fa_rule::default()
+            };
+            for (slot, t) in rule.tests.iter_mut().zip(&tests) {
+                // Watches on one object share an id, known once resolved.
+                let value = match t.field {
+                    field::WATCH | field::DIR => live.watch_id(t.value),
+                    _ => t.value,
+                };
+                *slot = fa_test {
+                    field: t.field,
+                    op: t.op,
+                    value,
+                };
+            }
+            images.rules.push(rule);
+        }
+        Ok(())
+    }
+
+    /// The span of syscall `nr` of one ABI: its candidate rules, what the
+    /// BPF side collects before judging them, and its gates.
+    fn syscall_span(&self, images: &mut MapImages, nr: u32, compat: bool) {
+        // Each ABI gets only the rules that can match there.
+        let mut ids = self.candidates(nr, compat);
+        // Never-only spans are kept for writes: they judge a
+        // loginuid write's companion.
+        let judged_write =
+            crate::plan::syscalls::is_companion_syscall(nr, compat) && !ids.is_empty();
+        if !ids.iter().any(|&i| self.exit_rules[i as usize].always) && !judged_write {
+            return;
+        }
+        // Never rules after the last always rule decide nothing:
+        // whether one matches or none does, nothing is recorded
+        // (a write's are kept: they decide its companion).
+        if !judged_write {
+            while ids
+                .last()
+                .is_some_and(|&i| !self.exit_rules[i as usize].always)
+            {
+                ids.pop();
+            }
+        }
+        let perm = self.path_rules_perm(&ids);
+        let flags = if perm.is_some() {
+            fa_span_flag::FA_SPAN_PATH_RULES.0
+        } else {
+            0
+        } | if self.obj_rules(&ids) {
+            fa_span_flag::FA_SPAN_OBJ_RULES.0
+        } else {
+            0
+        };
+        // Judged when no watched object was touched: the rules
+        // that need none, in order.
+        let plain: Vec<u32> = ids
+            .iter()
+            .copied()
+            .filter(|&i| {
+                !self.exit_rules[i as usize]
+                    .tests
+                    .iter()
+                    .any(|t| matches!(t.field, field::WATCH | field::DIR))
+            })
+            .collect();
+        let start = images.candidates.len() as u32;
+        // Past the gates map's room, a span judges without gates;
+        // an exec's has none (its arguments are the ones saved at
+        // entry, which the gates do not read).
+        let mut gates = gates::span_gates(&self.exit_rules, &ids);
+        if crate::plan::syscalls::special(compat).execs().contains(&nr)
+            || images.gates.len() + gates.len() > gates::MAX_GATES
+        {
+            gates.clear();
+        }
+        let gate_start = images.gates.len() as u32;
+        let gate_count = gates.len() as u32;
+        images.gates.extend(gates);
+        let span = fa_span {
+            start,
+            count: ids.len() as u32,
+            // FA_SPAN_PATH_RULES: collect the syscall's path names;
+            // FA_SPAN_OBJ_RULES: its objects before judging.
+            flags,
+            path_rules_perm: perm.unwrap_or(0),
+            plain_start: start + ids.len() as u32,
+            plain_count: plain.len() as u32,
+            gate_start,
+            gate_count,
+        };
+        images.candidates.extend(ids);
+        if perm.is_some() {
+            images.candidates.extend(plain);
+        }
+        images.spans.push((abi_key(nr, compat), span));
     }
 }
 
