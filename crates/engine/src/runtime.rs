@@ -64,7 +64,7 @@ fn load_first<H: Handler>(
     options: Options,
     handler: &mut H,
 ) -> Result<Generation, EngineError> {
-    let mut refused: Vec<crate::Refusal> = plan.refused.clone();
+    let mut refused: Vec<crate::plan::refusal::Refusal> = plan.refused.clone();
     loop {
         match Generation::load(plan, options, 0, None) {
             Err(EngineError::Refused(now)) => {
@@ -105,7 +105,7 @@ pub trait Handler {
     /// The kernel refused programs of the plan (at load or attach): the
     /// plan made again without them (every refusal so far in
     /// [`crate::Environment::refused`]), or `None` to give up.
-    fn replan(&mut self, _refused: &[crate::Refusal]) -> Option<Plan> {
+    fn replan(&mut self, _refused: &[crate::plan::refusal::Refusal]) -> Option<Plan> {
         None
     }
     /// Asked between batches: a new plan to switch to, if one is wanted.

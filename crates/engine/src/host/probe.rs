@@ -626,7 +626,7 @@ fn kernel_release() -> String {
 impl Environment {
     /// This host's facts, probed (root needed): the usable hook kinds among
     /// `allowed` and the syscall tracepoints.
-    pub fn probe(allowed: &[crate::Kind]) -> Environment {
+    pub fn probe(allowed: &[crate::plan::kinds::Kind]) -> Environment {
         let kinds = HookKinds::probe(allowed);
         let features = Features::probe();
         // Read (and tracefs mounted) only where per-syscall tracepoints may be used.
@@ -645,7 +645,7 @@ impl Environment {
 
     /// Probe the fexit kind as well (root needed), the rest as probed.
     pub fn probe_fexit(&mut self) {
-        self.kinds.fexit = HookKinds::probe(&[crate::Kind::Fexit]).fexit;
+        self.kinds.fexit = HookKinds::probe(&[crate::plan::kinds::Kind::Fexit]).fexit;
         self.look_up_functions();
     }
 

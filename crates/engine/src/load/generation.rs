@@ -306,7 +306,10 @@ fn write_rodata(ro: &mut types::rodata, r: &Rodata, options: Options, number: u3
 /// The programs of `plan` this kernel refuses at load (the verifier),
 /// found by loading them as `run` would, attaching nothing: for
 /// `--explain` as root. Empty when all load.
-pub fn refused_at_load(plan: &Plan, options: Options) -> Result<Vec<crate::Refusal>, EngineError> {
+pub fn refused_at_load(
+    plan: &Plan,
+    options: Options,
+) -> Result<Vec<crate::plan::refusal::Refusal>, EngineError> {
     if plan.attachments.is_empty() {
         return Ok(Vec::new());
     }

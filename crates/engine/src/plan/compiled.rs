@@ -83,7 +83,7 @@ pub struct Environment {
 impl Environment {
     /// Facts assumed, not probed (no root, for `--explain`): `allowed`
     /// kinds work, every syscall tracepoint exists.
-    pub fn assumed(allowed: &[crate::Kind]) -> Environment {
+    pub fn assumed(allowed: &[crate::plan::kinds::Kind]) -> Environment {
         Environment {
             kinds: HookKinds::assumed(allowed),
             ..Environment::default()

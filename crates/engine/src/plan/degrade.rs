@@ -131,7 +131,7 @@ mod tests {
             "{:?}",
             p.hook_kind_problem()
         );
-        assert!(!p.hooks.contains(&crate::Hook::InodeChanges));
+        assert!(!p.hooks.contains(&crate::plan::hook::Hook::InodeChanges));
         assert!(
             programs(&p).contains(&"fa_syscall_exit"),
             "chmod is still audited"

@@ -231,7 +231,7 @@ mod tests {
     use super::*;
     use crate::plan::syscalls::x86_64;
     use crate::plan::test_rules::{plan, plan_in};
-    use crate::Environment;
+    use crate::plan::Environment;
 
     fn exit(name: &str) -> Hook {
         Hook::SyscallExit {

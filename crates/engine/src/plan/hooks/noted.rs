@@ -181,7 +181,7 @@ mod tests {
     use super::*;
     use crate::plan::kinds::{HookKinds, Kind};
     use crate::plan::test_rules::{plan, plan_in};
-    use crate::Environment;
+    use crate::plan::Environment;
 
     #[test]
     fn clock_syscalls_get_their_function_hooks() {
