@@ -46,31 +46,31 @@ if [ "$(id -u)" != 0 ]; then echo "kernel-matrix.sh: run as root" >&2; exit 2; f
 export VM_SHARE=${VM_SHARE:-/tmp/vm-matrix}
 export VM_APPEND=${VM_APPEND-}
 FASTAUDIT=${FASTAUDIT:-$root/target/release/fastaudit}
-DIFFERENTIAL="test:differential:basic_success_and_failure test:differential:file_and_directory_watches
- test:differential_paths:attribute_changes_that_keep_the_attributes test:differential_paths:creates_deletes_links_renames_and_symlinks
- test:differential_paths:exec_of_binaries_and_a_script test:differential_paths:failed_lookups_and_refused_objects
- test:differential_paths:relative_paths_and_dirfd test:differential_paths:watched_file_deleted_and_recreated
- test:differential_paths:syscalls_on_a_file_descriptor_name_its_file test:differential_paths:ia32_syscalls_name_their_paths
- test:differential_paths:chdir_and_chroot_name_the_directory_they_reached test:differential_paths:stats_by_descriptor
- test:differential_paths:a_failed_exec_after_an_exec_no_rule_judged
- test:uring_differential:inline_ops_and_their_io_uring_enter test:uring_differential:forced_async_ops_run_by_io_wq
- test:uring_differential:sqpoll_ops test:uring_differential:sqpoll_names_across_directories_existing_files_and_io_wq
- test:uring_differential:first_match_never_rules_fields_and_skipped_ops
- test:uring_differential:credentials_of_an_unprivileged_submitter test:uring_differential:linked_requests
- test:uring_differential:skipped_ops_are_audited_only_when_asked_and_ausearch_reads_them
- test:uring_differential:ops_whose_success_posts_no_completion test:uring_differential:ops_retried_after_a_poll
- test:daemon:kernel_and_user_records_match_auditd_and_the_kernel_is_put_back
- test:differential_records:posix_message_queues test:differential_records:system_v_ipc_objects
- test:differential_records:clock_adjustments test:differential_records:ia32_socketcall
- test:differential_records:module_loads_and_unloads"
+DIFFERENTIAL="test:integration:differential::basic_success_and_failure test:integration:differential::file_and_directory_watches
+ test:integration:differential_paths::attribute_changes_that_keep_the_attributes test:integration:differential_paths::creates_deletes_links_renames_and_symlinks
+ test:integration:differential_paths::exec_of_binaries_and_a_script test:integration:differential_paths::failed_lookups_and_refused_objects
+ test:integration:differential_paths::relative_paths_and_dirfd test:integration:differential_paths::watched_file_deleted_and_recreated
+ test:integration:differential_paths::syscalls_on_a_file_descriptor_name_its_file test:integration:differential_paths::ia32_syscalls_name_their_paths
+ test:integration:differential_paths::chdir_and_chroot_name_the_directory_they_reached test:integration:differential_paths::stats_by_descriptor
+ test:integration:differential_paths::a_failed_exec_after_an_exec_no_rule_judged
+ test:integration:uring_differential::inline_ops_and_their_io_uring_enter test:integration:uring_differential::forced_async_ops_run_by_io_wq
+ test:integration:uring_differential::sqpoll_ops test:integration:uring_differential::sqpoll_names_across_directories_existing_files_and_io_wq
+ test:integration:uring_differential::first_match_never_rules_fields_and_skipped_ops
+ test:integration:uring_differential::credentials_of_an_unprivileged_submitter test:integration:uring_differential::linked_requests
+ test:integration:uring_differential::skipped_ops_are_audited_only_when_asked_and_ausearch_reads_them
+ test:integration:uring_differential::ops_whose_success_posts_no_completion test:integration:uring_differential::ops_retried_after_a_poll
+ test:integration:daemon::kernel_and_user_records_match_auditd_and_the_kernel_is_put_back
+ test:integration:differential_records::posix_message_queues test:integration:differential_records::system_v_ipc_objects
+ test:integration:differential_records::clock_adjustments test:integration:differential_records::ia32_socketcall
+ test:integration:differential_records::module_loads_and_unloads"
 CHECKS=$(echo ${CHECKS:-"explain progs start:default start:stig start:ospp start:pci start:cis start:neo23x0 $DIFFERENTIAL"})
 kernels=("$@"); [ ${#kernels[@]} -gt 0 ] || kernels=(all)
 
 [ -x "$FASTAUDIT" ] || { echo "kernel-matrix.sh: no $FASTAUDIT (cargo build --release first)" >&2; exit 2; }
 case " $CHECKS" in *" test:"*)
-  ls "$root"/target/debug/deps/differential-* >/dev/null 2>&1 ||
+  ls "$root"/target/debug/deps/integration-* >/dev/null 2>&1 ||
     echo "kernel-matrix.sh: no test binaries under $root/target/debug/deps (cargo test --no-run first): test checks will skip" >&2
-  case " $CHECKS" in *" test:uring_differential:"*)
+  case " $CHECKS" in *" test:integration:uring_differential::"*)
     # The io_uring tests run fastaudit-bench, which the guests cannot build.
     (cd "$root" && cargo build --locked -q -p fastaudit-bench --bin fastaudit-bench) ||
       echo "kernel-matrix.sh: fastaudit-bench not built: the io_uring tests will fail" >&2 ;;

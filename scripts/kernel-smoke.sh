@@ -26,13 +26,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 if [ "$(id -u)" != 0 ]; then echo "kernel-smoke.sh: run as root" >&2; exit 2; fi
 t0=$(date +%s)
 CHECKS=${SMOKE_CHECKS:-"start:default start:stig
- test:differential:basic_success_and_failure
- test:differential_paths:creates_deletes_links_renames_and_symlinks"}
+ test:integration:differential::basic_success_and_failure
+ test:integration:differential_paths::creates_deletes_links_renames_and_symlinks"}
 kernels=("$@"); [ ${#kernels[@]} -gt 0 ] || kernels=(bookworm newest)
 
 cd "$root"
 cargo build --release --locked -q --bin fastaudit || { echo "kernel-smoke.sh: the release build failed" >&2; exit 2; }
-cargo test --locked -q -p fastaudit --test differential --test differential_paths --no-run ||
+cargo test --locked -q -p fastaudit --test integration --no-run ||
   { echo "kernel-smoke.sh: the test binaries did not build" >&2; exit 2; }
 # The kernels first: a download error is "could not run", not a failed check.
 "$root/scripts/vm/fetch-kernels.sh" "${kernels[@]}" >/dev/null ||

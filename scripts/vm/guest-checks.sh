@@ -23,7 +23,8 @@
 #   progs          every BPF program of the object loaded alone and attached
 #                  (progprobe); reason: which fail
 #   test:BIN:NAME  a cargo test binary's one test (BIN: the crate's test
-#                  target name, found as target/debug/deps/BIN-<hash>, newest;
+#                  target name, found as target/debug/deps/BIN-<hash>, the
+#                  newest that lists NAME, e.g. integration:differential::basic;
 #                  NAME: exact test name), run with --exact --test-threads=1
 #   cmd:NAME       run the shell command in env CHECK_CMD_NAME (NAME
 #                  upper-cased, - and . as _); pass on exit 0, skip on 77
@@ -158,11 +159,17 @@ check_progs() {
 
 check_test() {
   local bin=${1%%:*} name=${1#*:}
-  local exe; exe=$(ls -t "$ROOT"/target/debug/deps/"$bin"-* 2>/dev/null | grep -vE '\.(d|rlib|rmeta|o)$' | head -n1)
-  [ -n "$exe" ] && [ -x "$exe" ] || { result skip "no test binary target/debug/deps/$bin-*"; return; }
+  # Several crates have a binary of that name (each crate's tests are one
+  # `integration` binary): the newest one that lists the test.
+  local exe="" cand
+  for cand in $(ls -t "$ROOT"/target/debug/deps/"$bin"-* 2>/dev/null | grep -vE '\.(d|rlib|rmeta|o)$'); do
+    [ -x "$cand" ] && "$cand" --list --exact "$name" 2>/dev/null | grep -q "^$name: test" && { exe=$cand; break; }
+  done
+  [ -n "$exe" ] || { result skip "no test binary target/debug/deps/$bin-* with $name"; return; }
   # Tests write scratch files under TMPDIR (guest-private here) and run
-  # from the crate dir, as cargo test would (read-only in the guest).
-  local crate_dir; crate_dir=$(dirname "$(dirname "$(grep -l "name = \"$bin\"" "$ROOT"/crates/*/Cargo.toml 2>/dev/null | head -n1)")" 2>/dev/null)
+  # from their crate's dir, as cargo test would (read-only in the guest):
+  # the crate whose tests/BIN/ holds the test's module.
+  local crate_dir; crate_dir=$(dirname "$(dirname "$(dirname "$(ls "$ROOT"/crates/*/tests/"$bin"/"${name%%::*}".rs 2>/dev/null | head -n1)")")" 2>/dev/null)
   # Nothing can be built here: the tests use the binaries built beforehand
   # (fastaudit-bench too: kernel-matrix.sh builds it).
   (cd "${crate_dir:-$ROOT}" && FASTAUDIT_TEST_PREBUILT=1 TMPDIR=/var/tmp RUST_BACKTRACE=1 timeout "${TEST_TIMEOUT:-600}" "$exe" --exact "$name" --test-threads=1 --nocapture) 2>&1

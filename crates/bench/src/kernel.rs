@@ -3,14 +3,11 @@
 //! as it was found.
 
 use crate::{io, BenchError};
+use fastaudit_netlink::lock::{lock_kernel_audit, KERNEL_AUDIT_LOCK};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// The lock every tool of this project that changes kernel audit state takes
-/// (the integration tests take it too), so two never interleave.
-pub const LOCK_FILE: &str = "/tmp/fastaudit-kernel-audit.lock";
 
 /// The backlog the kernel mode runs with, as the shipped base config sets it.
 pub const BACKLOG: u32 = 8192;
@@ -169,14 +166,10 @@ impl KernelGuard {
     }
 }
 
-fn take_lock() -> Result<nix::fcntl::Flock<File>, BenchError> {
-    let file = File::create(LOCK_FILE).map_err(io(format!("creating {LOCK_FILE}")))?;
-    nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusive).map_err(|(_, e)| {
-        BenchError::Io {
-            what: format!("locking {LOCK_FILE}"),
-            source: e.into(),
-        }
-    })
+/// The kernel audit lock (`fastaudit_netlink::lock`), held while the
+/// value lives.
+pub(crate) fn take_lock() -> Result<nix::fcntl::Flock<File>, BenchError> {
+    lock_kernel_audit().map_err(io(format!("locking {KERNEL_AUDIT_LOCK}")))
 }
 
 fn refuse_registered(saved: Status) -> Result<(), BenchError> {

@@ -8,11 +8,9 @@
 //! programs attached and detached at once), so it runs under the kernel
 //! audit lock, as every tool of the project that touches the kernel does.
 
-use crate::kernel::LOCK_FILE;
 use crate::{io, BenchError};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
-use std::fs::File;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -120,15 +118,7 @@ pub fn run(fastaudit: &Path, dir: &Path, n: usize, rounds: usize) -> Result<Scal
 /// accepted).
 fn timed(fastaudit: &Path, args: &[&str]) -> Result<(f64, f64, Vec<u8>), BenchError> {
     let _lock = if nix::unistd::geteuid().is_root() {
-        let file = File::create(LOCK_FILE).map_err(io(format!("opening {LOCK_FILE}")))?;
-        Some(
-            nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusive).map_err(
-                |(_, e)| BenchError::Io {
-                    what: format!("locking {LOCK_FILE}"),
-                    source: e.into(),
-                },
-            )?,
-        )
+        Some(crate::kernel::take_lock()?)
     } else {
         None
     };

@@ -9,12 +9,11 @@
 //! kernel audit lock throughout, as every tool of the project that
 //! touches the kernel does (and so no other test's load skews a round).
 
-use crate::kernel::{terminate, LOCK_FILE};
+use crate::kernel::{take_lock, terminate};
 use crate::rulesets::{self, Prepared, Spec};
 use crate::{io, BenchError};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
-use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -95,14 +94,7 @@ pub fn run(
 ) -> Result<Startup, BenchError> {
     let plugins = dir.join("no-plugins");
     std::fs::create_dir_all(&plugins).map_err(io("creating the plugin directory"))?;
-    let file = File::create(LOCK_FILE).map_err(io(format!("opening {LOCK_FILE}")))?;
-    let _lock =
-        nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusive).map_err(|(_, e)| {
-            BenchError::Io {
-                what: format!("locking {LOCK_FILE}"),
-                source: e.into(),
-            }
-        })?;
+    let _lock = take_lock()?;
     let mut out = Startup {
         idle_seconds: idle.as_secs_f64(),
         runs: Vec::new(),

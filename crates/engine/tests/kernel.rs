@@ -31,10 +31,7 @@ fn rules(text: &str) -> RuleSet {
 /// events, the counters, the attached hooks and the workload's pids.
 fn record(text: &str, workload: &[&[&str]]) -> (Vec<AuditEvent>, Stats, Vec<String>, Vec<u32>) {
     let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let file = std::fs::File::create("/tmp/fastaudit-kernel-audit.lock").expect("lock file");
-    let _flock = nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusive)
-        .map_err(|(_, e)| e)
-        .expect("flock");
+    let _flock = fastaudit_netlink::lock::lock_kernel_audit().expect("the kernel audit lock");
     let plan = compile(&rules(text), Environment::probe(&Kind::ALL)).expect("plan");
     let stop = AtomicBool::new(false);
     let mut events = Vec::new();

@@ -6,6 +6,7 @@
 //! without linking libbpf, and it is tested against the kernel alone.
 
 pub mod daemon;
+pub mod lock;
 pub mod proto;
 pub mod socket;
 pub mod state;

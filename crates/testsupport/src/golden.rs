@@ -2,8 +2,8 @@
 //! recorded once as root, so that fastaudit can be compared against it
 //! anywhere, without root or the kernel.
 //!
-//! Shared between the check, `crates/rules/tests/golden.rs`, and the
-//! recording, `crates/cli/tests/rules_golden.rs`, so both read and write
+//! Shared between the check, `crates/rules/tests/integration/golden.rs`, and the
+//! recording, `crates/cli/tests/integration/rules_golden.rs`, so both read and write
 //! one format:
 //!
 //! ```text

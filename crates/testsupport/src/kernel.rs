@@ -23,10 +23,7 @@ impl KernelAudit {
     /// Take the lock and start from a clean kernel rule list.
     pub fn acquire() -> KernelAudit {
         let guard = THREAD_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-        let file = File::create("/tmp/fastaudit-kernel-audit.lock").expect("lock file");
-        let file = nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusive)
-            .map_err(|(_, e)| e)
-            .expect("flock");
+        let file = fastaudit_netlink::lock::lock_kernel_audit().expect("the kernel audit lock");
         auditctl(&["-D"]);
         KernelAudit {
             _thread: guard,

@@ -1,5 +1,5 @@
 //! How each kind of option ends a line (the outcome enums), and one value
-//! of each field family. The goldens (`tests/golden.rs`) hold the full
+//! of each field family. The goldens (`tests/integration/golden.rs`) hold the full
 //! comparison with auditctl; these name the cases.
 
 use super::*;

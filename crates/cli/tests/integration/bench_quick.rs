@@ -5,7 +5,7 @@
 
 use fastaudit_testsupport as support;
 
-use nix::fcntl::{Flock, FlockArg};
+use nix::fcntl::Flock;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -75,10 +75,7 @@ fn machine_is_clean() -> Result<(), String> {
 /// another checkout) nor bench changes the kernel, so what is read of it is
 /// what the last holder left.
 fn kernel_lock() -> Flock<File> {
-    let file = File::create("/tmp/fastaudit-kernel-audit.lock").expect("lock file");
-    Flock::lock(file, FlockArg::LockExclusive)
-        .map_err(|(_, e)| e)
-        .expect("flock")
+    fastaudit_netlink::lock::lock_kernel_audit().expect("the kernel audit lock")
 }
 
 /// BPF programs are freed a moment after their last user closes them.

@@ -1,5 +1,5 @@
 //! fastaudit against goldens recorded once from the real auditctl (as
-//! root, in `crates/cli/tests/rules_golden.rs`): runs anywhere, without
+//! root, in `crates/cli/tests/integration/rules_golden.rs`): runs anywhere, without
 //! root or the kernel, in well under a second.
 //!
 //! For every `tests/testdata/*.golden` (format in `fastaudit_testsupport::golden`) the

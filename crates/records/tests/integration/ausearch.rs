@@ -2,12 +2,11 @@
 //! keys are found (also several keys on one rule), hex-encoded strings are
 //! decoded, RAW and ENRICHED both parse.
 
-mod tools;
+use crate::tools::run;
 use fastaudit_records::enrich::Names;
 use fastaudit_records::line::line;
 use fastaudit_records::syscall::proctitle_body;
 use fastaudit_records::{types, Format, Stamp, Syscall};
-use tools::run;
 
 struct NoNames;
 impl Names for NoNames {

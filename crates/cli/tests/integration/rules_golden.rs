@@ -8,7 +8,7 @@
 //! Record again (root; takes the kernel audit lock and restores the kernel:
 //! no rules, audit disabled, `-a never,task`) after changing a set, the
 //! generator, or when auditctl's answer should be taken anew:
-//! `cargo test -p fastaudit --test rules_golden -- --ignored record`.
+//! `cargo test -p fastaudit --test integration rules_golden:: -- --ignored record`.
 //! Control lines are never sent (`-e 2` could lock audit until reboot).
 //!
 //! Without root, `goldens_hold_the_current_lines` checks that the goldens
@@ -112,7 +112,7 @@ fn goldens_hold_the_current_lines() {
     assert!(
         stale.is_empty(),
         "goldens recorded from other lines: {stale:?}; record again as root: \
-         cargo test -p fastaudit --test rules_golden -- --ignored record"
+         cargo test -p fastaudit --test integration rules_golden:: -- --ignored record"
     );
 }
 
@@ -159,8 +159,8 @@ fn record() {
                     set.name
                 ),
                 format!("{how}, from an empty kernel rule list; recorded as root with {version}."),
-                "Written by `cargo test -p fastaudit --test rules_golden -- --ignored record`; do not edit.".into(),
-                "Checked without root by crates/rules/tests/golden.rs.".into(),
+                "Written by `cargo test -p fastaudit --test integration rules_golden:: -- --ignored record`; do not edit.".into(),
+                "Checked without root by crates/rules/tests/integration/golden.rs.".into(),
             ],
             source: set.source.clone(),
             alone: set.alone,

@@ -5,13 +5,12 @@
 //! as the ENRICHED `SADDR=` fastaudit writes, `aureport -x --summary`
 //! counts the exec.
 
-mod tools;
+use crate::tools::run;
 use fastaudit_records::enrich::Names;
 use fastaudit_records::exit::ExitRecord;
 use fastaudit_records::line::line;
 use fastaudit_records::syscall::proctitle_body;
 use fastaudit_records::{types, Format, Stamp, Syscall};
-use tools::run;
 
 struct NoNames;
 impl Names for NoNames {

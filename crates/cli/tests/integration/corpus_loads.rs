@@ -82,7 +82,7 @@ fn every_corpus_set_loads_but_the_lines_this_machine_refuses() {
         let copy = dir.join(file.file_name().unwrap());
         std::fs::write(&copy, kept.join("\n") + "\n").unwrap();
         let out = Command::new("flock")
-            .arg("/tmp/fastaudit-kernel-audit.lock")
+            .arg(fastaudit_netlink::lock::KERNEL_AUDIT_LOCK)
             .arg(FASTAUDIT)
             .args(["run", "--explain", "--rules"])
             .arg(&copy)
