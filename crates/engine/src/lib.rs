@@ -32,7 +32,7 @@ pub use load::start_trace;
 pub use plan::syscalls;
 
 pub use error::EngineError;
-pub use host::probe::inode_tracepoints;
+pub use host::tracefs::inode_tracepoints;
 pub use limits::RING_BUFFER_BYTES;
 pub use load::generation::{refused_at_load, Attached};
 pub use load::resolve::Resolved;

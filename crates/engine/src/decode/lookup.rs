@@ -9,7 +9,7 @@
 //! rights; both are documented in the README.
 
 use crate::decode::exec_files::{inode_of, resolve};
-use crate::host::probe::NameOrder;
+use crate::host::btf::NameOrder;
 use fastaudit_records::path::{parent_len, Inode, NameType, PathItem};
 use std::path::PathBuf;
 

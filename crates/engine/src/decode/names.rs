@@ -10,7 +10,7 @@ use crate::decode::exec_files;
 use crate::decode::lookup;
 pub use crate::decode::sent::PathRecords;
 use crate::decode::sent::{decode, u32_at, Obj, Sent};
-use crate::host::probe::NameOrder;
+use crate::host::btf::NameOrder;
 use crate::read::samples::Aux;
 use fastaudit_bpf::types::fa_obj_flag;
 use fastaudit_bpf::types::fa_obj_flag as F;
@@ -50,7 +50,7 @@ impl Kernel {
     fn running() -> Kernel {
         Kernel {
             version: crate::host::probe::kernel_version(),
-            order: crate::host::probe::name_order(),
+            order: crate::host::btf::name_order(),
         }
     }
 

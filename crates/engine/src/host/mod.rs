@@ -5,5 +5,9 @@
 //! The rule of this layer: it finds facts and hands them on as data; it
 //! plans nothing, loads no rule set and reads no event.
 
+pub(crate) mod btf;
 pub(crate) mod identity;
+pub(crate) mod kallsyms;
+pub(crate) mod kinds;
 pub(crate) mod probe;
+pub(crate) mod tracefs;

@@ -111,7 +111,7 @@ impl Generation {
                     .map_err(refused(a, format!("attaching {}", a.point)))?,
                 AttachPoint::Syscall { tracepoint } => {
                     // libbpf finds tracepoint ids in tracefs: mount it if absent.
-                    crate::host::probe::syscall_tracepoints();
+                    crate::host::tracefs::syscall_tracepoints();
                     // The test switch's `attach:PROGRAM`: a tracepoint this
                     // kernel does not have, as a kernel that lacks the point.
                     let tracepoint = if missing.iter().any(|m| m == a.program) {
@@ -290,7 +290,7 @@ fn write_rodata(ro: &mut types::rodata, r: &Rodata, options: Options, number: u3
     // only for io_uring plans.
     ro.uring_complete_res_arg = u32::from(
         r.uring_complete_res_arg
-            .unwrap_or_else(crate::host::probe::uring_complete_res_arg),
+            .unwrap_or_else(crate::host::btf::uring_complete_res_arg),
     );
     ro.have_signal_rules = u32::from(r.have_signal_rules);
     ro.task_lookup = u32::from(r.task_lookup);
