@@ -2,7 +2,7 @@
 //! its tracepoints, for the facts the layouts and names of this kernel
 //! decide (the order it takes two names in, io_uring's completion).
 
-use crate::plan::hook::NOTED_FUNCTIONS;
+use crate::plan::hooks::noted::noted_functions;
 use crate::plan::kinds::KernelFunctions;
 
 /// The running kernel's BTF (/sys/kernel/btf/vmlinux), for the functions
@@ -145,13 +145,12 @@ pub(crate) fn uring_complete_res_arg() -> bool {
         .is_some_and(|a| a.len() > 3)
 }
 
-/// Which of the noted hooks' functions ([`NOTED_FUNCTIONS`]) this kernel
+/// Which of the noted hooks' functions ([`noted_functions`]) this kernel
 /// lacks, from its BTF (all of them without one).
 pub(crate) fn kernel_functions() -> KernelFunctions {
     let btf = KernelBtf::load();
     KernelFunctions::Missing(
-        NOTED_FUNCTIONS
-            .into_iter()
+        noted_functions()
             .filter(|f| !btf.as_ref().is_some_and(|b| b.has_func(f)))
             .map(String::from)
             .collect(),

@@ -8,6 +8,13 @@ use fastaudit_bpf::FastauditSkelBuilder;
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
 use std::mem::MaybeUninit;
 
+/// The programs that probe each hook kind (they do nothing).
+pub(crate) const PROBE_PROGRAMS: [(Kind, &str); 3] = [
+    (Kind::Fexit, "fa_probe_fexit"),
+    (Kind::TpBtf, "fa_probe_tp_btf"),
+    (Kind::RawTp, "fa_probe_raw_tp"),
+];
+
 impl HookKinds {
     /// Probe each allowed kind by loading and attaching a program that does
     /// nothing (detached at once); kinds not in `allowed` are excluded.
@@ -23,14 +30,10 @@ impl HookKinds {
     }
 
     fn probe_quietly(allowed: &[Kind]) -> HookKinds {
-        let programs: Vec<(Kind, &str)> = [
-            (Kind::Fexit, "fa_probe_fexit"),
-            (Kind::TpBtf, "fa_probe_tp_btf"),
-            (Kind::RawTp, "fa_probe_raw_tp"),
-        ]
-        .into_iter()
-        .filter(|(k, _)| allowed.contains(k))
-        .collect();
+        let programs: Vec<(Kind, &str)> = PROBE_PROGRAMS
+            .into_iter()
+            .filter(|(k, _)| allowed.contains(k))
+            .collect();
         // tp_btf and raw_tp in one load (each BPF object open and kernel
         // BTF parse costs tens of ms); fexit, which kernels refuse more
         // often, alone. Only when the kernel refuses a load of several is

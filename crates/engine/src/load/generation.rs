@@ -96,6 +96,12 @@ impl Generation {
                 .ok_or_else(|| {
                     EngineError::Plan(format!("no program {} in the BPF object", a.program))
                 })?;
+            // What --explain printed is what attaches: the program's
+            // section is the attach point the plan names.
+            if let Some(why) = crate::load::programs::mismatch(a, &prog.section().to_string_lossy())
+            {
+                return Err(EngineError::Plan(why));
+            }
             let link = match &a.point {
                 AttachPoint::Raw { category, .. } => {
                     let hint = if *category == "timestamp" {

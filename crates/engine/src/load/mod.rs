@@ -9,6 +9,7 @@
 pub(crate) mod bytes;
 pub(crate) mod generation;
 pub(crate) mod object;
+pub(crate) mod programs;
 pub(crate) mod refused;
 pub(crate) mod resolve;
 pub mod start_trace;

@@ -9,6 +9,27 @@ impl Plan {
     /// A human-readable account of the plan (`fastaudit run --explain`).
     pub fn explain(&self) -> String {
         let mut s = String::new();
+        self.explain_hooks(&mut s);
+        self.explain_kernel(&mut s);
+        self.explain_rules(&mut s);
+        s.push_str(&self.uring.explain());
+        for (i, w) in self.watches.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "watch {}: {}={}",
+                i + 1,
+                if w.tree { "dir" } else { "path" },
+                String::from_utf8_lossy(&w.path)
+            );
+        }
+        for o in &self.not_applicable {
+            let _ = writeln!(s, "not applicable (user/exclude/filesystem list): {o}");
+        }
+        s
+    }
+
+    /// What is attached, as `run` attaches it, and what is degraded.
+    fn explain_hooks(&self, s: &mut String) {
         if self.hooks.is_empty() {
             s.push_str(
                 "hooks: none (no rule can record anything, and loginuid writes need the tracepoint kind; nothing is attached)\n",
@@ -28,6 +49,11 @@ impl Plan {
                 let _ = writeln!(s, "  {d}");
             }
         }
+    }
+
+    /// The kernel facts the plan was made for, and what they change in
+    /// the records.
+    fn explain_kernel(&self, s: &mut String) {
         let _ = write!(s, "hook kinds on this kernel:\n{}", self.kinds.describe());
         match &self.features.inode {
             crate::plan::kinds::InodeSource::Tracepoints => {}
@@ -86,6 +112,10 @@ impl Plan {
                 "module load records (KERN_MODULE of init_module, finit_module): not written ({why})"
             );
         }
+    }
+
+    /// The rules and the per-syscall spans as loaded.
+    fn explain_rules(&self, s: &mut String) {
         let _ = writeln!(
             s,
             "exit rules: {} ({} always, {} never); task rules: {}",
@@ -122,20 +152,6 @@ impl Plan {
         for (name, n) in &spans {
             let _ = writeln!(s, "  {name}: {n} rule(s)");
         }
-        s.push_str(&self.uring.explain());
-        for (i, w) in self.watches.iter().enumerate() {
-            let _ = writeln!(
-                s,
-                "watch {}: {}={}",
-                i + 1,
-                if w.tree { "dir" } else { "path" },
-                String::from_utf8_lossy(&w.path)
-            );
-        }
-        for o in &self.not_applicable {
-            let _ = writeln!(s, "not applicable (user/exclude/filesystem list): {o}");
-        }
-        s
     }
 }
 

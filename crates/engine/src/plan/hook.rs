@@ -66,9 +66,25 @@ pub enum Noted {
     Module,
 }
 
-/// The kernel functions the [`Noted`] hooks may attach to (looked up in
-/// the kernel's BTF).
-pub(crate) const NOTED_FUNCTIONS: [&str; 3] = ["ntp_adjtimex", "__do_adjtimex", "do_init_module"];
+/// Which side of a kernel function a trampoline program runs on (both
+/// need the [`Kind::Fexit`] hook kind: BPF trampolines).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trampoline {
+    /// On entry, with the arguments.
+    Fentry,
+    /// On return, with the arguments and the return value.
+    Fexit,
+}
+
+impl Trampoline {
+    /// Its name, as libbpf's section prefix and `--explain` spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Trampoline::Fentry => "fentry",
+            Trampoline::Fexit => "fexit",
+        }
+    }
+}
 
 /// Where a program is attached.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,9 +102,28 @@ pub enum AttachPoint {
     Kprobe { function: &'static str },
     /// An fentry or fexit program on a kernel function (its section names it).
     Function {
-        kind: &'static str,
+        kind: Trampoline,
         function: &'static str,
     },
+}
+
+impl AttachPoint {
+    /// The section the program attached here has in the BPF object, which
+    /// is what libbpf attaches it by (`None`: a per-syscall tracepoint,
+    /// attached by the name given here). The loader refuses a program
+    /// whose section differs, and a test checks every program a plan can
+    /// name against the object, so what `--explain` prints is what
+    /// attaches.
+    pub fn section(&self) -> Option<String> {
+        match self {
+            AttachPoint::Raw {
+                kind, tracepoint, ..
+            } => Some(format!("{}/{tracepoint}", kind.name())),
+            AttachPoint::Syscall { .. } => None,
+            AttachPoint::Kprobe { function } => Some(format!("kprobe/{function}")),
+            AttachPoint::Function { kind, function } => Some(format!("{}/{function}", kind.name())),
+        }
+    }
 }
 
 impl fmt::Display for AttachPoint {
@@ -101,7 +136,7 @@ impl fmt::Display for AttachPoint {
             } => write!(f, "{}/{category}:{tracepoint}", kind.name()),
             AttachPoint::Syscall { tracepoint } => write!(f, "tracepoint/syscalls:{tracepoint}"),
             AttachPoint::Kprobe { function } => write!(f, "kprobe/{function}"),
-            AttachPoint::Function { kind, function } => write!(f, "{kind}/{function}"),
+            AttachPoint::Function { kind, function } => write!(f, "{}/{function}", kind.name()),
         }
     }
 }

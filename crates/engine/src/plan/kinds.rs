@@ -182,7 +182,7 @@ pub enum KernelFunctions {
 
 impl KernelFunctions {
     /// Whether the kernel has function `name` (one of
-    /// `crate::plan::hook::NOTED_FUNCTIONS`).
+    /// `crate::plan::hooks::noted::noted_functions`).
     pub fn has(&self, name: &str) -> bool {
         match self {
             KernelFunctions::Assumed => true,

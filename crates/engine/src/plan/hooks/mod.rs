@@ -226,6 +226,71 @@ pub(crate) fn choose(plan: &Plan, env: &Environment) -> Vec<Hook> {
     hooks
 }
 
+/// Every program and attach point a plan can name: [`attachments`] for
+/// every hook, with each raw kind and each variant of the kernel facts that
+/// changes a program (inode kprobes, the older submit tracepoint, the
+/// older clock function). The loader's programs are checked against the
+/// BPF object by it (`crate::load::programs`).
+#[cfg(test)]
+pub(crate) fn every_attachment() -> Vec<Attachment> {
+    use crate::plan::hook::Noted;
+    use crate::plan::kinds::KernelFunctions;
+    let exit_group = syscalls::x86_64("exit_group");
+    let chmod = syscalls::x86_64("chmod");
+    let hooks = [
+        Hook::RawSyscallExit,
+        Hook::RawSyscallEnter,
+        Hook::ExecPrepare,
+        Hook::TaskLifecycle,
+        Hook::InodeChanges,
+        Hook::UringOps,
+        Hook::UringEnter,
+        Hook::SignalSent,
+        Hook::Noted(Noted::Ntp),
+        Hook::Noted(Noted::Module),
+        Hook::SyscallExit {
+            nr: chmod,
+            syscall: "chmod".into(),
+        },
+        Hook::CompanionExit {
+            nr: syscalls::x86_64("write"),
+            syscall: "write".into(),
+        },
+        Hook::SyscallEnter {
+            nr: chmod,
+            syscall: "chmod".into(),
+        },
+        Hook::SyscallEnter {
+            nr: exit_group,
+            syscall: "exit_group".into(),
+        },
+    ];
+    let newest = Features::default();
+    let oldest = Features {
+        inode: InodeSource::Kprobes {
+            ctime_current: true,
+            atime_caller: None,
+        },
+        uring_submit: UringSubmit::SubmitSqe,
+        functions: KernelFunctions::Missing(vec![noted::noted_functions()
+            .next()
+            .unwrap_or_default()
+            .to_string()]),
+        ..Features::default()
+    };
+    let mut all: Vec<Attachment> = Vec::new();
+    for kind in [Kind::TpBtf, Kind::RawTp] {
+        for features in [&newest, &oldest] {
+            for a in attachments(&hooks, Some(kind), features, &[]).unwrap_or_default() {
+                if !all.contains(&a) {
+                    all.push(a);
+                }
+            }
+        }
+    }
+    all
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

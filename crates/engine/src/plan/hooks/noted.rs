@@ -5,7 +5,7 @@
 //! kind (BPF trampolines) and the functions in the kernel's BTF; without
 //! them the records are not written.
 
-use crate::plan::hook::{AttachPoint, Attachment, Hook, Noted};
+use crate::plan::hook::{AttachPoint, Attachment, Hook, Noted, Trampoline};
 use crate::plan::kinds::KernelFunctions;
 use crate::plan::syscalls;
 use crate::plan::Plan;
@@ -13,7 +13,7 @@ use crate::plan::Plan;
 /// One program on one kernel function.
 struct OnFunction {
     program: &'static str,
-    kind: &'static str,
+    kind: Trampoline,
     function: &'static str,
     purpose: &'static str,
 }
@@ -24,13 +24,13 @@ const NTP: [[OnFunction; 2]; 2] = [
     [
         OnFunction {
             program: "fa_ntp_adjtimex_entry",
-            kind: "fentry",
+            kind: Trampoline::Fentry,
             function: "ntp_adjtimex",
             purpose: "clock adjustments: the offset injected (TIME_INJOFFSET records)",
         },
         OnFunction {
             program: "fa_ntp_adjtimex_exit",
-            kind: "fexit",
+            kind: Trampoline::Fexit,
             function: "ntp_adjtimex",
             purpose: "clock adjustments: NTP values before and after (TIME_ADJNTPVAL records)",
         },
@@ -38,13 +38,13 @@ const NTP: [[OnFunction; 2]; 2] = [
     [
         OnFunction {
             program: "fa_do_adjtimex_entry",
-            kind: "fentry",
+            kind: Trampoline::Fentry,
             function: "__do_adjtimex",
             purpose: "clock adjustments: the offset injected (TIME_INJOFFSET records)",
         },
         OnFunction {
             program: "fa_do_adjtimex_exit",
-            kind: "fexit",
+            kind: Trampoline::Fexit,
             function: "__do_adjtimex",
             purpose: "clock adjustments: NTP values before and after (TIME_ADJNTPVAL records)",
         },
@@ -54,7 +54,7 @@ const NTP: [[OnFunction; 2]; 2] = [
 /// do_init_module, which a module load reaches once laid out and checked.
 const MODULE: OnFunction = OnFunction {
     program: "fa_module_init",
-    kind: "fentry",
+    kind: Trampoline::Fentry,
     function: "do_init_module",
     purpose: "module loads: the module's name (KERN_MODULE records)",
 };
@@ -67,10 +67,16 @@ fn syscalls_of(noted: Noted) -> Vec<u32> {
     }
 }
 
+/// The kernel functions the noted hooks may attach to, from the tables
+/// above (the host probe looks each up in the kernel's BTF).
+pub(crate) fn noted_functions() -> impl Iterator<Item = &'static str> {
+    [NTP[0][0].function, NTP[1][0].function, MODULE.function].into_iter()
+}
+
 /// Whether this kernel has a function a kind of note attaches to.
 fn has_function(noted: Noted, functions: &KernelFunctions) -> bool {
     match noted {
-        Noted::Ntp => functions.has("ntp_adjtimex") || functions.has("__do_adjtimex"),
+        Noted::Ntp => NTP.iter().any(|pair| functions.has(pair[0].function)),
         Noted::Module => functions.has(MODULE.function),
     }
 }
@@ -141,7 +147,7 @@ pub fn module_unwritten(plan: &Plan) -> Option<&'static str> {
 pub(super) fn noted_attachments(noted: Noted, functions: &KernelFunctions) -> Vec<Attachment> {
     let programs: Vec<&OnFunction> = match noted {
         Noted::Ntp => {
-            let pair = if functions.has("ntp_adjtimex") {
+            let pair = if functions.has(NTP[0][0].function) {
                 &NTP[0]
             } else {
                 &NTP[1]
