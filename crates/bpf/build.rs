@@ -8,7 +8,8 @@
 //! syscall numbers) are generated into `audit_abi.h` from the rules
 //! crate's tables, so C and Rust read them from one definition.
 
-use fastaudit_rules::abi::{self, arch, field, op, perm};
+use fastaudit_rules::abi::{self, arch, config_msg, field, op, perm};
+use fastaudit_rules::syscall_sets as sets;
 use fastaudit_rules::tables::{errnos, Machine, COMPARISONS};
 use libbpf_cargo::SkeletonBuilder;
 use std::fmt::Write;
@@ -129,6 +130,13 @@ fn audit_abi_header() -> String {
     }
     h.push('\n');
 
+    h.push_str("/* Netlink messages that change kernel audit's configuration (AUDIT_*). */\n");
+    for (name, value) in config_msg::ALL {
+        let _ = writeln!(h, "#define AUDIT_{name} {value}");
+    }
+    h.push('\n');
+    syscall_sets(&mut h);
+
     h.push_str("/* Errnos. */\n");
     for (nr, name) in errnos().entries() {
         let _ = writeln!(h, "#define {name} {nr}");
@@ -150,4 +158,64 @@ fn audit_abi_header() -> String {
     }
     h.push_str("#endif\n");
     h
+}
+
+/// The syscall sets of `fastaudit_rules::syscall_sets` as C tests of a
+/// syscall number (and of a netlink message type), each a macro.
+fn syscall_sets(h: &mut String) {
+    let test = |prefix: &str, names: &mut dyn Iterator<Item = &str>| -> String {
+        names
+            .map(|n| format!("(nr) == {prefix}{n}"))
+            .collect::<Vec<_>>()
+            .join(" || ")
+    };
+    let mut define = |name: &str, about: &str, expr: String| {
+        let _ = writeln!(h, "/* {about} */\n#define {name} ({expr})");
+    };
+    define(
+        "FA_LOGINUID_WRITE64(nr)",
+        "The write family (native): a loginuid write makes LOGIN inside one.",
+        test(
+            "FA_NR64_",
+            &mut sets::LOGINUID_WRITES.iter().map(|n| n.x86_64),
+        ),
+    );
+    define(
+        "FA_LOGINUID_WRITE32(nr)",
+        "The write family (ia32).",
+        test(
+            "FA_NR32_",
+            &mut sets::LOGINUID_WRITES.iter().map(|n| n.i386),
+        ),
+    );
+    define(
+        "FA_AUDIT_CONFIG_SEND64(nr)",
+        "The native sends that can change kernel audit's configuration.",
+        test("FA_NR64_", &mut sets::AUDIT_CONFIG_SENDS.into_iter()),
+    );
+    define(
+        "FA_SIGNAL_TO_FIRST_ARG64(nr)",
+        "Native syscalls that signal the task their first argument names.",
+        test("FA_NR64_", &mut sets::SIGNAL_TO_FIRST_ARG.into_iter()),
+    );
+    define(
+        "FA_SIGNAL_TO_THREAD64(nr)",
+        "Native syscalls that signal thread arg1 of thread group arg0.",
+        test("FA_NR64_", &mut sets::SIGNAL_TO_THREAD.into_iter()),
+    );
+    define(
+        "FA_OBJ_PID_SENDER64(nr)",
+        "Every native syscall whose target OBJ_PID names.",
+        test("FA_NR64_", &mut sets::obj_pid_senders()),
+    );
+    define(
+        "FA_CONFIG_CHANGE_MSG(t)",
+        "Netlink messages that make a record inside the send.",
+        config_msg::ALL
+            .iter()
+            .map(|(n, _)| format!("(t) == AUDIT_{n}"))
+            .collect::<Vec<_>>()
+            .join(" || "),
+    );
+    h.push('\n');
 }

@@ -12,6 +12,22 @@ macro_rules! consts {
     };
 }
 
+/// Kernel audit's netlink messages that change its configuration, and
+/// so make a record inside the send that carries them (the kernel's
+/// `audit_receive_msg`): CONFIG_CHANGE, or FEATURE_CHANGE for
+/// SET_FEATURE. GET, LIST_RULES and the USER_* messages make none with a
+/// syscall's context.
+pub mod config_msg {
+    consts! {
+        SET = 1001;
+        ADD_RULE = 1011;
+        DEL_RULE = 1012;
+        TRIM = 1014;
+        MAKE_EQUIV = 1015;
+        SET_FEATURE = 1018;
+    }
+}
+
 /// Filter lists (`audit_rule_data.flags & AUDIT_FILTER_MASK`).
 pub mod list {
     pub const USER: u32 = 0;

@@ -29,6 +29,7 @@ pub mod settings;
 pub mod size;
 pub mod source;
 pub mod suggest;
+pub mod syscall_sets;
 pub mod tables;
 pub mod warning;
 

@@ -120,10 +120,7 @@ static __always_inline int is_noreturn(__u32 nr, __u32 compat)
  * to /proc/PID/loginuid makes the kernel's LOGIN record inside one. */
 static __always_inline int is_write(__u32 nr, __u32 compat)
 {
-	return compat ? (nr == FA_NR32_write || nr == FA_NR32_pwrite64 || nr == FA_NR32_writev ||
-			 nr == FA_NR32_pwritev || nr == FA_NR32_pwritev2)
-		      : (nr == FA_NR64_write || nr == FA_NR64_pwrite || nr == FA_NR64_writev ||
-			 nr == FA_NR64_pwritev || nr == FA_NR64_pwritev2);
+	return compat ? FA_LOGINUID_WRITE32(nr) : FA_LOGINUID_WRITE64(nr);
 }
 
 /* sendto, sendmsg of the native ABI: a message to kernel audit over its
@@ -132,7 +129,7 @@ static __always_inline int is_write(__u32 nr, __u32 compat)
  * alone. */
 static __always_inline int is_send(__u32 nr, __u32 compat)
 {
-	return !compat && (nr == FA_NR64_sendto || nr == FA_NR64_sendmsg);
+	return !compat && FA_AUDIT_CONFIG_SEND64(nr);
 }
 
 /* Whether syscall nr can make a companion (is_write or is_send): the

@@ -64,10 +64,10 @@ static __always_inline int loginuid_written(struct task_struct *task, __u32 comp
 
 /* Whether a native sendto/sendmsg that returned ret handed kernel audit a
  * message that makes a record inside the send (audit_receive_msg):
- * AUDIT_SET (1001; one CONFIG_CHANGE per field it sets), ADD_RULE (1011),
- * DEL_RULE (1012), TRIM (1014), MAKE_EQUIV (1015): CONFIG_CHANGE;
- * SET_FEATURE (1018): FEATURE_CHANGE. Not GET, LIST_RULES, USER_*
- * (those have no record, or one without a context). Only the first
+ * FA_CONFIG_CHANGE_MSG, from the rules crate's abi::config_msg (AUDIT_SET
+ * makes one CONFIG_CHANGE per field it sets; SET_FEATURE a
+ * FEATURE_CHANGE). Not GET, LIST_RULES, USER_* (those have no record,
+ * or one without a context). Only the first
  * netlink message of the send is looked at (auditctl sends one). */
 static __always_inline int audit_config_sent(struct task_struct *task, __u32 nr, long ret)
 {
@@ -109,8 +109,7 @@ static __always_inline int audit_config_sent(struct task_struct *task, __u32 nr,
 	__u16 type = 0;
 	if (!buf || bpf_probe_read_user(&type, sizeof(type), buf + 4))
 		return 0;
-	return type == 1001 || type == 1011 || type == 1012 || type == 1014 || type == 1015 ||
-	       type == 1018;
+	return FA_CONFIG_CHANGE_MSG(type);
 }
 
 /* Whether the syscall nr that returned ret needs a companion event: a

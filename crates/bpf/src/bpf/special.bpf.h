@@ -199,9 +199,9 @@ static __always_inline __s32 obj_pid_target(struct subject *s, __s32 *tgid)
 	}
 	if (!have_signal_rules)
 		return 0;
-	if (nr == FA_NR64_kill || nr == FA_NR64_tkill || nr == FA_NR64_rt_sigqueueinfo)
+	if (FA_SIGNAL_TO_FIRST_ARG64(nr))
 		return (__s32)arg(s, 0);
-	if (nr == FA_NR64_tgkill || nr == FA_NR64_rt_tgsigqueueinfo) {
+	if (FA_SIGNAL_TO_THREAD64(nr)) {
 		*tgid = (__s32)arg(s, 0);
 		return (__s32)arg(s, 1);
 	}
@@ -225,9 +225,7 @@ struct {
 /* Whether nr is a native syscall whose target OBJ_PID names. */
 static __always_inline int is_signal_sender(__u32 nr)
 {
-	return nr == FA_NR64_kill || nr == FA_NR64_tkill || nr == FA_NR64_tgkill ||
-	       nr == FA_NR64_rt_sigqueueinfo || nr == FA_NR64_rt_tgsigqueueinfo ||
-	       nr == FA_NR64_ptrace;
+	return FA_OBJ_PID_SENDER64(nr);
 }
 
 /* OBJ_PID's fields of task t, read now. */

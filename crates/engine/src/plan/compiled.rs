@@ -8,6 +8,7 @@ use crate::plan::kinds::{Features, HookKinds, InodeSource, UringSubmit};
 use crate::plan::refusal::Refusal;
 use crate::plan::rule::{arch_allows, CompiledRule, Watch};
 use fastaudit_rules::abi::{arch, field};
+use fastaudit_rules::syscall_sets::{obj_pid_senders, AUDIT_SIGNALS};
 use fastaudit_rules::Origin;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -111,7 +112,7 @@ impl Plan {
         [(Machine::X86_64, false), (Machine::X86, true)]
             .iter()
             .any(|&(m, compat)| {
-                ["kill", "tkill", "tgkill"].iter().any(|name| {
+                AUDIT_SIGNALS.iter().any(|name| {
                     !self
                         .candidates(crate::plan::syscalls::number(m, name), compat)
                         .is_empty()
@@ -133,16 +134,8 @@ impl Plan {
     /// syscall of an always,task rule's tasks. Without one, no OBJ_PID is
     /// written and no signal needs noting (ia32 senders are not followed).
     pub fn native_signal_sender_recordable(&self) -> bool {
-        const SENDERS: [&str; 6] = [
-            "kill",
-            "tkill",
-            "tgkill",
-            "rt_sigqueueinfo",
-            "rt_tgsigqueueinfo",
-            "ptrace",
-        ];
         self.has_always_task_rules()
-            || SENDERS.iter().any(|name| {
+            || obj_pid_senders().any(|name| {
                 let nr =
                     crate::plan::syscalls::number(fastaudit_rules::tables::Machine::X86_64, name);
                 self.candidates(nr, false)

@@ -2,6 +2,7 @@
 //! in the rules crate's generated tables (libaudit's), so no number is
 //! spelled in the engine's code or tests.
 
+use fastaudit_rules::syscall_sets::{AUDIT_CONFIG_SENDS, LOGINUID_WRITES};
 use fastaudit_rules::tables::Machine;
 use std::sync::OnceLock;
 
@@ -146,26 +147,21 @@ pub fn special(compat: bool) -> &'static Special {
 /// family, by which /proc/PID/loginuid is written (LOGIN), and sendto,
 /// sendmsg, by which auditctl changes kernel audit's rules and status
 /// (CONFIG_CHANGE): number and `syscalls:sys_exit_NAME` tracepoint name
-/// (the kernel's SYSCALL_DEFINE name, not the table's).
-pub fn companion_exits() -> [(u32, &'static str); 7] {
-    [
-        (x86_64("write"), "write"),
-        (x86_64("pwrite"), "pwrite64"),
-        (x86_64("writev"), "writev"),
-        (x86_64("pwritev"), "pwritev"),
-        (x86_64("pwritev2"), "pwritev2"),
-        (x86_64("sendto"), "sendto"),
-        (x86_64("sendmsg"), "sendmsg"),
-    ]
+/// (the rules crate's `syscall_sets`, which the BPF side's tests are
+/// generated from).
+pub fn companion_exits() -> Vec<(u32, &'static str)> {
+    let writes = LOGINUID_WRITES
+        .iter()
+        .map(|n| (x86_64(n.x86_64), n.tracepoint));
+    let sends = AUDIT_CONFIG_SENDS.into_iter().map(|n| (x86_64(n), n));
+    writes.chain(sends).collect()
 }
 
 /// Whether syscall `nr` of one ABI can have a companion (the BPF side's
 /// `is_write`, `is_send`): its never rules judge the companion.
 pub fn is_companion_syscall(nr: u32, compat: bool) -> bool {
     if compat {
-        ["write", "pwrite64", "writev", "pwritev", "pwritev2"]
-            .iter()
-            .any(|n| i386(n) == nr)
+        LOGINUID_WRITES.iter().any(|n| i386(n.i386) == nr)
     } else {
         companion_exits().iter().any(|w| w.0 == nr)
     }
@@ -421,9 +417,12 @@ mod tests {
         assert_eq!((native().socketcall, ia32().socketcall), (None, Some(102)));
         assert_eq!(x86_64("fchmodat2"), 452);
         assert_eq!(
-            companion_exits().map(|w| w.0),
+            companion_exits()
+                .into_iter()
+                .map(|w| w.0)
+                .collect::<Vec<_>>(),
             [1, 18, 20, 296, 328, 44, 46],
-            "as the BPF side's is_write, is_send (FA_NR64_*)"
+            "the numbers the BPF side tests (FA_LOGINUID_WRITE64, FA_AUDIT_CONFIG_SEND64)"
         );
         assert!(is_companion_syscall(4, true) && !is_companion_syscall(4, false));
         assert!(is_companion_syscall(181, true) && is_companion_syscall(18, false));

@@ -1,0 +1,64 @@
+//! Syscalls the kernel's audit treats specially, by their names in
+//! libaudit's tables, declared once: the engine plans with them and the
+//! bpf crate's build script writes them into the BPF side's generated
+//! header (`audit_abi.h`), so C and Rust test the same sets.
+
+/// One syscall by its names: in each ABI's table, and as the kernel's
+/// `syscalls:sys_exit_NAME` tracepoint calls it (its SYSCALL_DEFINE name,
+/// which can differ from the table's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Names {
+    pub x86_64: &'static str,
+    pub i386: &'static str,
+    pub tracepoint: &'static str,
+}
+
+const fn same(name: &'static str) -> Names {
+    Names {
+        x86_64: name,
+        i386: name,
+        tracepoint: name,
+    }
+}
+
+/// The write family: a write to /proc/PID/loginuid makes the kernel's
+/// LOGIN record inside one, which stock audit completes with the write's
+/// SYSCALL.
+pub const LOGINUID_WRITES: [Names; 5] = [
+    same("write"),
+    Names {
+        x86_64: "pwrite",
+        i386: "pwrite64",
+        tracepoint: "pwrite64",
+    },
+    same("writev"),
+    same("pwritev"),
+    same("pwritev2"),
+];
+
+/// The native sends by which auditctl hands kernel audit a message that
+/// changes its rules or status (CONFIG_CHANGE inside the send; the ia32
+/// ABI's and socketcall's are not followed).
+pub const AUDIT_CONFIG_SENDS: [&str; 2] = ["sendto", "sendmsg"];
+
+/// The syscalls a rule must be able to record for the kernel to note the
+/// tasks a syscall signals (its `audit_signals`).
+pub const AUDIT_SIGNALS: [&str; 3] = ["kill", "tkill", "tgkill"];
+
+/// Native syscalls that signal the task their first argument names.
+pub const SIGNAL_TO_FIRST_ARG: [&str; 3] = ["kill", "tkill", "rt_sigqueueinfo"];
+
+/// Native syscalls that signal thread `arg1` of thread group `arg0`.
+pub const SIGNAL_TO_THREAD: [&str; 2] = ["tgkill", "rt_tgsigqueueinfo"];
+
+/// The native syscall whose target OBJ_PID also names (an attach or
+/// seize), besides the signal senders.
+pub const PTRACE: &str = "ptrace";
+
+/// Every native syscall whose target the kernel notes for OBJ_PID.
+pub fn obj_pid_senders() -> impl Iterator<Item = &'static str> {
+    SIGNAL_TO_FIRST_ARG
+        .into_iter()
+        .chain(SIGNAL_TO_THREAD)
+        .chain(std::iter::once(PTRACE))
+}
