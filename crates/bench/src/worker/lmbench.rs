@@ -1,7 +1,7 @@
 //! The lmbench operations (lat_syscall, lat_select, lat_sig, lat_proc),
 //! and a loopback UDP connect (the cost of an audited SOCKADDR).
 
-use super::{cstring, errno, per_op, Measured};
+use super::measure::{cstring, errno, per_op, Measured};
 use nix::libc;
 use std::ffi::CString;
 use std::path::Path;

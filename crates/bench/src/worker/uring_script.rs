@@ -231,7 +231,7 @@ fn address_op(
     // SAFETY: socket takes no pointers.
     let sock = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0) };
     if sock < 0 {
-        return Err(super::errno("socket"));
+        return Err(super::measure::errno("socket"));
     }
     let sin = libc::sockaddr_in {
         sin_family: libc::AF_INET as libc::sa_family_t,
