@@ -10,7 +10,7 @@
 
 use super::c_source;
 use super::tree::{crate_roots, is_cfg_test, is_test_fn, Tree};
-use super::{crate_dirs, fail_on, relative, workspace_root};
+use super::{crate_dirs, fail_on, relative, sort_offenders, workspace_root};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 
@@ -142,8 +142,7 @@ fn long_functions() -> Result<Vec<String>, String> {
             }
         }
     }
-    long.sort();
-    long.dedup();
+    sort_offenders(&mut long);
     Ok(long)
 }
 

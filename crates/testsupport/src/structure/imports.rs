@@ -519,6 +519,86 @@ pub(crate) mod tests {
         assert!(found[0].contains("other/y.rs:2 -> x.rs (fx)"), "{found:?}");
     }
 
+    /// The files on a circle, by the transitive closure of `edges` among
+    /// `n` files: the property test's independent answer.
+    fn on_circles(n: usize, edges: &[(usize, usize)]) -> Vec<Vec<usize>> {
+        let mut reach = vec![vec![false; n]; n];
+        for &(a, b) in edges {
+            if a != b {
+                reach[a][b] = true;
+            }
+        }
+        // Warshall: after step k, i reaches j through files 0..=k.
+        for k in 0..n {
+            let through = reach[k].clone();
+            for row in reach.iter_mut() {
+                if row[k] {
+                    for (j, &r) in through.iter().enumerate() {
+                        row[j] |= r;
+                    }
+                }
+            }
+        }
+        let mut parts: Vec<Vec<usize>> = Vec::new();
+        for i in 0..n {
+            let part: Vec<usize> = (0..n)
+                .filter(|&j| j == i || (reach[i][j] && reach[j][i]))
+                .collect();
+            if part.len() > 1 && !parts.contains(&part) {
+                parts.push(part);
+            }
+        }
+        parts
+    }
+
+    proptest::proptest! {
+        /// Any dependency graph among a crate's files, each dependency
+        /// written one of several ways (a use, a path, a re-export, a
+        /// relative path), gives exactly the circles its closure has.
+        #[test]
+        fn circles_are_exactly_the_closures(
+            n in 2usize..6,
+            raw in proptest::collection::vec((0usize..6, 0usize..6, 0usize..4), 0..12),
+        ) {
+            let edges: Vec<(usize, usize, usize)> =
+                raw.into_iter().filter(|&(a, b, _)| a < n && b < n).collect();
+            let mut lib = String::new();
+            for i in 0..n {
+                lib.push_str(&format!("mod m{i};\npub use m{i}::S{i};\n"));
+            }
+            let mut files = vec![("lib.rs".to_string(), lib)];
+            for i in 0..n {
+                let mut text = format!("pub struct S{i};\n");
+                for &(a, b, how) in &edges {
+                    if a != i {
+                        continue;
+                    }
+                    text.push_str(&match how {
+                        0 => format!("use crate::m{b}::S{b};\n"),
+                        1 => format!("pub fn f{b}() -> usize {{ std::mem::size_of::<crate::S{b}>() }}\n"),
+                        2 => format!("pub fn g{b}(_: super::m{b}::S{b}) {{}}\n"),
+                        _ => format!("pub fn h{b}() {{ let _ = format!(\"{{}}\", std::mem::size_of::<crate::m{b}::S{b}>()); }}\n"),
+                    });
+                }
+                files.push((format!("m{i}.rs"), text));
+            }
+            let refs: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+            let (dir, tree) = tree_of(&refs);
+            let g = graph(&tree);
+            let found: Vec<Vec<String>> = circles(&g)
+                .into_iter()
+                .map(|part| part.iter().map(|f| relative(&dir.0, f)).collect())
+                .collect();
+            let plain: Vec<(usize, usize)> = edges.iter().map(|&(a, b, _)| (a, b)).collect();
+            let mut expected: Vec<Vec<String>> = on_circles(n, &plain)
+                .into_iter()
+                .map(|part| part.iter().map(|i| format!("m{i}.rs")).collect())
+                .collect();
+            expected.sort();
+            proptest::prop_assert_eq!(found, expected);
+        }
+    }
+
     #[test]
     fn test_modules_are_left_out() {
         let found = circles_of(&[

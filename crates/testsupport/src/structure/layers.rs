@@ -11,7 +11,7 @@
 
 use super::imports::{Named, Resolver};
 use super::tree::Tree;
-use super::{fail_on, relative, workspace_root};
+use super::{fail_on, relative, sort_offenders, workspace_root};
 use std::path::Path;
 
 /// One rule: the files under `folder` (of crates/engine/src) may not name
@@ -95,8 +95,7 @@ pub(crate) fn breaches(src: &Path, rules: &[Rule], root: &Path) -> Result<Vec<St
             }
         }
     }
-    out.sort();
-    out.dedup();
+    sort_offenders(&mut out);
     Ok(out)
 }
 

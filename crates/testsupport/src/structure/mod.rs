@@ -47,6 +47,18 @@ pub(crate) fn crate_dirs(root: &Path) -> Vec<PathBuf> {
     dirs
 }
 
+/// Offender lines (`FILE:LINE: ...`) in file order, then line order, once each.
+pub(crate) fn sort_offenders(lines: &mut Vec<String>) {
+    let key = |l: &String| {
+        let mut parts = l.splitn(3, ':');
+        let file = parts.next().unwrap_or("").to_string();
+        let line: usize = parts.next().and_then(|n| n.parse().ok()).unwrap_or(0);
+        (file, line, l.clone())
+    };
+    lines.sort_by_key(key);
+    lines.dedup();
+}
+
 /// Fails the calling test with every offender, one a line, when there is any.
 pub(crate) fn fail_on(what: &str, offenders: &[String]) {
     assert!(
