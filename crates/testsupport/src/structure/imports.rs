@@ -540,9 +540,9 @@ pub(crate) mod tests {
             }
         }
         let mut parts: Vec<Vec<usize>> = Vec::new();
-        for i in 0..n {
+        for (i, row) in reach.iter().enumerate() {
             let part: Vec<usize> = (0..n)
-                .filter(|&j| j == i || (reach[i][j] && reach[j][i]))
+                .filter(|&j| j == i || (row[j] && reach[j][i]))
                 .collect();
             if part.len() > 1 && !parts.contains(&part) {
                 parts.push(part);
