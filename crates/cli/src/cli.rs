@@ -4,6 +4,7 @@ use clap::builder::{PossibleValue, TypedValueParser};
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use fastaudit_engine::Kind;
 use fastaudit_log::{Action, ActionKey, Threshold};
+use fastaudit_plugins::{OverflowAction, PluginArgs};
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -205,7 +206,7 @@ pub struct RunArgs {
     pub strict: bool,
     /// auditd's plugin settings (plugin_dir, q_depth, overflow_action, max_restarts).
     #[command(flatten)]
-    pub plugins: fastaudit_plugins::PluginArgs,
+    pub plugins: PluginFlags,
     /// Also audit the io_uring ops the kernel never audits (read, write,
     /// send, recv, statx, socket, nop, ...: its audit_skip ops) when an
     /// io_uring rule names them; each then costs a URINGOP check.
@@ -257,6 +258,75 @@ fn flag_action(key: ActionKey, word: &str) -> Result<Action, String> {
 
 /// `--hook-kinds`' words, [`Kind::ALL`]'s names.
 const HOOK_KINDS: &[&str] = &["fexit", "tracepoint", "tp_btf", "raw_tp"];
+
+/// `fastaudit run`'s plugin flags, named after the auditd.conf keys; each
+/// given one overrides the configuration.
+#[derive(Clone, Debug, Default, Args)]
+pub struct PluginFlags {
+    /// Directory of plugin configurations (auditd's plugin_dir) [default:
+    /// the config's plugin_dir, else /etc/audit/plugins.d]
+    #[arg(long, value_name = "DIR")]
+    pub plugin_dir: Option<PathBuf>,
+    /// Records each plugin may have waiting (auditd's q_depth) [default:
+    /// the config's q_depth, else 2000]
+    #[arg(long, value_name = "N")]
+    pub q_depth: Option<usize>,
+    /// What a full plugin queue does (auditd's overflow_action) [default:
+    /// the config's overflow_action, else syslog]
+    #[arg(long, value_name = "ACTION", value_parser = OverflowWords)]
+    pub overflow_action: Option<OverflowAction>,
+    /// Times a dead plugin is started again (auditd's max_restarts)
+    /// [default: the config's max_restarts, else 10]
+    #[arg(long, value_name = "N")]
+    pub max_restarts: Option<u32>,
+}
+
+impl From<PluginFlags> for PluginArgs {
+    fn from(f: PluginFlags) -> PluginArgs {
+        PluginArgs {
+            plugin_dir: f.plugin_dir,
+            q_depth: f.q_depth,
+            overflow_action: f.overflow_action,
+            max_restarts: f.max_restarts,
+        }
+    }
+}
+
+/// overflow_action's words, each with what it does (as help, man pages
+/// and completions list them); the word as written, in auditd's case.
+#[derive(Clone)]
+struct OverflowWords;
+
+impl OverflowWords {
+    fn values() -> [PossibleValue; 5] {
+        OverflowAction::ALL.map(|a| PossibleValue::new(a.word()).help(a.help()))
+    }
+}
+
+impl TypedValueParser for OverflowWords {
+    type Value = OverflowAction;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<OverflowAction, clap::Error> {
+        let word =
+            clap::builder::PossibleValuesParser::new(Self::values()).parse_ref(cmd, arg, value)?;
+        // The words are the actions' own: every word checked names one.
+        OverflowAction::from_word(&word).ok_or_else(|| {
+            clap::Error::raw(
+                clap::error::ErrorKind::InvalidValue,
+                format!("{word}: no action"),
+            )
+        })
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(Self::values().into_iter()))
+    }
+}
 
 /// A value from a fixed list of words: `parse` reads it (its errors say
 /// why a word is refused), and the words are the possible values that
@@ -361,7 +431,7 @@ pub struct ConfigCheckArgs {
     pub strict: bool,
     /// run's plugin flags, each over auditd.conf's key.
     #[command(flatten)]
-    pub plugins: fastaudit_plugins::PluginArgs,
+    pub plugins: PluginFlags,
 }
 
 /// `fastaudit rules ...`.

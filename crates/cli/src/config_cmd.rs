@@ -15,7 +15,7 @@ pub fn check(args: ConfigCheckArgs) -> Result<ExitCode> {
         rules: args.rules,
         strict: args.strict,
         config: args.file,
-        plugins: args.plugins,
+        plugins: args.plugins.into(),
         hook_kinds: fastaudit_engine::Kind::ALL.to_vec(),
         ..RunOptions::default()
     };

@@ -42,7 +42,7 @@ fn options(args: RunArgs) -> RunOptions {
             admin_space_left: args.admin_space_left,
             admin_space_left_action: args.admin_space_left_action,
         },
-        plugins: args.plugins,
+        plugins: args.plugins.into(),
         ring_buffer_bytes: args.ring_buffer_kib.saturating_mul(1024),
         explain: args.explain,
         hook_kinds: args.hook_kinds,

@@ -36,8 +36,29 @@ pub enum Verdict {
 pub fn check(opts: &RunOptions) -> Verdict {
     let mut verdict = Verdict::Clean;
     let mut out = String::new();
+    let settings = check_conf(opts, &mut verdict, &mut out);
+    check_rules(opts, &mut verdict, &mut out);
+    check_plugins(opts, settings.as_ref(), &mut verdict, &mut out);
+    let _ = writeln!(
+        out,
+        "kernel: not checked (the BPF hook kinds are probed by fastaudit run, as root)"
+    );
+    let _ = writeln!(
+        out,
+        "{}",
+        match verdict {
+            Verdict::Clean => "fastaudit run would start with all of it",
+            Verdict::Partial =>
+                "fastaudit run would start, without the rules lines or plugins named on stderr",
+            Verdict::Refused => "fastaudit run would refuse to start (the errors are on stderr)",
+        }
+    );
+    print!("{out}");
+    verdict
+}
 
-    // auditd.conf, as the start reads it.
+/// auditd.conf, as the start reads it: its settings, None when refused.
+fn check_conf(opts: &RunOptions, verdict: &mut Verdict, out: &mut String) -> Option<RunSettings> {
     let settings = match settings::resolve(opts) {
         Ok(s) => {
             for w in &s.warnings {
@@ -49,7 +70,7 @@ pub fn check(opts: &RunOptions) -> Verdict {
             for l in &lines {
                 eprintln!("{l}");
             }
-            verdict = Verdict::Refused;
+            *verdict = Verdict::Refused;
             None
         }
     };
@@ -68,13 +89,16 @@ pub fn check(opts: &RunOptions) -> Verdict {
         }
     }
     if let Some(conf) = settings.as_ref().and_then(|s| s.conf.as_ref()) {
-        keys_summary(conf, &mut out);
+        keys_summary(conf, out);
     }
     if let Some(s) = &settings {
-        log_summary(s, &mut out);
+        log_summary(s, out);
     }
+    settings
+}
 
-    // The rules, as the start reads and compiles them (hook kinds assumed).
+/// The rules, as the start reads and compiles them (hook kinds assumed).
+fn check_rules(opts: &RunOptions, verdict: &mut Verdict, out: &mut String) {
     match start::read_rules(opts) {
         Ok((set, refused)) => {
             for note in start::irreversible_notes(opts, &set) {
@@ -85,7 +109,7 @@ pub fn check(opts: &RunOptions) -> Verdict {
                 Ok(_) => {}
                 Err(e) => {
                     eprintln!("fastaudit: {e}");
-                    verdict = Verdict::Refused;
+                    *verdict = Verdict::Refused;
                 }
             }
             let from = if opts.rules.is_empty() {
@@ -109,20 +133,25 @@ pub fn check(opts: &RunOptions) -> Verdict {
                     "  {}",
                     refused.summary.as_deref().unwrap_or("some lines refused")
                 );
-                verdict = verdict.max(Verdict::Partial);
+                *verdict = (*verdict).max(Verdict::Partial);
             }
         }
         Err(e) => {
             eprintln!("{e}");
             let _ = writeln!(out, "rules: refused");
-            verdict = Verdict::Refused;
+            *verdict = Verdict::Refused;
         }
     }
+}
 
-    // The plugins the start would run.
-    let base = settings
-        .as_ref()
-        .map_or_else(PluginSettings::default, |s| s.plugins.clone());
+/// The plugins the start would run.
+fn check_plugins(
+    opts: &RunOptions,
+    settings: Option<&RunSettings>,
+    verdict: &mut Verdict,
+    out: &mut String,
+) {
+    let base = settings.map_or_else(PluginSettings::default, |s| s.plugins.clone());
     let plugins = opts.plugins.apply(base);
     match plugins.check() {
         Ok(warnings) => {
@@ -132,7 +161,7 @@ pub fn check(opts: &RunOptions) -> Verdict {
         }
         Err(e) => {
             eprintln!("fastaudit: {e}");
-            verdict = Verdict::Refused;
+            *verdict = Verdict::Refused;
         }
     }
     let mut notes = Vec::new();
@@ -148,7 +177,7 @@ pub fn check(opts: &RunOptions) -> Verdict {
             || n.contains("is not supported by fastaudit")
     };
     if notes.iter().any(skipped) {
-        verdict = verdict.max(Verdict::Partial);
+        *verdict = (*verdict).max(Verdict::Partial);
     }
     let _ = writeln!(
         out,
@@ -175,22 +204,6 @@ pub fn check(opts: &RunOptions) -> Verdict {
                 .join(", ")
         }
     );
-    let _ = writeln!(
-        out,
-        "kernel: not checked (the BPF hook kinds are probed by fastaudit run, as root)"
-    );
-    let _ = writeln!(
-        out,
-        "{}",
-        match verdict {
-            Verdict::Clean => "fastaudit run would start with all of it",
-            Verdict::Partial =>
-                "fastaudit run would start, without the rules lines or plugins named on stderr",
-            Verdict::Refused => "fastaudit run would refuse to start (the errors are on stderr)",
-        }
-    );
-    print!("{out}");
-    verdict
 }
 
 /// Each key the file sets, with what fastaudit does with it (the key

@@ -15,48 +15,17 @@
 //! merely readable by others is made 0600 (0640 with a log group), as
 //! auditd does.
 
-use crate::LogError;
+use crate::error::{LogError, Problem};
 use nix::errno::Errno;
 use nix::fcntl::{fcntl, open, openat, renameat, FcntlArg, OFlag};
 use nix::sys::stat::{fchmod, fstat, fstatat, FileStat, Mode, SFlag};
 use nix::unistd::{fchown, mkdir, Gid};
 use std::ffi::{OsStr, OsString};
-use std::fmt;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
-
-/// Why a log or its directory is refused.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Problem {
-    /// A symbolic link.
-    Symlink,
-    /// Not a regular file (a FIFO, device, socket, directory).
-    NotRegular,
-    /// Not a directory.
-    NotDirectory,
-    /// Owned by this uid, not root (fastaudit's own uid).
-    Owner(u32),
-    /// Writable by group or others: this mode.
-    Writable(u32),
-}
-
-impl fmt::Display for Problem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Problem::Symlink => write!(f, "is a symbolic link"),
-            Problem::NotRegular => write!(f, "is not a regular file"),
-            Problem::NotDirectory => write!(f, "is not a directory"),
-            Problem::Owner(uid) => write!(f, "is owned by uid {uid}, not root"),
-            Problem::Writable(mode) => write!(
-                f,
-                "is writable by group or others (mode {mode:04o}): anyone could have written into it"
-            ),
-        }
-    }
-}
 
 /// The owner a log and its directory must have: the daemon's own uid
 /// (root when it runs as the audit daemon).

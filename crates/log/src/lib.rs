@@ -13,6 +13,7 @@
 mod action;
 mod counts;
 mod dir;
+mod error;
 mod flusher;
 pub mod syslog;
 pub mod system_actions;
@@ -20,13 +21,11 @@ mod writer;
 
 pub use action::{Action, ActionKey, Threshold};
 pub use counts::{Counts, Fault, FaultKind, Source};
-pub use dir::Problem;
+pub use error::{LogError, Problem};
 pub use system_actions::runlevel::{self, Runlevel};
 pub use writer::Writer;
 
-use std::io;
 use std::path::PathBuf;
-use thiserror::Error;
 
 /// When written data is pushed to the disk (auditd's `flush`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -201,21 +200,6 @@ impl Config {
         }
         Ok(())
     }
-}
-
-/// Log writer failures: only opening can fail; once open, every fault is
-/// handled by its action and counted.
-#[derive(Debug, Error)]
-pub enum LogError {
-    /// The log or its directory could not be opened or created.
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: io::Error },
-    /// The log or its directory is not as an audit log must be.
-    #[error("{path}: {problem}: refused")]
-    Unsafe { path: PathBuf, problem: Problem },
-    /// The settings contradict each other.
-    #[error("{0}")]
-    Config(String),
 }
 
 #[cfg(test)]

@@ -111,108 +111,31 @@ impl KernelDaemon {
             return Err(NetlinkError::Locked);
         }
         let mut notes = Vec::new();
-        // A pid whose process is gone is a crashed daemon the kernel has not
-        // noticed yet (it notices at the next record): registering resets it.
-        if status.pid != 0 && status.pid != me && alive(status.pid) {
-            let pid = status.pid;
-            if !opts.take_over {
-                return Err(NetlinkError::OtherDaemon {
-                    pid,
-                    comm: comm(pid),
-                });
-            }
-            notes.push(format!(
-                "took over from the audit daemon pid {pid} ({}), stopped with SIGTERM",
-                comm(pid)
-            ));
-            status = take_over(&mut ctl, pid)?;
+        if let Some(after) = other_daemon(&mut ctl, &status, opts, me, &mut notes)? {
+            status = after;
         }
-        let saved = match SavedState::load(&opts.state_file)? {
-            // Nothing can be changed, so nothing is put back.
-            _ if locked => SavedState::of(me, &status, vec![proto::never_task_rule()]),
-            // Left by a run that did not stop cleanly: the kernel now holds
-            // that run's settings, the file the ones to go back to.
-            Some(s) if s.owner != me && !(alive(s.owner) && comm(s.owner) == "fastaudit") => {
-                notes.push(format!(
-                    "{}: a previous run (pid {}) did not stop cleanly; the state it found is put back at stop",
-                    opts.state_file.display(),
-                    s.owner
-                ));
-                SavedState { owner: me, ..s }
-            }
-            Some(s) if s.owner != me => {
-                return Err(NetlinkError::OtherDaemon {
-                    pid: s.owner,
-                    comm: comm(s.owner),
-                })
-            }
-            _ => SavedState::of(me, &status, ctl.rules()?),
-        };
+        let saved = saved_state(&mut ctl, &status, opts, me, locked, &mut notes)?;
         // Saved before anything is changed, so a crash from here on can be
         // undone by the next start.
         saved.store(&opts.state_file)?;
 
-        let records = AuditSocket::open(Duration::from_millis(100))?;
-        // Room for bursts while the reader is descheduled: when the buffer is
-        // full, kauditd sleeps and record writers queue up behind it.
-        let rcvbuf = opts.rcvbuf;
-        if setsockopt(&records.fd, sockopt::RcvBufForce, &rcvbuf).is_err() {
-            setsockopt(&records.fd, sockopt::RcvBuf, &rcvbuf)
-                .map_err(NetlinkError::sys("sizing the records socket's buffer"))?;
-        }
+        let records = records_socket(opts)?;
         // Bounded by a count rather than by a sync_channel, which allocates
         // and writes every slot at creation (4.5 MB resident while idle).
         let (tx, rx) = channel();
-        let limit = opts.queue.max(1);
-        let counters = Arc::new(Counters::default());
         let mut daemon = KernelDaemon {
             ctl,
             saved,
             state_file: opts.state_file.clone(),
             rx,
             quit: Arc::new(AtomicBool::new(false)),
-            counters: Arc::clone(&counters),
+            counters: Arc::new(Counters::default()),
             reader: None,
             stopped: false,
             locked,
             notes,
         };
-        let mut records = records;
-        let early = register(&mut records, me).map_err(|e| match e {
-            NetlinkError::Refused {
-                errno: Errno::EEXIST,
-                ..
-            } => {
-                let pid = daemon.ctl.status().map(|s| s.pid).unwrap_or(0);
-                NetlinkError::OtherDaemon {
-                    pid,
-                    comm: comm(pid),
-                }
-            }
-            e => e,
-        });
-        let early = match early {
-            Ok(e) => e,
-            Err(e) => {
-                // Nothing registered: only the state file to take back.
-                daemon.stopped = true;
-                let _ = std::fs::remove_file(&daemon.state_file);
-                return Err(e);
-            }
-        };
-        for r in early {
-            push(&tx, &counters, limit, r);
-        }
-        let quit = Arc::clone(&daemon.quit);
-        daemon.reader = Some(
-            std::thread::Builder::new()
-                .name("fa-kernel-rx".into())
-                .spawn(move || read_records(records, tx, limit, quit, counters))
-                .map_err(|e| NetlinkError::State {
-                    path: "starting the kernel record reader".into(),
-                    source: e,
-                })?,
-        );
+        daemon.start_reading(records, me, tx, opts.queue.max(1))?;
         if locked {
             daemon.notes.push(
                 "the kernel audit is locked (-e 2) until reboot: its settings stay as they are"
@@ -227,6 +150,56 @@ impl KernelDaemon {
         }
         daemon.ctl.add_rule(&proto::never_task_rule())?;
         Ok(daemon)
+    }
+
+    /// Registers on `records` and starts the thread reading it into `tx`,
+    /// at most `limit` records queued (the records the registration's
+    /// answer brought first). A registration refused leaves nothing to
+    /// undo but the state file, removed.
+    fn start_reading(
+        &mut self,
+        mut records: AuditSocket,
+        me: u32,
+        tx: Sender<Record>,
+        limit: usize,
+    ) -> Result<(), NetlinkError> {
+        let counters = Arc::clone(&self.counters);
+        let early = register(&mut records, me).map_err(|e| match e {
+            NetlinkError::Refused {
+                errno: Errno::EEXIST,
+                ..
+            } => {
+                let pid = self.ctl.status().map(|s| s.pid).unwrap_or(0);
+                NetlinkError::OtherDaemon {
+                    pid,
+                    comm: comm(pid),
+                }
+            }
+            e => e,
+        });
+        let early = match early {
+            Ok(e) => e,
+            Err(e) => {
+                // Nothing registered: only the state file to take back.
+                self.stopped = true;
+                let _ = std::fs::remove_file(&self.state_file);
+                return Err(e);
+            }
+        };
+        for r in early {
+            push(&tx, &counters, limit, r);
+        }
+        let quit = Arc::clone(&self.quit);
+        self.reader = Some(
+            std::thread::Builder::new()
+                .name("fa-kernel-rx".into())
+                .spawn(move || read_records(records, tx, limit, quit, counters))
+                .map_err(|e| NetlinkError::State {
+                    path: "starting the kernel record reader".into(),
+                    source: e,
+                })?,
+        );
+        Ok(())
     }
 
     /// Whether the kernel audit is locked (`-e 2`): nothing can be set.
@@ -392,6 +365,81 @@ impl Drop for KernelDaemon {
         // An error path of the caller: put the kernel back all the same.
         let _ = self.stop();
     }
+}
+
+/// Another audit daemon registered and alive: an error, or with
+/// `take_over` stopped (noted) and the kernel's status after it. A pid
+/// whose process is gone is a crashed daemon the kernel has not noticed
+/// yet (it notices at the next record): registering resets it.
+fn other_daemon(
+    ctl: &mut AuditSocket,
+    status: &Status,
+    opts: &DaemonOptions,
+    me: u32,
+    notes: &mut Vec<String>,
+) -> Result<Option<Status>, NetlinkError> {
+    if status.pid == 0 || status.pid == me || !alive(status.pid) {
+        return Ok(None);
+    }
+    let pid = status.pid;
+    if !opts.take_over {
+        return Err(NetlinkError::OtherDaemon {
+            pid,
+            comm: comm(pid),
+        });
+    }
+    notes.push(format!(
+        "took over from the audit daemon pid {pid} ({}), stopped with SIGTERM",
+        comm(pid)
+    ));
+    take_over(ctl, pid).map(Some)
+}
+
+/// The state to put back at stop: the kernel's now, or the one a run that
+/// did not stop cleanly saved (noted); an error while another live
+/// fastaudit owns the state file.
+fn saved_state(
+    ctl: &mut AuditSocket,
+    status: &Status,
+    opts: &DaemonOptions,
+    me: u32,
+    locked: bool,
+    notes: &mut Vec<String>,
+) -> Result<SavedState, NetlinkError> {
+    Ok(match SavedState::load(&opts.state_file)? {
+        // Nothing can be changed, so nothing is put back.
+        _ if locked => SavedState::of(me, status, vec![proto::never_task_rule()]),
+        // Left by a run that did not stop cleanly: the kernel now holds
+        // that run's settings, the file the ones to go back to.
+        Some(s) if s.owner != me && !(alive(s.owner) && comm(s.owner) == "fastaudit") => {
+            notes.push(format!(
+                "{}: a previous run (pid {}) did not stop cleanly; the state it found is put back at stop",
+                opts.state_file.display(),
+                s.owner
+            ));
+            SavedState { owner: me, ..s }
+        }
+        Some(s) if s.owner != me => {
+            return Err(NetlinkError::OtherDaemon {
+                pid: s.owner,
+                comm: comm(s.owner),
+            })
+        }
+        _ => SavedState::of(me, status, ctl.rules()?),
+    })
+}
+
+/// The socket the kernel's records come on, its buffer sized.
+fn records_socket(opts: &DaemonOptions) -> Result<AuditSocket, NetlinkError> {
+    let records = AuditSocket::open(Duration::from_millis(100))?;
+    // Room for bursts while the reader is descheduled: when the buffer is
+    // full, kauditd sleeps and record writers queue up behind it.
+    let rcvbuf = opts.rcvbuf;
+    if setsockopt(&records.fd, sockopt::RcvBufForce, &rcvbuf).is_err() {
+        setsockopt(&records.fd, sockopt::RcvBuf, &rcvbuf)
+            .map_err(NetlinkError::sys("sizing the records socket's buffer"))?;
+    }
+    Ok(records)
 }
 
 /// SIGTERM the registered daemon and wait (10 s at most) until the kernel

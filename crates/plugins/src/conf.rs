@@ -140,34 +140,79 @@ pub fn parse(
         }
         let line = String::from_utf8_lossy(raw);
         let words: Vec<&str> = line.split(' ').filter(|w| !w.is_empty()).collect();
-        let Some(&name) = words.first() else { continue };
+        let at = |what: String| err(Some(lineno), what);
+        if let Some(setting) = Setting::of(&words, &at, |w| {
+            warnings.push(format!("{fname}:{lineno}: {w}"))
+        })? {
+            setting.apply(&mut conf, &at)?;
+        }
+    }
+    if any_line && conf.active {
+        sanity_check(&conf).map_err(|what| err(None, what))?;
+    }
+    Ok(conf)
+}
+
+/// One setting line: `name = value [option]`.
+struct Setting<'l> {
+    name: &'l str,
+    value: &'l str,
+    option: Option<&'l str>,
+}
+
+impl<'l> Setting<'l> {
+    /// The setting a line's words make (None for a blank or comment
+    /// line); `at` makes the line's error, `warn` says what auditd warns of.
+    fn of(
+        words: &[&'l str],
+        at: &dyn Fn(String) -> ConfError,
+        mut warn: impl FnMut(String),
+    ) -> Result<Option<Setting<'l>>, ConfError> {
+        let Some(&name) = words.first() else {
+            return Ok(None);
+        };
         if name.starts_with('#') {
-            continue;
+            return Ok(None);
         }
         let Some(&eq) = words.get(1) else {
-            return Err(err(Some(lineno), "wrong number of arguments".into()));
+            return Err(at("wrong number of arguments".into()));
         };
         if eq != "=" {
-            return Err(err(Some(lineno), "missing equal sign".into()));
+            return Err(at("missing equal sign".into()));
         }
         let Some(&value) = words.get(2) else {
-            return Err(err(Some(lineno), "wrong number of arguments".into()));
+            return Err(at("wrong number of arguments".into()));
         };
         let option = words.get(3).copied();
         if words.len() > 4 {
             // auditd reports it and goes on with the first two words.
-            warnings.push(format!(
-                "{fname}:{lineno}: wrong number of arguments: only `{value} {}` kept",
+            warn(format!(
+                "wrong number of arguments: only `{value} {}` kept",
                 words[3]
             ));
         }
+        Ok(Some(Setting {
+            name,
+            value,
+            option,
+        }))
+    }
+
+    /// The setting applied to `conf`, its value checked as auditd does.
+    fn apply(
+        &self,
+        conf: &mut PluginConf,
+        at: &dyn Fn(String) -> ConfError,
+    ) -> Result<(), ConfError> {
+        let Setting {
+            name,
+            value,
+            option,
+        } = *self;
         let key = name.to_ascii_lowercase();
         if key != "args" {
             if let Some(o) = option {
-                return Err(err(
-                    Some(lineno),
-                    format!("keyword \"{name}\" has invalid option \"{o}\""),
-                ));
+                return Err(at(format!("keyword \"{name}\" has invalid option \"{o}\"")));
             }
         }
         let pick = |choices: &[&str]| -> Result<String, ConfError> {
@@ -175,7 +220,7 @@ pub fn parse(
             if choices.contains(&v.as_str()) {
                 Ok(v)
             } else {
-                Err(err(Some(lineno), format!("option {value} not found")))
+                Err(at(format!("option {value} not found")))
             }
         };
         match key.as_str() {
@@ -192,10 +237,7 @@ pub fn parse(
                         .unwrap_or_default();
                     // auditd's rule: '/var' is the shortest directory name.
                     if dir.len() < 4 {
-                        return Err(err(
-                            Some(lineno),
-                            format!("the directory name {dir:?} is too short"),
-                        ));
+                        return Err(at(format!("the directory name {dir:?} is too short")));
                     }
                 }
                 conf.path = value.to_string();
@@ -219,14 +261,11 @@ pub fn parse(
                 }
             }
             _ => {
-                return Err(err(Some(lineno), format!("unknown keyword \"{name}\"")));
+                return Err(at(format!("unknown keyword \"{name}\"")));
             }
         }
+        Ok(())
     }
-    if any_line && conf.active {
-        sanity_check(&conf).map_err(|what| err(None, what))?;
-    }
-    Ok(conf)
 }
 
 /// auditd's checks of an active plugin's program.

@@ -35,25 +35,60 @@ const STOP_DRAIN: Duration = Duration::from_secs(5);
 /// auditd's syslog messages about a full queue stop after this many.
 const QUEUE_FULL_LIMIT: u32 = 5;
 
-/// What to do when a plugin's queue is full (auditd's `overflow_action`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+/// What to do when a plugin's queue is full (auditd's `overflow_action`);
+/// [`OverflowAction::help`] says what each does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OverflowAction {
-    /// Drop the event (counted).
     Ignore,
-    /// Drop the event (counted) and say so in syslog (the first 5 times).
     Syslog,
-    /// Stop passing events to plugins (dropped, counted) until SIGUSR2 or SIGHUP.
     Suspend,
-    /// Switch the system to single user mode (`/sbin/init 1`), as auditd.
     Single,
-    /// Halt the system (`/sbin/init 0`), as auditd.
     Halt,
 }
 
 impl OverflowAction {
-    /// auditd.conf's word for it, in any case.
+    /// Every action, in auditd's order.
+    pub const ALL: [OverflowAction; 5] = [
+        OverflowAction::Ignore,
+        OverflowAction::Syslog,
+        OverflowAction::Suspend,
+        OverflowAction::Single,
+        OverflowAction::Halt,
+    ];
+
+    /// auditd.conf's word for it.
+    pub fn word(self) -> &'static str {
+        match self {
+            OverflowAction::Ignore => "ignore",
+            OverflowAction::Syslog => "syslog",
+            OverflowAction::Suspend => "suspend",
+            OverflowAction::Single => "single",
+            OverflowAction::Halt => "halt",
+        }
+    }
+
+    /// What it does, in a line (the help the command line gives for it).
+    pub fn help(self) -> &'static str {
+        match self {
+            OverflowAction::Ignore => "Drop the event (counted)",
+            OverflowAction::Syslog => {
+                "Drop the event (counted) and say so in syslog (the first 5 times)"
+            }
+            OverflowAction::Suspend => {
+                "Stop passing events to plugins (dropped, counted) until SIGUSR2 or SIGHUP"
+            }
+            OverflowAction::Single => {
+                "Switch the system to single user mode (`/sbin/init 1`), as auditd"
+            }
+            OverflowAction::Halt => "Halt the system (`/sbin/init 0`), as auditd",
+        }
+    }
+
+    /// The action auditd.conf's `word` names, in any case.
     pub fn from_word(word: &str) -> Option<OverflowAction> {
-        <OverflowAction as clap::ValueEnum>::from_str(word, true).ok()
+        OverflowAction::ALL
+            .into_iter()
+            .find(|a| a.word().eq_ignore_ascii_case(word))
     }
 }
 
@@ -105,24 +140,17 @@ impl Settings {
 }
 
 /// `fastaudit run`'s plugin flags, named after the auditd.conf keys; each
-/// given one overrides the configuration.
-#[derive(Clone, Debug, Default, clap::Args)]
+/// given one overrides the configuration (the command-line crate parses
+/// and documents them).
+#[derive(Clone, Debug, Default)]
 pub struct PluginArgs {
-    /// Directory of plugin configurations (auditd's plugin_dir) [default:
-    /// the config's plugin_dir, else /etc/audit/plugins.d]
-    #[arg(long, value_name = "DIR")]
+    /// plugin_dir.
     pub plugin_dir: Option<PathBuf>,
-    /// Records each plugin may have waiting (auditd's q_depth) [default:
-    /// the config's q_depth, else 2000]
-    #[arg(long, value_name = "N")]
+    /// q_depth.
     pub q_depth: Option<usize>,
-    /// What a full plugin queue does (auditd's overflow_action) [default:
-    /// the config's overflow_action, else syslog]
-    #[arg(long, value_enum, value_name = "ACTION")]
+    /// overflow_action.
     pub overflow_action: Option<OverflowAction>,
-    /// Times a dead plugin is started again (auditd's max_restarts)
-    /// [default: the config's max_restarts, else 10]
-    #[arg(long, value_name = "N")]
+    /// max_restarts.
     pub max_restarts: Option<u32>,
 }
 
@@ -507,6 +535,25 @@ pub fn load_dir(dir: &Path, notes: &mut Vec<String>) -> Vec<PluginConf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn overflow_actions_read_their_words_in_any_case() {
+        for a in OverflowAction::ALL {
+            assert_eq!(OverflowAction::from_word(a.word()), Some(a));
+            assert_eq!(
+                OverflowAction::from_word(&a.word().to_ascii_uppercase()),
+                Some(a)
+            );
+            // The words are what the log's summaries print (Debug, lowercased).
+            assert_eq!(format!("{a:?}").to_ascii_lowercase(), a.word());
+        }
+        assert_eq!(
+            OverflowAction::from_word("Syslog"),
+            Some(OverflowAction::Syslog)
+        );
+        assert_eq!(OverflowAction::from_word("drop"), None);
+        assert_eq!(OverflowAction::from_word(""), None);
+    }
 
     fn stamp(serial: u64) -> Stamp {
         Stamp {

@@ -20,6 +20,8 @@ pub mod oracle;
 pub mod plugins;
 pub mod rules;
 pub mod run;
+#[cfg(test)]
+mod structure;
 pub mod uring;
 pub mod wait;
 

@@ -1,6 +1,6 @@
 //! The compile workload: a generated C project built with make.
 
-use super::Measured;
+use super::measure::Measured;
 use std::path::Path;
 use std::time::Instant;
 

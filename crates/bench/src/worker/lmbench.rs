@@ -1,7 +1,7 @@
 //! The lmbench operations (lat_syscall, lat_select, lat_sig, lat_proc),
 //! and a loopback UDP connect (the cost of an audited SOCKADDR).
 
-use super::{cstring, errno, per_op, Measured};
+use super::measure::{cstring, errno, per_op, Measured};
 use nix::libc;
 use std::ffi::CString;
 use std::path::Path;
@@ -18,15 +18,6 @@ pub(super) fn lmbench(dir: &Path, seconds: f64) -> Result<Vec<Measured>, String>
     let file = dir.join("lmbench-file");
     std::fs::write(&file, b"lmbench").map_err(|e| format!("{}: {e}", file.display()))?;
     let cfile = cstring(&file)?;
-    let open = |p: &CString, flags| {
-        // SAFETY: a valid NUL-terminated path.
-        let fd = unsafe { libc::open(p.as_ptr(), flags) };
-        if fd < 0 {
-            Err(errno("open"))
-        } else {
-            Ok(fd)
-        }
-    };
     let zero = open(
         &CString::new("/dev/zero").unwrap_or_default(),
         libc::O_RDONLY,
@@ -36,6 +27,39 @@ pub(super) fn lmbench(dir: &Path, seconds: f64) -> Result<Vec<Measured>, String>
         libc::O_WRONLY,
     )?;
     let mut out = Vec::new();
+    file_ops(seconds, &cfile, zero, null, &mut out)?;
+    out.push(select_100(seconds, &cfile)?);
+    signal_ops(seconds, &mut out)?;
+    out.push(udp_connect(seconds)?);
+    process_ops(seconds, &mut out)?;
+    // SAFETY: opened above.
+    unsafe {
+        libc::close(zero);
+        libc::close(null);
+    }
+    Ok(out)
+}
+
+/// open(2) of `p` with `flags`: the fd, or the errno as an error.
+fn open(p: &CString, flags: libc::c_int) -> Result<i32, String> {
+    // SAFETY: a valid NUL-terminated path.
+    let fd = unsafe { libc::open(p.as_ptr(), flags) };
+    if fd < 0 {
+        Err(errno("open"))
+    } else {
+        Ok(fd)
+    }
+}
+
+/// lat_syscall: null call, null I/O (on `zero` and `null`), stat and
+/// open/close of `cfile`.
+fn file_ops(
+    seconds: f64,
+    cfile: &CString,
+    zero: i32,
+    null: i32,
+    out: &mut Vec<Measured>,
+) -> Result<(), String> {
     let mut buf = [0u8; 1];
     out.push(per_op("null call", seconds, 1.0, || {
         // SAFETY: no arguments.
@@ -58,16 +82,21 @@ pub(super) fn lmbench(dir: &Path, seconds: f64) -> Result<Vec<Measured>, String>
         (rc == 0).then_some(()).ok_or_else(|| errno("stat"))
     })?);
     out.push(per_op("open/close", seconds, 1.0, || {
-        let fd = open(&cfile, libc::O_RDONLY)?;
+        let fd = open(cfile, libc::O_RDONLY)?;
         // SAFETY: fd was just opened.
         unsafe { libc::close(fd) };
         Ok(())
     })?);
+    Ok(())
+}
+
+/// lat_select: select(2) on 100 open fds of `cfile`.
+fn select_100(seconds: f64, cfile: &CString) -> Result<Measured, String> {
     let fds: Vec<i32> = (0..100)
-        .map(|_| open(&cfile, libc::O_RDONLY))
+        .map(|_| open(cfile, libc::O_RDONLY))
         .collect::<Result<_, _>>()?;
     let maxfd = fds.iter().copied().max().unwrap_or(0);
-    out.push(per_op("select 100 fds", seconds, 1.0, || {
+    let measured = per_op("select 100 fds", seconds, 1.0, || {
         // SAFETY: fd_set filled with open fds below FD_SETSIZE; zero timeout.
         let rc = unsafe {
             let mut set = std::mem::zeroed::<libc::fd_set>();
@@ -88,11 +117,16 @@ pub(super) fn lmbench(dir: &Path, seconds: f64) -> Result<Vec<Measured>, String>
             )
         };
         (rc >= 0).then_some(()).ok_or_else(|| errno("select"))
-    })?);
+    })?;
     for fd in fds {
         // SAFETY: opened above.
         unsafe { libc::close(fd) };
     }
+    Ok(measured)
+}
+
+/// lat_sig: installing a handler, and a signal sent to itself and handled.
+fn signal_ops(seconds: f64, out: &mut Vec<Measured>) -> Result<(), String> {
     // SAFETY: a plain sigaction with a handler that only bumps an atomic.
     let mut sa: libc::sigaction = unsafe { std::mem::zeroed() };
     sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
@@ -109,8 +143,12 @@ pub(super) fn lmbench(dir: &Path, seconds: f64) -> Result<Vec<Measured>, String>
     if SIGNALS.load(Ordering::Relaxed) == 0 {
         return Err("signal handle: no signal was delivered".into());
     }
-    // A loopback UDP connect (no packet is sent): with a connect rule the
-    // audited call carries a SOCKADDR record.
+    Ok(())
+}
+
+/// A loopback UDP connect (no packet is sent): with a connect rule the
+/// audited call carries a SOCKADDR record.
+fn udp_connect(seconds: f64) -> Result<Measured, String> {
     let addr = libc::sockaddr_in {
         sin_family: libc::AF_INET as libc::sa_family_t,
         sin_port: 9u16.to_be(),
@@ -119,7 +157,7 @@ pub(super) fn lmbench(dir: &Path, seconds: f64) -> Result<Vec<Measured>, String>
         },
         sin_zero: [0; 8],
     };
-    out.push(per_op("udp connect", seconds, 1.0, || {
+    per_op("udp connect", seconds, 1.0, || {
         // SAFETY: a fresh socket, a valid sockaddr_in and its size.
         let rc = unsafe {
             let fd = libc::socket(libc::AF_INET, libc::SOCK_DGRAM, 0);
@@ -135,7 +173,11 @@ pub(super) fn lmbench(dir: &Path, seconds: f64) -> Result<Vec<Measured>, String>
             rc
         };
         (rc == 0).then_some(()).ok_or_else(|| errno("connect"))
-    })?);
+    })
+}
+
+/// lat_proc: fork+exit, fork+exec and sh -c.
+fn process_ops(seconds: f64, out: &mut Vec<Measured>) -> Result<(), String> {
     let sh = CString::new("/bin/sh").unwrap_or_default();
     let truebin = CString::new("/bin/true").unwrap_or_default();
     let dash_c = CString::new("-c").unwrap_or_default();
@@ -146,12 +188,7 @@ pub(super) fn lmbench(dir: &Path, seconds: f64) -> Result<Vec<Measured>, String>
     out.push(per_op("sh -c", seconds, 1.0, || {
         spawn_wait(Some(&[&sh, &dash_c, &truebin]))
     })?);
-    // SAFETY: opened above.
-    unsafe {
-        libc::close(zero);
-        libc::close(null);
-    }
-    Ok(out)
+    Ok(())
 }
 
 /// fork(); the child exits at once or execs `argv`; the parent waits.

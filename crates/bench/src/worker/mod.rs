@@ -8,26 +8,26 @@
 
 mod compile;
 mod lmbench;
+mod measure;
 mod redis;
 mod threads;
 mod uring;
 mod uring_script;
 
 pub use compile::generate_project;
+pub use measure::Measured;
+
+use measure::{cstring, errno, per_op};
 
 use nix::libc;
 use serde::{Deserialize, Serialize};
 use std::ffi::CString;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// The first argument that makes the bench binary run one job (given as
 /// JSON in the second) instead of a benchmark.
 pub const COMMAND: &str = "bench-worker";
-
-/// Batches each per-operation measurement is split into (their median is the value).
-const BATCHES: usize = 9;
 
 /// What a worker process does.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -109,23 +109,6 @@ pub enum Work {
     },
 }
 
-/// One measured quantity.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Measured {
-    /// What was measured (`getpid`, `stat`, `4 threads`, ...).
-    pub metric: String,
-    /// Unit of `value` (`ns/op`, `s`, ...): lower is better for all of them.
-    pub unit: String,
-    /// The value: the median of the batches.
-    pub value: f64,
-    /// Every batch's value.
-    pub batches: Vec<f64>,
-    /// Operations done while measuring.
-    pub ops: u64,
-    /// Wall time spent measuring.
-    pub seconds: f64,
-}
-
 /// What a worker reports.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Report {
@@ -184,50 +167,6 @@ pub fn run(job: &Job) -> Result<Report, String> {
         measured,
         results,
     })
-}
-
-/// Time `op` for about `seconds`: a warm-up sizes the batches, then the
-/// median of BATCHES batches, in ns per operation (`per` operations per call).
-fn per_op(
-    metric: &str,
-    seconds: f64,
-    per: f64,
-    mut op: impl FnMut() -> Result<(), String>,
-) -> Result<Measured, String> {
-    let warm = Duration::from_secs_f64((seconds * 0.1).max(0.01));
-    let start = Instant::now();
-    let mut n = 0u64;
-    while start.elapsed() < warm {
-        op()?;
-        n += 1;
-    }
-    let each = start.elapsed().as_secs_f64() / n as f64;
-    let per_batch = ((seconds / BATCHES as f64) / each).max(1.0) as u64;
-    let mut batches = Vec::with_capacity(BATCHES);
-    let all = Instant::now();
-    for _ in 0..BATCHES {
-        let t = Instant::now();
-        for _ in 0..per_batch {
-            op()?;
-        }
-        batches.push(t.elapsed().as_nanos() as f64 / (per_batch as f64 * per));
-    }
-    Ok(Measured {
-        metric: metric.into(),
-        unit: "ns/op".into(),
-        value: crate::stats::median(&batches),
-        batches,
-        ops: ((per_batch * BATCHES as u64) as f64 * per) as u64,
-        seconds: all.elapsed().as_secs_f64(),
-    })
-}
-
-fn cstring(p: &Path) -> Result<CString, String> {
-    CString::new(p.as_os_str().as_bytes()).map_err(|_| format!("{}: NUL in path", p.display()))
-}
-
-fn errno(what: &str) -> String {
-    format!("{what}: {}", std::io::Error::last_os_error())
 }
 
 fn one_writer() -> usize {
@@ -341,7 +280,7 @@ mod tests {
         })
         .unwrap();
         assert_eq!(r.measured.len(), 1);
-        assert_eq!(r.measured[0].batches.len(), BATCHES);
+        assert_eq!(r.measured[0].batches.len(), measure::BATCHES);
         assert!(r.measured[0].value > 0.0 && r.measured[0].ops > 0);
     }
 

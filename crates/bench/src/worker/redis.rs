@@ -4,7 +4,7 @@
 //! loopback port with persistence off, so that the mode's cost on its
 //! syscalls (epoll, reads and writes on sockets) is what is measured.
 
-use super::Measured;
+use super::measure::Measured;
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::path::Path;

@@ -1,6 +1,6 @@
 //! sysbench's threads workload.
 
-use super::Measured;
+use super::measure::Measured;
 use nix::libc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

@@ -1,6 +1,6 @@
 //! The io_uring workloads.
 
-use super::{cstring, per_op, Measured};
+use super::measure::{cstring, per_op, Measured};
 use io_uring::{opcode, squeue, types, IoUring};
 use nix::libc;
 use std::ffi::CString;

@@ -42,130 +42,20 @@ pub(super) fn run(sqpoll: bool, steps: &[String]) -> Result<Vec<i32>, String> {
     let mut results = Vec::new();
     let mut last_fd = -1;
     // Kept alive until their operation completed.
-    let mut buf = vec![0u8; 4096];
-    // SAFETY: statx is plain data; all zero is a valid value.
-    let mut st: libc::statx = unsafe { std::mem::zeroed() };
-    let how = types::OpenHow::new().flags(libc::O_RDONLY as u64);
+    let mut held = Held {
+        buf: vec![0u8; 4096],
+        // SAFETY: statx is plain data; all zero is a valid value.
+        st: unsafe { std::mem::zeroed() },
+        how: types::OpenHow::new().flags(libc::O_RDONLY as u64),
+    };
     // Steps pushed but not yet submitted (linked ones), and what they keep
     // alive until their completion: (step, skipped, CStrings, fd to close).
     let mut pending: Vec<Pending> = Vec::new();
     for (index, step) in steps.iter().enumerate() {
         let all: Vec<&str> = step.split_whitespace().collect();
-        let mut words = &all[..];
-        let mut flag = |name: &str| match words.split_first() {
-            Some((w, rest)) if *w == name => {
-                words = rest;
-                true
-            }
-            _ => false,
-        };
-        let nowait = flag("nowait");
-        let force_async = flag("async");
-        let skip = flag("skip");
-        let link = flag("chain");
-        let arg = |i: usize| -> Result<CString, String> {
-            let w = words
-                .get(i)
-                .ok_or_else(|| format!("{step}: missing argument"))?;
-            CString::new(*w).map_err(|_| format!("{step}: NUL in argument"))
-        };
-        let cwd = types::Fd(libc::AT_FDCWD);
-        let (a, b) = (arg(1).ok(), arg(2).ok());
-        let p = |c: &Option<CString>| c.as_ref().map_or(std::ptr::null(), |c| c.as_ptr());
-        let mut sock = -1;
-        let mut addr: Option<Box<libc::sockaddr_in>> = None;
-        let entry = match words.first().copied().unwrap_or("") {
-            "nop" => opcode::Nop::new().build(),
-            "openat" => opcode::OpenAt::new(cwd, p(&a))
-                .flags(libc::O_RDONLY)
-                .build(),
-            "openat2" => opcode::OpenAt2::new(cwd, p(&a), &how).build(),
-            "symlink" => opcode::SymlinkAt::new(cwd, p(&a), p(&b)).build(),
-            "link" => opcode::LinkAt::new(cwd, p(&a), cwd, p(&b)).build(),
-            "create" => opcode::OpenAt::new(cwd, p(&a))
-                .flags(libc::O_CREAT | libc::O_WRONLY)
-                .mode(0o644)
-                .build(),
-            "close" => opcode::Close::new(types::Fd(last_fd)).build(),
-            "mkdir" => opcode::MkDirAt::new(cwd, p(&a)).mode(0o755).build(),
-            "rename" => opcode::RenameAt::new(cwd, p(&a), cwd, p(&b)).build(),
-            "unlink" => opcode::UnlinkAt::new(cwd, p(&a)).build(),
-            "rmdir" => opcode::UnlinkAt::new(cwd, p(&a))
-                .flags(libc::AT_REMOVEDIR)
-                .build(),
-            "socket" => opcode::Socket::new(libc::AF_INET, libc::SOCK_STREAM, 0).build(),
-            op @ ("connect" | "bind") => {
-                let target: SocketAddrV4 = words
-                    .get(1)
-                    .and_then(|w| w.parse().ok())
-                    .ok_or_else(|| format!("{step}: {op} IP:PORT"))?;
-                // SAFETY: socket takes no pointers.
-                sock = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0) };
-                if sock < 0 {
-                    return Err(super::errno("socket"));
-                }
-                let sin = libc::sockaddr_in {
-                    sin_family: libc::AF_INET as libc::sa_family_t,
-                    sin_port: target.port().to_be(),
-                    sin_addr: libc::in_addr {
-                        s_addr: u32::from(*target.ip()).to_be(),
-                    },
-                    sin_zero: [0; 8],
-                };
-                let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
-                // Boxed: it moves into `pending` and must not move in memory.
-                let sa: *const libc::sockaddr_in = &**addr.insert(Box::new(sin));
-                match op {
-                    "bind" => opcode::Bind::new(types::Fd(sock), sa.cast(), len).build(),
-                    _ => opcode::Connect::new(types::Fd(sock), sa.cast(), len).build(),
-                }
-            }
-            "accept" => {
-                let at: std::net::SocketAddr = words
-                    .get(1)
-                    .and_then(|w| w.parse().ok())
-                    .ok_or_else(|| format!("{step}: accept IP:PORT"))?;
-                let listener =
-                    std::net::TcpListener::bind(at).map_err(|e| format!("{step}: listen: {e}"))?;
-                let there = listener.local_addr().map_err(|e| format!("{step}: {e}"))?;
-                // Its connection comes once the step waits (the accept
-                // is submitted well within the 50 ms); the thread keeps
-                // it open a while, then ends by itself.
-                std::thread::spawn(move || {
-                    std::thread::sleep(std::time::Duration::from_millis(50));
-                    if let Ok(c) = std::net::TcpStream::connect(there) {
-                        std::thread::sleep(std::time::Duration::from_millis(500));
-                        drop(c);
-                    }
-                });
-                sock = std::os::fd::IntoRawFd::into_raw_fd(listener);
-                opcode::Accept::new(types::Fd(sock), std::ptr::null_mut(), std::ptr::null_mut())
-                    .build()
-            }
-            "read" => {
-                let fd = a.as_ref().map_or(-1, |c| {
-                    // SAFETY: a valid NUL-terminated path.
-                    unsafe { libc::open(c.as_ptr(), libc::O_RDONLY) }
-                });
-                sock = fd;
-                opcode::Read::new(types::Fd(fd), buf.as_mut_ptr(), buf.len() as u32).build()
-            }
-            "statx" => opcode::Statx::new(cwd, p(&a), (&mut st as *mut libc::statx).cast())
-                .mask(libc::STATX_BASIC_STATS)
-                .build(),
-            other => return Err(format!("{step}: unknown io_uring step {other:?}")),
-        };
-        let mut flags = squeue::Flags::empty();
-        if force_async {
-            flags |= squeue::Flags::ASYNC;
-        }
-        if link {
-            flags |= squeue::Flags::IO_LINK;
-        }
-        if skip {
-            flags |= squeue::Flags::SKIP_SUCCESS;
-        }
-        let entry = entry.flags(flags).user_data(index as u64);
+        let (marks, words) = Marks::take(&all);
+        let built = build(step, words, last_fd, &mut held)?;
+        let entry = built.entry.flags(marks.flags()).user_data(index as u64);
         // SAFETY: every pointer the entry holds (paths, address, buffer)
         // lives until its completion, waited for below: the strings move
         // into `pending` (their heap buffers stay put), the rest lives
@@ -177,19 +67,213 @@ pub(super) fn run(sqpoll: bool, steps: &[String]) -> Result<Vec<i32>, String> {
         );
         pending.push(Pending {
             opens,
-            skip,
-            nowait,
-            fd: sock,
-            _keep: (a, b, addr),
+            skip: marks.skip,
+            nowait: marks.nowait,
+            fd: built.sock,
+            _keep: built.keep,
         });
         // A step whose success posts nothing waits in the ring for the
         // next, with which it is submitted (unless it is the last).
-        if link || (skip && index + 1 < steps.len()) {
+        if marks.link || (marks.skip && index + 1 < steps.len()) {
             continue;
         }
         last_fd = complete(&mut ring, &mut pending, &mut results)?.unwrap_or(last_fd);
     }
     Ok(results)
+}
+
+/// What the entries point at across the steps: the read buffer, the statx
+/// result, openat2's how.
+struct Held {
+    buf: Vec<u8>,
+    st: libc::statx,
+    how: types::OpenHow,
+}
+
+/// A step's leading words: `nowait`, `async`, `skip`, `chain`, in order.
+struct Marks {
+    nowait: bool,
+    force_async: bool,
+    skip: bool,
+    link: bool,
+}
+
+impl Marks {
+    /// The marks `all` starts with, and the op with its arguments after them.
+    fn take<'a, 'w>(all: &'a [&'w str]) -> (Marks, &'a [&'w str]) {
+        let mut words = all;
+        let mut flag = |name: &str| match words.split_first() {
+            Some((w, rest)) if *w == name => {
+                words = rest;
+                true
+            }
+            _ => false,
+        };
+        let nowait = flag("nowait");
+        let force_async = flag("async");
+        let skip = flag("skip");
+        let link = flag("chain");
+        let marks = Marks {
+            nowait,
+            force_async,
+            skip,
+            link,
+        };
+        (marks, words)
+    }
+
+    /// The submission flags they set.
+    fn flags(&self) -> squeue::Flags {
+        let mut flags = squeue::Flags::empty();
+        if self.force_async {
+            flags |= squeue::Flags::ASYNC;
+        }
+        if self.link {
+            flags |= squeue::Flags::IO_LINK;
+        }
+        if self.skip {
+            flags |= squeue::Flags::SKIP_SUCCESS;
+        }
+        flags
+    }
+}
+
+/// A step's entry, the socket or file it opened for itself (-1 for none),
+/// and what it points at until its completion.
+struct Built {
+    entry: squeue::Entry,
+    sock: i32,
+    keep: Keep,
+}
+
+/// A step's path strings and address, alive until its completion.
+type Keep = (
+    Option<CString>,
+    Option<CString>,
+    Option<Box<libc::sockaddr_in>>,
+);
+
+/// The entry of the op `words` (of `step`), the last opened fd `last_fd`.
+fn build(step: &str, words: &[&str], last_fd: i32, held: &mut Held) -> Result<Built, String> {
+    let arg = |i: usize| -> Result<CString, String> {
+        let w = words
+            .get(i)
+            .ok_or_else(|| format!("{step}: missing argument"))?;
+        CString::new(*w).map_err(|_| format!("{step}: NUL in argument"))
+    };
+    let cwd = types::Fd(libc::AT_FDCWD);
+    let (a, b) = (arg(1).ok(), arg(2).ok());
+    let p = |c: &Option<CString>| c.as_ref().map_or(std::ptr::null(), |c| c.as_ptr());
+    let mut sock = -1;
+    let mut addr: Option<Box<libc::sockaddr_in>> = None;
+    let entry = match words.first().copied().unwrap_or("") {
+        "nop" => opcode::Nop::new().build(),
+        "openat" => opcode::OpenAt::new(cwd, p(&a))
+            .flags(libc::O_RDONLY)
+            .build(),
+        "openat2" => opcode::OpenAt2::new(cwd, p(&a), &held.how).build(),
+        "symlink" => opcode::SymlinkAt::new(cwd, p(&a), p(&b)).build(),
+        "link" => opcode::LinkAt::new(cwd, p(&a), cwd, p(&b)).build(),
+        "create" => opcode::OpenAt::new(cwd, p(&a))
+            .flags(libc::O_CREAT | libc::O_WRONLY)
+            .mode(0o644)
+            .build(),
+        "close" => opcode::Close::new(types::Fd(last_fd)).build(),
+        "mkdir" => opcode::MkDirAt::new(cwd, p(&a)).mode(0o755).build(),
+        "rename" => opcode::RenameAt::new(cwd, p(&a), cwd, p(&b)).build(),
+        "unlink" => opcode::UnlinkAt::new(cwd, p(&a)).build(),
+        "rmdir" => opcode::UnlinkAt::new(cwd, p(&a))
+            .flags(libc::AT_REMOVEDIR)
+            .build(),
+        "socket" => opcode::Socket::new(libc::AF_INET, libc::SOCK_STREAM, 0).build(),
+        op @ ("connect" | "bind") => {
+            let (entry, fd) = address_op(step, op, words, &mut addr)?;
+            sock = fd;
+            entry
+        }
+        "accept" => {
+            let (entry, fd) = accept_op(step, words)?;
+            sock = fd;
+            entry
+        }
+        "read" => {
+            let fd = a.as_ref().map_or(-1, |c| {
+                // SAFETY: a valid NUL-terminated path.
+                unsafe { libc::open(c.as_ptr(), libc::O_RDONLY) }
+            });
+            sock = fd;
+            opcode::Read::new(types::Fd(fd), held.buf.as_mut_ptr(), held.buf.len() as u32).build()
+        }
+        "statx" => opcode::Statx::new(cwd, p(&a), (&mut held.st as *mut libc::statx).cast())
+            .mask(libc::STATX_BASIC_STATS)
+            .build(),
+        other => return Err(format!("{step}: unknown io_uring step {other:?}")),
+    };
+    Ok(Built {
+        entry,
+        sock,
+        keep: (a, b, addr),
+    })
+}
+
+/// `connect IP:PORT` or `bind IP:PORT` on a fresh TCP socket: the entry
+/// and the socket; the address is kept in `addr`.
+fn address_op(
+    step: &str,
+    op: &str,
+    words: &[&str],
+    addr: &mut Option<Box<libc::sockaddr_in>>,
+) -> Result<(squeue::Entry, i32), String> {
+    let target: SocketAddrV4 = words
+        .get(1)
+        .and_then(|w| w.parse().ok())
+        .ok_or_else(|| format!("{step}: {op} IP:PORT"))?;
+    // SAFETY: socket takes no pointers.
+    let sock = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0) };
+    if sock < 0 {
+        return Err(super::measure::errno("socket"));
+    }
+    let sin = libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: target.port().to_be(),
+        sin_addr: libc::in_addr {
+            s_addr: u32::from(*target.ip()).to_be(),
+        },
+        sin_zero: [0; 8],
+    };
+    let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+    // Boxed: it moves into `pending` and must not move in memory.
+    let sa: *const libc::sockaddr_in = &**addr.insert(Box::new(sin));
+    let entry = match op {
+        "bind" => opcode::Bind::new(types::Fd(sock), sa.cast(), len).build(),
+        _ => opcode::Connect::new(types::Fd(sock), sa.cast(), len).build(),
+    };
+    Ok((entry, sock))
+}
+
+/// `accept IP:PORT`: the entry and the listening socket, with a thread
+/// that connects to it 50 ms later.
+fn accept_op(step: &str, words: &[&str]) -> Result<(squeue::Entry, i32), String> {
+    let at: std::net::SocketAddr = words
+        .get(1)
+        .and_then(|w| w.parse().ok())
+        .ok_or_else(|| format!("{step}: accept IP:PORT"))?;
+    let listener = std::net::TcpListener::bind(at).map_err(|e| format!("{step}: listen: {e}"))?;
+    let there = listener.local_addr().map_err(|e| format!("{step}: {e}"))?;
+    // Its connection comes once the step waits (the accept
+    // is submitted well within the 50 ms); the thread keeps
+    // it open a while, then ends by itself.
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        if let Ok(c) = std::net::TcpStream::connect(there) {
+            std::thread::sleep(std::time::Duration::from_millis(500));
+            drop(c);
+        }
+    });
+    let sock = std::os::fd::IntoRawFd::into_raw_fd(listener);
+    let entry =
+        opcode::Accept::new(types::Fd(sock), std::ptr::null_mut(), std::ptr::null_mut()).build();
+    Ok((entry, sock))
 }
 
 /// Submit the pending steps and wait for every one's completion, its
@@ -268,9 +352,5 @@ struct Pending {
     /// A socket or file the step opened for itself, closed after.
     fd: i32,
     /// Its path strings and address, alive until its completion.
-    _keep: (
-        Option<CString>,
-        Option<CString>,
-        Option<Box<libc::sockaddr_in>>,
-    ),
+    _keep: Keep,
 }

@@ -15,13 +15,14 @@
 //! logged as the kernel logs auditctl's `-e` (`op=set audit_enabled=N
 //! old=M`), by the caller.
 
+mod parts;
 pub mod socket;
 mod status;
 
-use crate::kernel::Kernel;
+pub use parts::Parts;
+
 use crate::rules::change::{log_enable, log_rule_changes};
-use crate::rules::{RuleChange, Rules};
-use crate::sink::Sink;
+use crate::rules::RuleChange;
 use fastaudit_engine::Plan;
 use fastaudit_rules::listing::Lister;
 use fastaudit_rules::parse::{parse_words, Request as RuleRequest};
@@ -51,20 +52,6 @@ struct Switching {
     changes: Vec<RuleChange>,
     /// `-e N`: (N, the flag before).
     enable: Option<(u32, u32)>,
-}
-
-/// The parts of the daemon a request reads or changes.
-pub struct Parts<'a> {
-    /// The rules (a change is switched to through the engine).
-    pub rules: &'a mut Rules,
-    /// The kernel side (`-s`; `-e 2` locks).
-    pub kernel: &'a mut Kernel,
-    /// Where the CONFIG_CHANGE records go.
-    pub sink: &'a mut Sink,
-    /// Records held waiting for their other half (`-s`'s backlog).
-    pub held: usize,
-    /// Events lost in the ring buffer so far (`-s`'s lost).
-    pub ring_lost: u64,
 }
 
 /// The control requests of a run.

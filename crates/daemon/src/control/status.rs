@@ -1,6 +1,6 @@
 //! `fastaudit ctl -s`: `auditctl -s`'s lines, with fastaudit's values.
 
-use super::Parts;
+use super::parts::Parts;
 use crate::kernel::KernelSettings;
 use fastaudit_netlink::proto::mask;
 

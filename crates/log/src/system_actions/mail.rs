@@ -78,7 +78,7 @@ pub fn send(mail: &Mail) -> std::io::Result<()> {
     }
     let mut cmd = Command::new(SENDMAIL);
     cmd.args(mail.args());
-    super::spawn_reaped(
+    super::spawn::spawn_reaped(
         cmd,
         format!("{SENDMAIL} (to {})", mail.to),
         Some(mail.message()),

@@ -37,7 +37,7 @@ pub fn check(path: &Path) -> Result<(), String> {
 /// Check `path` again, then run it in the background with no arguments.
 pub fn run(path: &Path) -> std::io::Result<()> {
     check(path).map_err(std::io::Error::other)?;
-    super::spawn_reaped(Command::new(path), path.display().to_string(), None)
+    super::spawn::spawn_reaped(Command::new(path), path.display().to_string(), None)
 }
 
 #[cfg(test)]

@@ -47,5 +47,5 @@ pub fn change(level: Runlevel) -> std::io::Result<()> {
     }
     let mut cmd = Command::new(INIT);
     cmd.arg(level.arg());
-    super::spawn_reaped(cmd, format!("{INIT} {}", level.arg()), None)
+    super::spawn::spawn_reaped(cmd, format!("{INIT} {}", level.arg()), None)
 }

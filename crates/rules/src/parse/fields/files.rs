@@ -2,7 +2,8 @@
 //! from the declared tables.
 
 use super::super::watch::perm_bits;
-use super::{err, show, Pair, State, SyntaxError};
+use super::pair::Pair;
+use super::{err, show, State, SyntaxError};
 use crate::abi::{list, op};
 use crate::cnum::{starts_with_digit, strtoul};
 use crate::tables;

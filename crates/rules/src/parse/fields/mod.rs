@@ -10,11 +10,13 @@ mod files;
 mod ids;
 mod msgtype;
 mod numbers;
+mod pair;
 mod strings;
 
 use super::{err, find, show, State, SyntaxError};
 use crate::abi::{field, list, op};
 use crate::tables;
+use pair::Pair;
 
 /// auditctl's operators, in the order it searches the pair for them: the
 /// first one found anywhere wins (so `key=a!=b` splits at `!=`).
@@ -75,43 +77,6 @@ fn operator_fault(pair: &[u8]) -> Option<SyntaxError> {
         show(pair),
         show(run)
     )))
-}
-
-/// One `-F` pair: the field as named and numbered, the operator, the value
-/// text, and the list of the rule it is for (none yet: `-F arch=... -t`).
-struct Pair<'a> {
-    name: &'a [u8],
-    field: u32,
-    op: u32,
-    value: &'a [u8],
-    list: Option<u32>,
-}
-
-impl Pair<'_> {
-    /// The field name as the line spells it, for messages.
-    fn name(&self) -> String {
-        show(self.name)
-    }
-
-    /// The option and field, for warnings (`-F uid value`).
-    fn what(&self) -> String {
-        format!("-F {} value", self.name())
-    }
-
-    /// Whether the rule is on a list with syscall exits (exit or io_uring).
-    fn exitish(&self) -> bool {
-        matches!(self.list, Some(list::EXIT | list::URING_EXIT))
-    }
-
-    /// The refusal of a field that only the exit list takes.
-    fn exit_only<T>(&self) -> Result<T, SyntaxError> {
-        err(format!("-F {}: only valid on the exit list", self.name()))
-    }
-
-    /// Whether the operator is `=` or `!=`.
-    fn eq_or_ne(&self) -> bool {
-        self.op == op::EQUAL || self.op == op::NOT_EQUAL
-    }
 }
 
 /// What a field's value becomes in the rule.
