@@ -92,8 +92,9 @@ fn test_plugin_gets_every_logged_event_once_also_across_kills_and_restarts() {
     let mut killed = 0;
     let mut load = load;
     while killed < 3 {
-        // The point: the kills are spread over the load (the check
-        // below also waits for the restarted plugin).
+        // The time is what is tested here: the kills are spread over the
+        // load, a restarted plugin killed again mid-feed (the check below
+        // waits for the last restarted plugin).
         std::thread::sleep(std::time::Duration::from_millis(300));
         if let [k] = d.children()[..] {
             signal(k, nix::sys::signal::SIGKILL);
