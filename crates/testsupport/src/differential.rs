@@ -6,7 +6,7 @@ use crate::auditd::Auditd;
 use crate::kernel::{auditctl, auditctl_command, restore_kernel, KernelAudit};
 use crate::run::{attrs_masked_for, tempdir, FastauditRun};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// Appended to every scenario's rules: forks, so the workload's process
@@ -278,53 +278,124 @@ pub fn run_full_then(
     after: impl FnOnce(&Path, &Path) -> Vec<String>,
 ) -> (Vec<String>, FullEvents) {
     let _ka = KernelAudit::acquire();
-    let dir = tempdir();
-    let rules_file = dir.join("rules");
-    // FILE and TREE name a file and a directory tree of the scenario's own.
-    let file = dir.join("file");
-    let tree = dir.join("tree");
-    let paths = |s: &str| {
-        s.replace("FILE", file.to_str().unwrap())
-            .replace("TREE", tree.to_str().unwrap())
+    let place = ScenarioDir::new(rules);
+    let (shells, fa_log) = record_both(bin, &place, workload, fa_args);
+    let kernel_full = events(&place.dir.join("kernel.log"));
+    let ours_full = events(&fa_log);
+    let pids = workload_pids(shells, &kernel_full, &ours_full);
+    let of_workload = |e: &Vec<Rec>| {
+        syscall_fields(e)
+            .get("pid")
+            .is_some_and(|p| pids.contains(p))
     };
-    // Appended (so it decides nothing the scenario's rules decide): every
-    // fork is recorded, and its exit value names the child, so the
-    // workload's process tree is known even where a process in the middle
-    // has no event of its own.
-    std::fs::write(&rules_file, format!("{}{TREE_RULE}", paths(rules))).unwrap();
-    std::fs::write(&file, "x").unwrap();
-    std::fs::create_dir_all(tree.join("sub")).unwrap();
-    let auditd = Auditd::start(&dir, "RAW");
+    let mine: FullEvents = kernel_full
+        .iter()
+        .filter(|e| of_workload(e))
+        .cloned()
+        .collect();
+    let mut diffs = Vec::new();
+    if mine
+        .iter()
+        .all(|e| syscall_fields(e).get("key").is_some_and(|k| k == TREE_KEY))
+    {
+        diffs.push(format!("{name}: the kernel recorded nothing for the workload (scenario is not testing anything)"));
+    }
+    // Events as multisets: the same records twice must be recorded twice.
+    let pick = |v: &FullEvents| {
+        let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+        for e in v.iter().filter(|e| of_workload(e)) {
+            *counts.entry(comparable(bin, e, skip)).or_default() += 1;
+        }
+        counts
+    };
+    diffs.extend(multiset_diffs(name, &pick(&kernel_full), &pick(&ours_full)));
+    diffs.extend(after(&place.dir.join("kernel.log"), &fa_log));
+    let _ = std::fs::remove_dir_all(&place.dir);
+    (diffs, mine)
+}
+
+/// A scenario's directory: its rules file (the scenario's rules, FILE and
+/// TREE spelled out, then [`TREE_RULE`]), and FILE and TREE, a file and a
+/// directory tree of its own.
+struct ScenarioDir {
+    dir: PathBuf,
+    rules_file: PathBuf,
+    file: PathBuf,
+    tree: PathBuf,
+}
+
+impl ScenarioDir {
+    fn new(rules: &str) -> ScenarioDir {
+        let dir = tempdir();
+        let place = ScenarioDir {
+            rules_file: dir.join("rules"),
+            file: dir.join("file"),
+            tree: dir.join("tree"),
+            dir,
+        };
+        // Appended (so it decides nothing the scenario's rules decide): every
+        // fork is recorded, and its exit value names the child, so the
+        // workload's process tree is known even where a process in the middle
+        // has no event of its own.
+        std::fs::write(
+            &place.rules_file,
+            format!("{}{TREE_RULE}", place.paths(rules)),
+        )
+        .unwrap();
+        std::fs::write(&place.file, "x").unwrap();
+        std::fs::create_dir_all(place.tree.join("sub")).unwrap();
+        place
+    }
+
+    /// `s` with FILE and TREE replaced by their paths.
+    fn paths(&self, s: &str) -> String {
+        s.replace("FILE", self.file.to_str().unwrap())
+            .replace("TREE", self.tree.to_str().unwrap())
+    }
+}
+
+/// Run the workload with auditd (the kernel's daemon, writing
+/// `kernel.log`) and `fastaudit run --bpf-only` side by side on the
+/// scenario's rules, each command in its own shell; returns the shells'
+/// pids and fastaudit's log, once both logs hold everything and the
+/// kernel is put back.
+fn record_both(
+    bin: &str,
+    place: &ScenarioDir,
+    workload: &[&str],
+    fa_args: &[&str],
+) -> (BTreeSet<String>, PathBuf) {
+    let auditd = Auditd::start(&place.dir, "RAW");
     assert!(
-        auditctl_command(&[std::ffi::OsStr::new("-R"), rules_file.as_os_str()])
+        auditctl_command(&[std::ffi::OsStr::new("-R"), place.rules_file.as_os_str()])
             .status()
             .unwrap()
             .success(),
         "kernel takes the rules"
     );
     auditctl(&["-e", "1"]);
-    let fa_log = dir.join("fastaudit.log");
+    let fa_log = place.dir.join("fastaudit.log");
     // auditd is the kernel's daemon here: fastaudit runs beside it.
     let mut args = vec!["--bpf-only"];
     args.extend_from_slice(fa_args);
-    let fa = FastauditRun::start(bin, &rules_file, &fa_log, &args);
+    let fa = FastauditRun::start(bin, &place.rules_file, &fa_log, &args);
 
-    let mut pids = BTreeSet::new();
+    let mut shells = BTreeSet::new();
     for cmd in workload {
-        let cmd = paths(cmd);
         let mut child = Command::new("sh")
-            .args(["-c", &cmd])
+            .args(["-c", &place.paths(cmd)])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        pids.insert(child.id().to_string());
+        shells.insert(child.id().to_string());
         child.wait().unwrap();
     }
-    // Nothing to wait for yet: a workload's records can come after it is
-    // reaped (a thread's `exit` on 6.18: syscalls_that_never_return fails
-    // without this time), so no event of it says all are written.
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // A workload's records can come after it is reaped (a thread's
+    // `exit` on 6.18), so no event of its own says all are written: a
+    // fork of this process after it ([`TREE_RULE`] records it in both
+    // logs, and it is no part of the workload) is the barrier.
+    fork_recorded_in(&fa_log);
     // Then everything the kernel has queued is in auditd's log once it is
     // caught up; fastaudit reads its ring buffer to the end when stopped.
     auditd.wait_caught_up();
@@ -332,13 +403,41 @@ pub fn run_full_then(
     auditctl(&["-e", "0"]);
     drop(auditd);
     restore_kernel();
+    (shells, fa_log)
+}
 
-    let kernel_full = events(&dir.join("kernel.log"));
-    let ours_full = events(&fa_log);
-    let kernel: Events = kernel_full.iter().map(|e| syscall_fields(e)).collect();
-    let ours: Events = ours_full.iter().map(|e| syscall_fields(e)).collect();
-    // The workload's processes: the shells and everything they started,
-    // found through the kernel's fork records (and any event's ppid).
+/// Start and reap a child of this process, and wait until `log` holds
+/// the SYSCALL record of the fork that made it (this process's pid, the
+/// child's as its exit value): everything recorded before it is written.
+pub fn fork_recorded_in(log: &Path) {
+    let mut child = Command::new("true").spawn().expect("run true");
+    let mark = (
+        format!(" exit={} ", child.id()),
+        format!(" pid={} ", std::process::id()),
+    );
+    child.wait().unwrap();
+    crate::wait::wait_until(
+        20,
+        &format!("{} to record the fork of {}", log.display(), mark.0),
+        || {
+            String::from_utf8_lossy(&std::fs::read(log).unwrap_or_default())
+                .lines()
+                .any(|l| {
+                    l.starts_with("type=SYSCALL ") && l.contains(&mark.0) && l.contains(&mark.1)
+                })
+        },
+    );
+}
+
+/// The workload's processes: the shells and everything they started,
+/// found through the kernel's fork records (and any event's ppid).
+fn workload_pids(
+    mut pids: BTreeSet<String>,
+    kernel: &FullEvents,
+    ours: &FullEvents,
+) -> BTreeSet<String> {
+    let kernel: Events = kernel.iter().map(|e| syscall_fields(e)).collect();
+    let ours: Events = ours.iter().map(|e| syscall_fields(e)).collect();
     let forks = ["56", "57", "58", "435"];
     loop {
         let before = pids.len();
@@ -359,50 +458,32 @@ pub fn run_full_then(
             }
         }
         if pids.len() == before {
-            break;
+            return pids;
         }
     }
-    let of_workload = |e: &Vec<Rec>| {
-        syscall_fields(e)
-            .get("pid")
-            .is_some_and(|p| pids.contains(p))
-    };
-    // Events as multisets: the same records twice must be recorded twice.
-    let pick = |v: &FullEvents| {
-        let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-        for e in v.iter().filter(|e| of_workload(e)) {
-            *counts.entry(comparable(bin, e, skip)).or_default() += 1;
-        }
-        counts
-    };
-    let mine: FullEvents = kernel_full
-        .iter()
-        .filter(|e| of_workload(e))
-        .cloned()
-        .collect();
-    let (k, o) = (pick(&kernel_full), pick(&ours_full));
+}
+
+/// The differences of two multisets of comparable events: what only the
+/// kernel recorded, then what only fastaudit did (with how many times).
+fn multiset_diffs(
+    name: &str,
+    kernel: &BTreeMap<String, usize>,
+    ours: &BTreeMap<String, usize>,
+) -> Vec<String> {
     let mut diffs = Vec::new();
-    if mine
-        .iter()
-        .all(|e| syscall_fields(e).get("key").is_some_and(|k| k == TREE_KEY))
-    {
-        diffs.push(format!("{name}: the kernel recorded nothing for the workload (scenario is not testing anything)"));
-    }
-    for (e, &n) in &k {
-        let m = o.get(e).copied().unwrap_or(0);
+    for (e, &n) in kernel {
+        let m = ours.get(e).copied().unwrap_or(0);
         if n > m {
             diffs.push(format!("{name}: only the kernel recorded ({}x) {e}", n - m));
         }
     }
-    for (e, &n) in &o {
-        let m = k.get(e).copied().unwrap_or(0);
+    for (e, &n) in ours {
+        let m = kernel.get(e).copied().unwrap_or(0);
         if n > m {
             diffs.push(format!("{name}: only fastaudit recorded ({}x) {e}", n - m));
         }
     }
-    diffs.extend(after(&dir.join("kernel.log"), &fa_log));
-    let _ = std::fs::remove_dir_all(&dir);
-    (diffs, mine)
+    diffs
 }
 
 /// What auditors' tools answer on both logs for executable `exe`:

@@ -29,7 +29,7 @@ pub use kernel::*;
 pub use oracle::*;
 pub use rules::*;
 pub use run::*;
-pub use wait::{file_holds, wait_until};
+pub use wait::{file_holds, wait_for, wait_until};
 
 /// Whether the running test, which needs the kernel's own audit as its
 /// oracle, must be skipped here (see [`oracle::skip_without_kernel_oracle`]);

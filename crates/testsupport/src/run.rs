@@ -89,6 +89,9 @@ pub fn tempdir() -> PathBuf {
 pub struct FastauditRun {
     child: std::process::Child,
     stderr: std::sync::mpsc::Receiver<String>,
+    /// What it printed after the ready line that [`FastauditRun::wait_said`]
+    /// has read (given back by `stop` with the rest).
+    said: Vec<String>,
     /// What it printed before "fastaudit: ready".
     pub before_ready: Vec<String>,
 }
@@ -166,6 +169,7 @@ impl FastauditRun {
         FastauditRun {
             child,
             stderr: rx,
+            said: Vec::new(),
             before_ready,
         }
     }
@@ -173,6 +177,28 @@ impl FastauditRun {
     /// Its pid.
     pub fn pid(&self) -> u32 {
         self.child.id()
+    }
+
+    /// Wait up to `secs` seconds for it to print a line `line` accepts,
+    /// failing the test with `what` otherwise.
+    pub fn wait_said(&mut self, secs: u64, what: &str, line: impl Fn(&str) -> bool) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.stderr.recv_timeout(left) {
+                Ok(l) => {
+                    let found = line(&l);
+                    self.said.push(l);
+                    if found {
+                        return;
+                    }
+                }
+                Err(_) => panic!(
+                    "timed out after {secs} s waiting for {what}: {:#?}",
+                    self.said
+                ),
+            }
+        }
     }
 
     /// SIGKILL, as a crash: nothing of it runs afterwards.
@@ -190,7 +216,9 @@ impl FastauditRun {
         .expect("signal fastaudit");
         let status = self.child.wait().expect("wait fastaudit");
         assert!(status.success(), "exit 0 after SIGTERM: {status}");
-        rest_of(&self.stderr)
+        let mut said = std::mem::take(&mut self.said);
+        said.extend(rest_of(&self.stderr));
+        said
     }
 }
 
@@ -201,11 +229,9 @@ impl Drop for FastauditRun {
         let pid = nix::unistd::Pid::from_raw(self.child.id() as i32);
         if let Ok(None) = self.child.try_wait() {
             let _ = nix::sys::signal::kill(pid, nix::sys::signal::SIGTERM);
-            for _ in 0..100 {
-                if !matches!(self.child.try_wait(), Ok(None)) {
-                    return;
-                }
-                std::thread::sleep(std::time::Duration::from_millis(50));
+            let child = &mut self.child;
+            if crate::wait::wait_for(5, || !matches!(child.try_wait(), Ok(None))) {
+                return;
             }
             let _ = self.child.kill();
             let _ = self.child.wait();

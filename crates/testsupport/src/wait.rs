@@ -5,13 +5,24 @@
 use std::time::{Duration, Instant};
 
 /// Wait up to `secs` seconds for `ok`, failing the test with `what` otherwise.
-pub fn wait_until(secs: u64, what: &str, mut ok: impl FnMut() -> bool) {
+pub fn wait_until(secs: u64, what: &str, ok: impl FnMut() -> bool) {
+    assert!(
+        wait_for(secs, ok),
+        "timed out after {secs} s waiting for {what}"
+    );
+}
+
+/// Wait up to `secs` seconds for `ok`; whether it held in time (for a
+/// test that has more to say, or to clean up, when it did not).
+pub fn wait_for(secs: u64, mut ok: impl FnMut() -> bool) -> bool {
     let start = Instant::now();
-    while !ok() {
-        assert!(
-            start.elapsed() < Duration::from_secs(secs),
-            "timed out after {secs} s waiting for {what}"
-        );
+    loop {
+        if ok() {
+            return true;
+        }
+        if start.elapsed() >= Duration::from_secs(secs) {
+            return false;
+        }
         std::thread::sleep(Duration::from_millis(50));
     }
 }

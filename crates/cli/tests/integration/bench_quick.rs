@@ -12,7 +12,6 @@ use std::fs::File;
 use support::{auditctl, tempdir};
 
 use std::process::Output;
-use std::time::{Duration, Instant};
 
 /// The binary under test (cargo gives its path to integration tests only).
 const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
@@ -81,13 +80,12 @@ fn kernel_lock() -> Flock<File> {
 /// BPF programs are freed a moment after their last user closes them.
 fn wait_clean() {
     let _lock = kernel_lock();
-    let start = Instant::now();
-    loop {
-        match machine_is_clean() {
-            Ok(()) => return,
-            Err(e) if start.elapsed() > Duration::from_secs(10) => panic!("{e}"),
-            Err(_) => std::thread::sleep(Duration::from_millis(200)),
-        }
+    let mut last = Ok(());
+    if !support::wait_for(10, || {
+        last = machine_is_clean();
+        last.is_ok()
+    }) {
+        panic!("{}", last.unwrap_err());
     }
 }
 

@@ -240,9 +240,8 @@ fn ctl_lists_adds_deletes_and_clears_the_running_rules() {
     ok(&["-D"]);
     assert_eq!(ok(&["-l"]), "No rules\n");
     chmod(&s.target);
-    // Nothing to wait for: with no rule the chmod must not be logged; the
-    // time lets a wrong event show.
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    // With no rule the chmod must not be logged: the stop drains the ring
+    // before the log is read, so a wrong event would be in it.
     run.stop();
 
     assert_eq!(events(&s.log, "added"), 1, "only while the rule was loaded");
@@ -309,7 +308,7 @@ fn a_bad_request_is_refused_whole_and_changes_nothing() {
 fn enable_stops_resumes_and_locks_fastaudits_rules_only() {
     let _ka = KernelAudit::acquire();
     let s = setup();
-    let run = FastauditRun::start(FASTAUDIT, &s.rules, &s.log, &[]);
+    let mut run = FastauditRun::start(FASTAUDIT, &s.rules, &s.log, &[]);
     chmod(&s.target);
     wait_until(10, "an event", || events(&s.log, "start") == 1);
     // -e 0: nothing audited, the rules stay loaded.
@@ -364,14 +363,15 @@ fn enable_stops_resumes_and_locks_fastaudits_rules_only() {
     let listing = ok(&["-l"]);
     std::fs::write(&s.rules, "").expect("rules");
     signal(run.pid(), nix::sys::signal::SIGHUP);
-    // Nothing to wait for: the refused SIGHUP changes nothing; the time
-    // lets a wrong reload show.
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    // The refused SIGHUP changes nothing, once it has been refused.
+    run.wait_said(10, "the SIGHUP refused", |l| {
+        l.contains("SIGHUP: the rules were refused")
+    });
     assert_eq!(ok(&["-l"]), listing);
     chmod(&s.target);
     wait_until(10, "an event while locked", || events(&s.log, "start") == 3);
-    // Time for a fourth, wrong, event to show.
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // The stop drains the ring before the log is read: a fourth, wrong,
+    // event would be in it.
     let printed = run.stop();
     assert_eq!(
         events(&s.log, "start"),
@@ -524,8 +524,8 @@ fn a_change_under_load_is_switched_with_no_gap_and_no_duplicate() {
             .count()
             >= n
     });
-    // Time for a chmod logged twice to show.
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // The stop drains the ring before the log is read: a chmod logged
+    // twice would be in it.
     run.stop();
     let chmods: Vec<String> = lines(&s.log)
         .into_iter()

@@ -10,7 +10,6 @@ use fastaudit_testsupport::daemon_log as records;
 use records::*;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::Duration;
 use support::auditd::*;
 use support::*;
 
@@ -469,8 +468,11 @@ fn kill_9_stalls_no_writer_and_the_next_run_puts_the_kernel_back() {
         .stdout(Stdio::piped())
         .spawn()
         .expect("writer");
-    // The point: fastaudit is killed while the writer is under way.
-    std::thread::sleep(Duration::from_secs(1));
+    // The point: fastaudit is killed while the writer is under way (its
+    // loginuid writes logged: LOGIN records), 4 s of writes ahead of it.
+    wait_until(20, "the writer's LOGIN records", || {
+        file_holds(&log, "type=LOGIN ")
+    });
     let killed_at = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()

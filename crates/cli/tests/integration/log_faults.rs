@@ -10,7 +10,7 @@ use fastaudit_testsupport as support;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::time::Duration;
+use support::auditd;
 use support::logread::*;
 use support::*;
 
@@ -178,6 +178,42 @@ fn events_in(logs: &[PathBuf]) -> u64 {
         .count() as u64
 }
 
+/// Events the running daemon has lost so far: `fastaudit ctl -s`'s
+/// `lost`, less the kernel's own that it adds (`auditctl -s`).
+fn lost_so_far() -> u64 {
+    let out = fastaudit(FASTAUDIT, &["ctl", "-s"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "ctl -s: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ours: u64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("lost "))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no lost in ctl -s: {text}"));
+    let kernel: u64 = auditd::status_field("lost").parse().unwrap_or(0);
+    ours.saturating_sub(kernel)
+}
+
+/// Wait until the daemon has handled the workload's first `n` events,
+/// each written to `logs` or counted lost: it handles them in order, so
+/// what comes next (space freed, SIGUSR2, more events) comes after them.
+fn handled(logs: &[PathBuf], n: u64) {
+    wait_until(20, &format!("{n} events logged or counted lost"), || {
+        events_in(logs) + lost_so_far() >= n
+    });
+}
+
+/// Wait until `log` (after SIGUSR2) holds the DAEMON_RESUME record:
+/// logging is back before the next events are made.
+fn resumed(log: &Path) {
+    wait_until(20, "DAEMON_RESUME", || {
+        records(log).iter().any(|r| r.ty == "DAEMON_RESUME")
+    });
+}
+
 /// Fill a 512 KiB tmpfs with `action` as disk_full_action; free space as
 /// an administrator would; check the counts.
 fn disk_full(action: &str) {
@@ -208,12 +244,14 @@ fn disk_full(action: &str) {
         ],
     );
     chmods(&target, N);
-    // No record to wait for: the daemon works through the events
-    // (writing, dropping or suspended, which is what is checked).
-    std::thread::sleep(Duration::from_millis(300));
+    let rotated = fs.0.join("audit.log.1");
+    // Rotation frees space by itself and no administrator step follows,
+    // so there the order of the two batches is the ring's alone.
+    if action != "rotate" {
+        handled(std::slice::from_ref(&log), N);
+    }
     // The administrator frees space (the log itself here) and, for
     // suspend, says so with SIGUSR2.
-    let rotated = fs.0.join("audit.log.1");
     if action == "rotate" {
         // Rotation frees it: nothing to do.
     } else if action == "suspend" {
@@ -227,13 +265,13 @@ fn disk_full(action: &str) {
             .set_len(0)
             .unwrap();
     }
-    // No record to wait for: the daemon works through the events
-    // (writing, dropping or suspended, which is what is checked).
-    std::thread::sleep(Duration::from_millis(300));
+    // Resumed on SIGUSR2; with ignore or syslog the next write finds the
+    // space freed, with nothing to wait for.
+    if action == "suspend" {
+        resumed(&log);
+    }
     chmods(&target, MORE);
-    // No record to wait for: the daemon works through the events
-    // (writing, dropping or suspended, which is what is checked).
-    std::thread::sleep(Duration::from_millis(300));
+    // The stop drains the ring first: the final counts are of every event.
     let said = fa.stop();
     let (generated, logged, ring, dropped) =
         final_counts(&said).unwrap_or_else(|| panic!("{action}: no final counts: {said:?}"));
@@ -321,20 +359,14 @@ fn low_space_runs_the_space_actions() {
         ],
     );
     chmods(&target, N);
-    // No record to wait for: the daemon works through the events
-    // (writing, dropping or suspended, which is what is checked).
-    std::thread::sleep(Duration::from_millis(300));
+    handled(std::slice::from_ref(&log), N);
     let size = std::fs::metadata(&log).unwrap().len();
     assert!(size < 400 << 10, "suspended before the disk filled: {size}");
     std::fs::remove_file(&log).unwrap();
     signal(fa.pid(), nix::sys::signal::SIGUSR2);
-    // No record to wait for: the daemon works through the events
-    // (writing, dropping or suspended, which is what is checked).
-    std::thread::sleep(Duration::from_millis(300));
+    resumed(&log);
     chmods(&target, 10);
-    // No record to wait for: the daemon works through the events
-    // (writing, dropping or suspended, which is what is checked).
-    std::thread::sleep(Duration::from_millis(300));
+    // The stop drains the ring first: the final counts are of every event.
     let said = fa.stop();
     assert!(
         said.iter()
@@ -488,22 +520,16 @@ fn a_write_error_follows_disk_error_action_and_resumes_on_sigusr2() {
     // The soft limit only: raising it back needs no privilege.
     prlimit("200000:unlimited");
     chmods(&target, 3000);
-    // No record to wait for: the daemon works through the events
-    // (writing, dropping or suspended, which is what is checked).
-    std::thread::sleep(Duration::from_millis(300));
+    handled(std::slice::from_ref(&log), 3000);
     let size = std::fs::metadata(&log).unwrap().len();
     assert!(size <= 200000, "{size}");
     let bytes = std::fs::read(&log).unwrap();
     assert!(bytes.ends_with(b"\n"), "no part of a line is left");
     prlimit("unlimited:unlimited");
     signal(fa.pid(), nix::sys::signal::SIGUSR2);
-    // No record to wait for: the daemon works through the events
-    // (writing, dropping or suspended, which is what is checked).
-    std::thread::sleep(Duration::from_millis(300));
+    resumed(&log);
     chmods(&target, 10);
-    // No record to wait for: the daemon works through the events
-    // (writing, dropping or suspended, which is what is checked).
-    std::thread::sleep(Duration::from_millis(300));
+    // The stop drains the ring first: the final counts are of every event.
     let said = fa.stop();
     let (generated, logged, ring, dropped) = final_counts(&said).expect("final counts");
     assert_eq!(generated, 3010);
@@ -543,8 +569,11 @@ fn kill_9_in_a_storm_then_restart_repeats_no_serial() {
         .args(["-c", &script])
         .spawn()
         .unwrap();
-    // The point: the daemon is killed in the middle of the storm.
-    std::thread::sleep(Duration::from_millis(700));
+    // The point: the daemon is killed in the middle of the storm, once
+    // it is writing the storm's events (100000 of them: far from done).
+    wait_until(20, "the storm's first events in the log", || {
+        events_in(std::slice::from_ref(&log)) > 0
+    });
     fa.kill();
     let status = storm.wait_with_output().unwrap().status;
     assert!(status.success());
@@ -568,9 +597,7 @@ fn kill_9_in_a_storm_then_restart_repeats_no_serial() {
         &["--bpf-only", "--max-log-file", "0"],
     );
     chmods(&target, 100);
-    // No record to wait for: the daemon works through the events
-    // (writing, dropping or suspended, which is what is checked).
-    std::thread::sleep(Duration::from_millis(300));
+    // The stop drains the ring before the last records are written.
     fa.stop();
     let all = records(&log);
     let after: Vec<&Rec> = all[before.len()..].iter().collect();

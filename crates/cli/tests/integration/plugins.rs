@@ -92,8 +92,9 @@ fn test_plugin_gets_every_logged_event_once_also_across_kills_and_restarts() {
     let mut killed = 0;
     let mut load = load;
     while killed < 3 {
-        // The point: the kills are spread over the load (the check
-        // below also waits for the restarted plugin).
+        // The time is what is tested here: the kills are spread over the
+        // load, a restarted plugin killed again mid-feed (the check below
+        // waits for the last restarted plugin).
         std::thread::sleep(std::time::Duration::from_millis(300));
         if let [k] = d.children()[..] {
             signal(k, nix::sys::signal::SIGKILL);
@@ -210,10 +211,7 @@ fn audisp_remote_delivers_to_a_central_auditd() {
         let c: HashSet<String> = lines(&central_log).into_iter().collect();
         logged.iter().all(|l| c.contains(l))
     };
-    let ok = (0..100).any(|_| {
-        std::thread::sleep(std::time::Duration::from_millis(100));
-        central_has_all()
-    });
+    let ok = support::wait_for(10, central_has_all);
     plugins::signal(central.id(), nix::sys::signal::SIGTERM);
     let _ = central.wait();
     let central: HashSet<String> = lines(&central_log).into_iter().collect();
@@ -293,10 +291,7 @@ fn audisp_syslog_lines_reach_rsyslog() {
             .filter(|l| !got.contains(&format!("audisp-syslog: {l}\n")))
             .count()
     };
-    let ok = (0..100).any(|_| {
-        std::thread::sleep(std::time::Duration::from_millis(100));
-        in_syslog() == 0
-    });
+    let ok = support::wait_for(10, || in_syslog() == 0);
     plugins::signal(rsyslog.id(), nix::sys::signal::SIGTERM);
     let _ = rsyslog.wait();
     assert!(
@@ -493,9 +488,11 @@ fn a_plugin_that_keeps_dying_is_given_up_after_max_restarts() {
         "fastaudit: ready",
     );
     chmods(&target, 10);
-    // Nothing to wait for: fastaudit gives the plugin up some time after
-    // its last start, and says so only at stop.
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    // fastaudit gives the plugin up (and says so only at stop) once its
+    // last start has ended: started three times, no plugin process left.
+    wait_until(20, "the plugin's last start to end", || {
+        lines(&starts).len() >= 3 && d.children().is_empty()
+    });
     let early = d.early.clone();
     let printed = d.stop();
     let logged = lines(&log);

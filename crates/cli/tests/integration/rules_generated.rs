@@ -43,7 +43,7 @@ fn generated_rules_match_auditctl_batch_c() {
     run("fastaudit-generated-c", 600);
 }
 
-/// Deeper local runs: `FASTAUDIT_SEEDS=20 cargo test --test rules_generated extra`.
+/// Deeper local runs: `FASTAUDIT_SEEDS=20 cargo test -p fastaudit --test integration rules_generated::generated_rules_match_auditctl_extra`.
 #[test]
 fn generated_rules_match_auditctl_extra_seeds() {
     if support::skip_without_kernel_oracle!() {

@@ -15,7 +15,7 @@
 //!   only those (auditctl's part stays as recorded).
 //!
 //! Re-recording (root, takes the kernel audit lock):
-//! `cargo test -p fastaudit --test rules_golden -- --ignored record`.
+//! `cargo test -p fastaudit --test integration rules_golden:: -- --ignored record`.
 
 use fastaudit_testsupport::golden::{fastaudit_answers, Golden, ReplayHost, Verdict};
 use std::path::{Path, PathBuf};
