@@ -4,14 +4,16 @@
 //! is decided here; every hook is detached when [`run`] returns, on every
 //! path.
 
+use crate::decode::event::decode;
 use crate::error::{bpf, EngineError};
+use crate::event::AuditEvent;
+use crate::host::facts::Facts;
 use crate::load::generation::{self, read_stats, Attached, Generation};
 use crate::load::watches::WatchTable;
 use crate::options::Options;
 use crate::plan::Plan;
-use crate::read::event::AuditEvent;
 use crate::read::ring::Ring;
-use crate::read::samples::{Aux, Ready, Samples};
+use crate::read::samples::{Ready, Samples};
 use crate::read::uring_groups::Groups;
 use fastaudit_bpf::types::{fa_event, fa_event_flag};
 use fastaudit_records::Syscall;
@@ -206,6 +208,8 @@ pub fn run_live<H: Handler>(
             what: "setting up the ring buffer".into(),
             source: libbpf_rs::Error::from(e),
         })?;
+    crate::load::start_trace::mark("ring buffer mapped");
+    handler.ready(&owner.attached);
     let mut reader = Reader {
         ring,
         pending: Samples::default(),
@@ -213,9 +217,10 @@ pub fn run_live<H: Handler>(
         spare: Vec::new(),
         clock,
         stats: Stats::default(),
+        // Probed once, with every hook in (not delaying them; events wait
+        // in the ring meanwhile).
+        kernel: Facts::probe(),
     };
-    crate::load::start_trace::mark("ring buffer mapped");
-    handler.ready(&owner.attached);
 
     // The generation running now, when it is not the owner.
     let mut current: Option<Generation> = None;
@@ -352,6 +357,8 @@ struct Reader {
     spare: Vec<Ready>,
     clock: Clock,
     stats: Stats,
+    /// How this kernel writes the records decoding fills in.
+    kernel: Facts,
 }
 
 impl Reader {
@@ -374,9 +381,12 @@ impl Reader {
                 .or_else(|| plans.last())
                 .expect("at least one plan");
             let clock = &self.clock;
-            if let Some(out) = self.uring_groups.take(plan, &ev, &subj, |e| {
-                assemble(plan, e, exe, &subj, aux, clock)
-            }) {
+            if let Some(mut out) = self
+                .uring_groups
+                .take(plan, &ev, &subj, |e| assemble(plan, e, exe, &subj, clock))
+            {
+                // Decoded here, on this thread, before the handler formats it.
+                decode(&mut out, &aux, &self.kernel);
                 handler.event(out);
             }
         }
@@ -508,7 +518,6 @@ pub(crate) fn assemble(
     ev: &fa_event,
     exe: Vec<u8>,
     subj: &[u8],
-    aux: Vec<Aux>,
     clock: &Clock,
 ) -> AuditEvent {
     let (sec, msec) = clock.wall(ev.msg.stamp);
@@ -558,9 +567,8 @@ pub(crate) fn assemble(
         },
         cmdline,
         companion: ev.flags & fa_event_flag::FA_EV_COMPANION.0 != 0,
-        aux,
         aux_lost: ev.flags & fa_event_flag::FA_EV_AUX_LOST.0 != 0,
-        uringops: Vec::new(),
-        no_syscall: false,
+        // Filled in by decode; no URINGOP unless grouped with some.
+        ..AuditEvent::default()
     }
 }

@@ -3,14 +3,15 @@
 //! KERN_MODULE, MQ_*, IPC, TIME_*, SOCKETCALL), decoded into the records crate's values, in the
 //! kernel's order.
 
-use crate::read::samples::{read, Aux};
+use crate::decode::exec_files::file_caps;
+use crate::payload::{read, Aux};
 use fastaudit_bpf::types::{
     fa_bprm_fcaps, fa_bprm_flag, fa_caps, fa_capset, fa_execve, fa_execve_flag, fa_fd_pair, fa_ipc,
     fa_kern_module, fa_mmap, fa_mq_attr, fa_mq_getsetattr, fa_mq_notify, fa_mq_open,
     fa_mq_sendrecv, fa_ntp, fa_obj_pid, fa_openat2, fa_sockaddr, fa_socketcall,
 };
 use fastaudit_records::exit::{rank, ExitRecord};
-use fastaudit_records::special::{Caps, FileCaps, MqAttr, MqSendRecv, ObjPid, NTP_VALUES};
+use fastaudit_records::special::{Caps, MqAttr, MqSendRecv, ObjPid, NTP_VALUES};
 use fastaudit_records::types;
 
 fn caps(c: &fa_caps) -> Caps {
@@ -33,28 +34,6 @@ fn mq_attr(a: &fa_mq_attr) -> MqAttr {
 
 fn cstr(b: &[u8]) -> Vec<u8> {
     b.iter().take_while(|&&c| c != 0).copied().collect()
-}
-
-/// The capabilities of the file at `path` (`security.capability`, symlinks
-/// followed), read now: BPF cannot read xattrs (the exec's file for
-/// BPRM_FCAPS, PATH items' files). `None`: it has none (or they are
-/// malformed, which the kernel treats alike).
-pub(crate) fn file_caps(path: &[u8]) -> Option<FileCaps> {
-    use std::os::unix::ffi::OsStrExt;
-    let path = std::ffi::CString::new(std::ffi::OsStr::from_bytes(path).as_bytes()).ok()?;
-    let name = c"security.capability";
-    let mut buf = [0u8; 64];
-    // SAFETY: valid NUL-terminated path and name, and a buffer of its size.
-    let n = unsafe {
-        nix::libc::getxattr(
-            path.as_ptr(),
-            name.as_ptr(),
-            buf.as_mut_ptr().cast(),
-            buf.len(),
-        )
-    };
-    let n = usize::try_from(n).ok()?;
-    FileCaps::from_xattr(&buf[..n.min(buf.len())])
 }
 
 /// The records an event's auxiliary samples stand for, in the order
@@ -225,7 +204,7 @@ pub fn decode(aux: &[Aux], exe: Option<&[u8]>) -> Vec<ExitRecord> {
 mod tests {
     use super::*;
 
-    use crate::read::samples::bytes;
+    use crate::payload::bytes;
 
     #[test]
     fn kern_module_name_takes_len_bytes() {

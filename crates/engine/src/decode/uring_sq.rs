@@ -11,7 +11,8 @@
 use crate::decode::exec_files::inode_of;
 use crate::decode::sent::{decode, Obj, PathRecords};
 use crate::decode::uring_paths::{at, changed_dir};
-use crate::read::samples::Aux;
+use crate::host::facts::Facts;
+use crate::payload::Aux;
 use fastaudit_bpf::types::fa_obj_flag;
 use fastaudit_records::path::{parent_len, Inode, NameType, PathItem};
 use fastaudit_rules::tables;
@@ -216,7 +217,7 @@ fn look(
 
 /// The CWD and PATH records of SQPOLL ring op `op` of process `pid`
 /// from its event's `aux` (None: not one the BPF side sent names for).
-pub fn sq_paths(op: u32, aux: &[Aux], pid: i32) -> Option<PathRecords> {
+pub fn sq_paths(op: u32, aux: &[Aux], pid: i32, kernel: &Facts) -> Option<PathRecords> {
     let sent = decode(aux)?;
     let (inputs, _) = sent.uring_punted.first()?;
     let name = |i: u32| {
@@ -235,9 +236,9 @@ pub fn sq_paths(op: u32, aux: &[Aux], pid: i32) -> Option<PathRecords> {
     let look = |name: &[u8], dfd: i32, parent: bool, follow: bool| {
         look(name, dfd, cwd, pid, parent, follow)
     };
-    const O_CREAT: u32 = 0o100;
-    const O_EXCL: u32 = 0o200;
-    const O_NOFOLLOW: u32 = 0o400000;
+    const O_CREAT: u32 = nix::libc::O_CREAT as u32;
+    const O_EXCL: u32 = nix::libc::O_EXCL as u32;
+    const O_NOFOLLOW: u32 = nix::libc::O_NOFOLLOW as u32;
     use NameType::{Create, Delete};
     let mut n = Names::default();
     // A name created in its directory (mkdir, symlink, a link's new name,
@@ -277,7 +278,7 @@ pub fn sq_paths(op: u32, aux: &[Aux], pid: i32) -> Option<PathRecords> {
                 // There already: opened (or refused) as it was, found
                 // without the directory since Linux 6.12 (unless O_EXCL).
                 let there = opened.or_else(|| look(file, inputs.dfd, false, follow));
-                let parent_first = crate::decode::lookup::creat_names_parent_of_existing()
+                let parent_first = crate::decode::lookup::creat_names_parent_of_existing(kernel)
                     || inputs.open_flags & O_EXCL != 0;
                 let dir = match there.is_none() || parent_first {
                     true => look(file, inputs.dfd, true, true),

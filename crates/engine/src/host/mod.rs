@@ -5,5 +5,6 @@
 //! The rule of this layer: it finds facts and hands them on as data; it
 //! plans nothing, loads no rule set and reads no event.
 
+pub(crate) mod facts;
 pub(crate) mod identity;
 pub(crate) mod probe;
