@@ -1,6 +1,7 @@
 //! Running a plan: load the BPF object with exactly the plan's programs,
 //! write the plan's map images, attach the plan's attachment list, and
-//! turn ring-buffer events into audit events until told to stop. Nothing
+//! turn ring-buffer events into audit events (assembled by `read`,
+//! decoded by `decode`, on the reading thread) until told to stop. Nothing
 //! is decided here; every hook is detached when [`run`] returns, on every
 //! path.
 
@@ -191,12 +192,7 @@ pub fn run_live<H: Handler>(
         }
         return Ok(run_without_hooks(stop, handler));
     }
-    let size = options.ring_buffer_bytes;
-    if !size.is_power_of_two() || size < 4096 {
-        return Err(EngineError::Plan(format!(
-            "ring buffer size {size} must be a power of two of at least 4096 bytes"
-        )));
-    }
+    let size = ring_size(&options)?;
     let mut owner = load_first(plan, options, handler)?;
     // Plans by generation: events still queued from a replaced rule set
     // are assembled with its plan.
@@ -210,17 +206,9 @@ pub fn run_live<H: Handler>(
         })?;
     crate::load::start_trace::mark("ring buffer mapped");
     handler.ready(&owner.attached);
-    let mut reader = Reader {
-        ring,
-        pending: Samples::default(),
-        uring_groups: Groups::default(),
-        spare: Vec::new(),
-        clock,
-        stats: Stats::default(),
-        // Probed once, with every hook in (not delaying them; events wait
-        // in the ring meanwhile).
-        kernel: Facts::probe(),
-    };
+    // The kernel's facts are probed now, with every hook in (not delaying
+    // them; events wait in the ring meanwhile).
+    let mut reader = Reader::new(ring, clock, Facts::probe());
 
     // The generation running now, when it is not the owner.
     let mut current: Option<Generation> = None;
@@ -311,6 +299,18 @@ pub fn run_live<H: Handler>(
     Ok(stats)
 }
 
+/// The ring buffer's size in bytes, if the kernel takes it: a power of
+/// two of at least a page.
+fn ring_size(options: &Options) -> Result<u32, EngineError> {
+    let size = options.ring_buffer_bytes;
+    if !size.is_power_of_two() || size < 4096 {
+        return Err(EngineError::Plan(format!(
+            "ring buffer size {size} must be a power of two of at least 4096 bytes"
+        )));
+    }
+    Ok(size)
+}
+
 /// How long the stop waits for the kernel to free the programs.
 const UNLOAD_WAIT: Duration = Duration::from_secs(2);
 
@@ -362,6 +362,18 @@ struct Reader {
 }
 
 impl Reader {
+    fn new(ring: Ring, clock: Clock, kernel: Facts) -> Reader {
+        Reader {
+            ring,
+            pending: Samples::default(),
+            uring_groups: Groups::default(),
+            spare: Vec::new(),
+            clock,
+            stats: Stats::default(),
+            kernel,
+        }
+    }
+
     /// Read up to `max` samples; returns how many.
     fn consume(&mut self, max: usize) -> usize {
         let pending = &mut self.pending;
