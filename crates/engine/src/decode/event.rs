@@ -46,3 +46,47 @@ fn set_paths(ev: &mut AuditEvent, paths: Option<PathRecords>) {
         ev.paths = p.items;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fastaudit_records::exit::ExitRecord;
+    use fastaudit_records::{types, Syscall, UringOp};
+
+    /// An audit config send's sample: the sockaddr_nl auditctl passes
+    /// (struct fa_sockaddr: len, bytes read, the address).
+    fn sockaddr() -> Aux {
+        let mut data = vec![12, 0, 0, 0, 12, 0, 0, 0, 0x10];
+        data.resize(8 + 128, 0);
+        Aux {
+            ty: types::SOCKADDR,
+            data,
+        }
+    }
+
+    #[test]
+    fn an_event_is_handed_on_with_its_records_decoded() {
+        let mut ev = AuditEvent {
+            syscall: Syscall {
+                arch: fastaudit_rules::abi::arch::X86_64,
+                syscall: 44,
+                exit: Some(12),
+                ..Syscall::default()
+            },
+            ..AuditEvent::default()
+        };
+        decode(&mut ev, &[sockaddr()], &Facts::at((6, 18)));
+        let mut addr = vec![0u8; 12];
+        addr[0] = 0x10;
+        assert_eq!(ev.records, [ExitRecord::Sockaddr(addr)]);
+        assert!(ev.cwd.is_none() && ev.paths.is_empty());
+        // An io_uring_enter's ops without its SYSCALL: nothing follows them.
+        let mut ops = AuditEvent {
+            uringops: vec![UringOp::default(); 2],
+            no_syscall: true,
+            ..AuditEvent::default()
+        };
+        decode(&mut ops, &[sockaddr()], &Facts::at((6, 18)));
+        assert!(ops.records.is_empty());
+    }
+}
