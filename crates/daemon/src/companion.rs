@@ -365,10 +365,7 @@ mod tests {
             },
             cmdline: b"sh".to_vec(),
             companion: true,
-            uringops: Vec::new(),
-            no_syscall: false,
-            aux: Vec::new(),
-            aux_lost: false,
+            ..AuditEvent::default()
         }
     }
 
@@ -482,14 +479,11 @@ mod tests {
         ev.syscall.syscall = 44;
         ev.syscall.auid = auid;
         ev.syscall.ses = 4294967295;
-        // The sockaddr_nl auditctl passes, as the BPF side sends it
-        // (struct fa_sockaddr: len, bytes read, the address).
-        let mut data = vec![12, 0, 0, 0, 12, 0, 0, 0, 0x10];
-        data.resize(8 + 128, 0);
-        ev.aux.push(fastaudit_engine::Aux {
-            ty: types::SOCKADDR,
-            data,
-        });
+        // The sockaddr_nl auditctl passes (AF_NETLINK), decoded.
+        let mut addr = vec![0u8; 12];
+        addr[0] = 0x10;
+        ev.records
+            .push(fastaudit_records::exit::ExitRecord::Sockaddr(addr));
         ev
     }
 

@@ -1,18 +1,17 @@
 //! A BPF event's records as the kernel would have written them: its
 //! URINGOP records, then SYSCALL, the records the kernel writes after it
 //! (EXECVE, SOCKADDR, CWD, PATH, ..., in audit_log_exit's order) and
-//! PROCTITLE, all under one stamp. A new record family of the BPF side
-//! adds its records in [`after_syscall`] (through
-//! `fastaudit_engine::exit_records`).
+//! PROCTITLE, all under one stamp. The engine hands each event decoded;
+//! here it is only formatted. A new record family of the BPF side adds
+//! its records in [`after_syscall`].
 
-use fastaudit_engine::names::{path_records, PathRecords};
-use fastaudit_engine::{exit_records, AuditEvent};
+use fastaudit_engine::AuditEvent;
 use fastaudit_records::enrich::SystemNames;
 use fastaudit_records::exit::rank;
 use fastaudit_records::line::{line, line_with};
 use fastaudit_records::path::{cwd_body, cwd_body_into};
 use fastaudit_records::syscall::proctitle_body_into;
-use fastaudit_records::{types, Format, Stamp, Syscall, UringOp};
+use fastaudit_records::{types, Format, Stamp, UringOp};
 
 /// An event's lines appended to `lines`: its URINGOP records first, then
 /// (unless it has none) SYSCALL and what follows it.
@@ -27,41 +26,19 @@ pub fn uring_event_lines(lines: &mut Vec<u8>, ev: &AuditEvent, stamp: Stamp, for
             &SystemNames,
         ));
     };
-    // An op of its own (an io-wq worker's or a SQPOLL thread's): its
-    // context's SOCKADDR, CWD and PATH records follow it.
-    let [op] = ev.uringops.as_slice() else {
-        for op in &ev.uringops {
-            uringop(lines, op);
-        }
-        if !ev.no_syscall {
-            event_lines_into(lines, ev, stamp, format);
-        }
-        return;
-    };
-    if !ev.no_syscall {
+    for op in &ev.uringops {
         uringop(lines, op);
+    }
+    if !ev.no_syscall {
         event_lines_into(lines, ev, stamp, format);
         return;
     }
-    // A SQPOLL ring's op whose names the BPF side sent: items= counts the
-    // records made of them; else (a worker's) as the BPF side counted.
-    let (paths, op) = match fastaudit_engine::uring_sq::sq_paths(op.op, &ev.aux, op.pid) {
-        Some(p) => {
-            let counted = UringOp {
-                items: p.items.len() as u32,
-                ..op.clone()
-            };
-            (Some(p), std::borrow::Cow::Owned(counted))
+    // An op of its own (an io-wq worker's or a SQPOLL thread's): its
+    // context's SOCKADDR, CWD and PATH records follow it.
+    if let [_] = ev.uringops.as_slice() {
+        for (ty, body) in after_syscall(ev) {
+            lines.extend(line(None, ty, stamp, &body, format, &SystemNames));
         }
-        None => (
-            fastaudit_engine::uring_paths::worker_paths(op.op, &ev.aux),
-            std::borrow::Cow::Borrowed(op),
-        ),
-    };
-    uringop(lines, &op);
-    let decoded = exit_records::decode(&ev.aux, None);
-    for (ty, body) in after_syscall(decoded, paths) {
-        lines.extend(line(None, ty, stamp, &body, format, &SystemNames));
     }
 }
 
@@ -76,35 +53,21 @@ pub fn event_lines(ev: &AuditEvent, stamp: Stamp, format: Format) -> Vec<u8> {
 
 /// [`event_lines`] appended to `lines`, each body written in place.
 pub fn event_lines_into(lines: &mut Vec<u8>, ev: &AuditEvent, stamp: Stamp, format: Format) {
-    let paths = path_records(&ev.syscall, &ev.aux);
     let record = |lines: &mut Vec<u8>, ty: u32, body: &dyn Fn(&mut Vec<u8>)| {
         line_with(lines, None, ty, stamp, format, &SystemNames, body);
     };
-    // items= counts the PATH records and the names the kernel hides.
-    let items = paths
-        .as_ref()
-        .map_or(ev.syscall.items, |p| p.items.len() as u32 + p.hidden);
-    if items == ev.syscall.items {
-        record(lines, types::SYSCALL, &|o| ev.syscall.body_into(o));
-    } else {
-        let sc = Syscall {
-            items,
-            ..ev.syscall.clone()
-        };
-        record(lines, types::SYSCALL, &|o| sc.body_into(o));
-    }
-    let decoded = exit_records::decode(&ev.aux, ev.syscall.exe.as_deref());
-    if !decoded.is_empty() {
-        for (ty, body) in after_syscall(decoded, paths) {
+    record(lines, types::SYSCALL, &|o| ev.syscall.body_into(o));
+    if !ev.records.is_empty() {
+        for (ty, body) in after_syscall(ev) {
             record(lines, ty, &|o| o.extend_from_slice(&body));
         }
-    } else if let Some(p) = &paths {
+    } else {
         // Only CWD and PATH (in that order, as rank sorts them): written
         // in place.
-        if let Some(c) = &p.cwd {
+        if let Some(c) = &ev.cwd {
             record(lines, types::CWD, &|o| cwd_body_into(o, c));
         }
-        for (i, it) in p.items.iter().enumerate() {
+        for (i, it) in ev.paths.iter().enumerate() {
             record(lines, types::PATH, &|o| it.body_into(o, i));
         }
     }
@@ -117,23 +80,18 @@ pub fn event_lines_into(lines: &mut Vec<u8>, ev: &AuditEvent, stamp: Stamp, form
 /// order audit_log_exit writes them (`fastaudit_records::exit::rank`):
 /// each record family adds its records here. A config send's SOCKADDR is
 /// the address its sendto passed, read like any other.
-fn after_syscall(
-    decoded: Vec<fastaudit_records::exit::ExitRecord>,
-    paths: Option<PathRecords>,
-) -> Vec<(u32, Vec<u8>)> {
+fn after_syscall(ev: &AuditEvent) -> Vec<(u32, Vec<u8>)> {
     let mut recs: Vec<(u32, Vec<u8>)> = Vec::new();
-    for r in decoded {
+    for r in &ev.records {
         recs.extend(r.bodies().into_iter().map(|b| (r.ty(), b)));
     }
-    if let Some(p) = paths {
-        recs.extend(p.cwd.map(|c| (types::CWD, cwd_body(&c))));
-        recs.extend(
-            p.items
-                .iter()
-                .enumerate()
-                .map(|(i, it)| (types::PATH, it.body(i))),
-        );
-    }
+    recs.extend(ev.cwd.as_ref().map(|c| (types::CWD, cwd_body(c))));
+    recs.extend(
+        ev.paths
+            .iter()
+            .enumerate()
+            .map(|(i, it)| (types::PATH, it.body(i))),
+    );
     // Stable: EXECVE's records keep their order.
     recs.sort_by_key(|(ty, _)| rank(*ty));
     recs
@@ -142,13 +100,15 @@ fn after_syscall(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fastaudit_records::exit::ExitRecord;
+    use fastaudit_records::Syscall;
 
-    /// An audit config send (auditctl's sendto of a sockaddr_nl).
+    /// An audit config send (auditctl's sendto of a sockaddr_nl), as the
+    /// engine hands it: its SOCKADDR decoded.
     fn send() -> AuditEvent {
-        // The sockaddr_nl auditctl passes, as the BPF side sends it
-        // (struct fa_sockaddr: len, bytes read, the address).
-        let mut data = vec![12, 0, 0, 0, 12, 0, 0, 0, 0x10];
-        data.resize(8 + 128, 0);
+        // The sockaddr_nl auditctl passes: AF_NETLINK, pid 0, no groups.
+        let mut addr = vec![0u8; 12];
+        addr[0] = 0x10;
         AuditEvent {
             sec: 1700000000,
             msec: 2,
@@ -162,13 +122,8 @@ mod tests {
             },
             cmdline: b"sh".to_vec(),
             companion: true,
-            uringops: Vec::new(),
-            no_syscall: false,
-            aux: vec![fastaudit_engine::Aux {
-                ty: types::SOCKADDR,
-                data,
-            }],
-            aux_lost: false,
+            records: vec![ExitRecord::Sockaddr(addr)],
+            ..AuditEvent::default()
         }
     }
 
@@ -185,7 +140,7 @@ mod tests {
         assert_eq!(types, ["type=SYSCALL", "type=SOCKADDR", "type=PROCTITLE"]);
         assert!(text.contains("type=SOCKADDR msg=audit(1.002:3): saddr=100000000000000000000000\x1dSADDR={ saddr_fam=netlink nlnk-fam=16 nlnk-pid=0 }\n"), "{text}");
         let login = AuditEvent {
-            aux: Vec::new(),
+            records: Vec::new(),
             ..send()
         };
         let login = event_lines(&login, stamp, Format::Raw);

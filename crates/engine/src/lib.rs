@@ -9,29 +9,34 @@
 //!   a file.
 //! - `load`: one generation of a plan loaded, filled and attached.
 //! - `read`: the ring buffer's samples assembled into events.
-//! - `decode`: an event's samples into its records' payloads.
+//! - `decode`: an event's samples into its records' payloads, so that
+//!   the caller receives each [`AuditEvent`] decoded.
 //!
 //! The runtime (`runtime`: [`run_live`]) ties them together; the header's
-//! limits (`limits`), the run's tunables (`options`) and the errors
+//! limits (`limits`), the run's tunables (`options`), the samples'
+//! payloads (`payload`: `read` cuts them out, `decode` reads them; those
+//! two never import each other) and the errors
 //! ([`EngineError`], [`CompileError`]) are shared by all. Items are public
 //! at the crate root; the modules the daemon and the kernel test call by
 //! module are public themselves, their items only there.
 
 mod decode;
 mod error;
+mod event;
 mod host;
 mod limits;
 mod load;
 mod options;
+mod payload;
 mod plan;
 mod read;
 mod runtime;
 
-pub use decode::{exit_records, names, uring_paths, uring_sq};
 pub use load::start_trace;
 pub use plan::syscalls;
 
 pub use error::EngineError;
+pub use event::AuditEvent;
 pub use host::tracefs::inode_tracepoints;
 pub use limits::RING_BUFFER_BYTES;
 pub use load::generation::{refused_at_load, Attached};
@@ -48,6 +53,4 @@ pub use plan::refusal::Refusal;
 pub use plan::rule::{CompileError, CompiledRule, Test, Watch};
 pub use plan::uring::UringPlan;
 pub use plan::{Environment, Plan};
-pub use read::event::AuditEvent;
-pub use read::samples::Aux;
 pub use runtime::{run, run_live, Handler, Stats};

@@ -1,17 +1,20 @@
 //! Running a plan: load the BPF object with exactly the plan's programs,
 //! write the plan's map images, attach the plan's attachment list, and
-//! turn ring-buffer events into audit events until told to stop. Nothing
+//! turn ring-buffer events into audit events (assembled by `read`,
+//! decoded by `decode`, on the reading thread) until told to stop. Nothing
 //! is decided here; every hook is detached when [`run`] returns, on every
 //! path.
 
+use crate::decode::event::decode;
 use crate::error::{bpf, EngineError};
+use crate::event::AuditEvent;
+use crate::host::facts::Facts;
 use crate::load::generation::{self, read_stats, Attached, Generation};
 use crate::load::watches::WatchTable;
 use crate::options::Options;
 use crate::plan::Plan;
-use crate::read::event::AuditEvent;
 use crate::read::ring::Ring;
-use crate::read::samples::{Aux, Ready, Samples};
+use crate::read::samples::{Ready, Samples};
 use crate::read::uring_groups::Groups;
 use fastaudit_bpf::types::{fa_event, fa_event_flag};
 use fastaudit_records::Syscall;
@@ -189,12 +192,7 @@ pub fn run_live<H: Handler>(
         }
         return Ok(run_without_hooks(stop, handler));
     }
-    let size = options.ring_buffer_bytes;
-    if !size.is_power_of_two() || size < 4096 {
-        return Err(EngineError::Plan(format!(
-            "ring buffer size {size} must be a power of two of at least 4096 bytes"
-        )));
-    }
+    let size = ring_size(&options)?;
     let mut owner = load_first(plan, options, handler)?;
     // Plans by generation: events still queued from a replaced rule set
     // are assembled with its plan.
@@ -206,16 +204,11 @@ pub fn run_live<H: Handler>(
             what: "setting up the ring buffer".into(),
             source: libbpf_rs::Error::from(e),
         })?;
-    let mut reader = Reader {
-        ring,
-        pending: Samples::default(),
-        uring_groups: Groups::default(),
-        spare: Vec::new(),
-        clock,
-        stats: Stats::default(),
-    };
     crate::load::start_trace::mark("ring buffer mapped");
     handler.ready(&owner.attached);
+    // The kernel's facts are probed now, with every hook in (not delaying
+    // them; events wait in the ring meanwhile).
+    let mut reader = Reader::new(ring, clock, Facts::probe());
 
     // The generation running now, when it is not the owner.
     let mut current: Option<Generation> = None;
@@ -306,6 +299,18 @@ pub fn run_live<H: Handler>(
     Ok(stats)
 }
 
+/// The ring buffer's size in bytes, if the kernel takes it: a power of
+/// two of at least a page.
+fn ring_size(options: &Options) -> Result<u32, EngineError> {
+    let size = options.ring_buffer_bytes;
+    if !size.is_power_of_two() || size < 4096 {
+        return Err(EngineError::Plan(format!(
+            "ring buffer size {size} must be a power of two of at least 4096 bytes"
+        )));
+    }
+    Ok(size)
+}
+
 /// How long the stop waits for the kernel to free the programs.
 const UNLOAD_WAIT: Duration = Duration::from_secs(2);
 
@@ -352,9 +357,23 @@ struct Reader {
     spare: Vec<Ready>,
     clock: Clock,
     stats: Stats,
+    /// How this kernel writes the records decoding fills in.
+    kernel: Facts,
 }
 
 impl Reader {
+    fn new(ring: Ring, clock: Clock, kernel: Facts) -> Reader {
+        Reader {
+            ring,
+            pending: Samples::default(),
+            uring_groups: Groups::default(),
+            spare: Vec::new(),
+            clock,
+            stats: Stats::default(),
+            kernel,
+        }
+    }
+
     /// Read up to `max` samples; returns how many.
     fn consume(&mut self, max: usize) -> usize {
         let pending = &mut self.pending;
@@ -374,9 +393,12 @@ impl Reader {
                 .or_else(|| plans.last())
                 .expect("at least one plan");
             let clock = &self.clock;
-            if let Some(out) = self.uring_groups.take(plan, &ev, &subj, |e| {
-                assemble(plan, e, exe, &subj, aux, clock)
-            }) {
+            if let Some(mut out) = self
+                .uring_groups
+                .take(plan, &ev, &subj, |e| assemble(plan, e, exe, &subj, clock))
+            {
+                // Decoded here, on this thread, before the handler formats it.
+                decode(&mut out, &aux, &self.kernel);
                 handler.event(out);
             }
         }
@@ -508,7 +530,6 @@ pub(crate) fn assemble(
     ev: &fa_event,
     exe: Vec<u8>,
     subj: &[u8],
-    aux: Vec<Aux>,
     clock: &Clock,
 ) -> AuditEvent {
     let (sec, msec) = clock.wall(ev.msg.stamp);
@@ -558,9 +579,8 @@ pub(crate) fn assemble(
         },
         cmdline,
         companion: ev.flags & fa_event_flag::FA_EV_COMPANION.0 != 0,
-        aux,
         aux_lost: ev.flags & fa_event_flag::FA_EV_AUX_LOST.0 != 0,
-        uringops: Vec::new(),
-        no_syscall: false,
+        // Filled in by decode; no URINGOP unless grouped with some.
+        ..AuditEvent::default()
     }
 }

@@ -1,11 +1,14 @@
-//! What an exec's PATH items need that BPF cannot see at the exec's exit:
+//! What an exec's records need that BPF cannot see at the exec's exit:
 //! whether the named file was a script (the kernel names the script,
-//! then its interpreter as the `#!` line spells it), and the ELF
-//! interpreter's name as the executable's PT_INTERP spells it. Both are
-//! read from the files right away, so a file replaced in between (a race
-//! the kernel does not have) gives what is there now.
+//! then its interpreter as the `#!` line spells it), the ELF
+//! interpreter's name as the executable's PT_INTERP spells it, and file
+//! capabilities (BPRM_FCAPS, PATH items' `cap_f*`: xattrs BPF cannot
+//! read). All are read from the live file system right after the event,
+//! so a file replaced in between (a race the kernel does not have) gives
+//! what is there now.
 
 use fastaudit_records::path::{Inode, PathItem};
+use fastaudit_records::special::FileCaps;
 use std::io::Read as _;
 use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::fs::MetadataExt as _;
@@ -55,8 +58,7 @@ pub(crate) fn inode_of(path: &std::path::Path, md: &std::fs::Metadata) -> Inode 
 /// the same inode. Only executables are read: capabilities do nothing
 /// on other files, and each read is a syscall in the log's path.
 pub(crate) fn add_file_caps(cwd: Option<&[u8]>, items: &mut [PathItem]) {
-    const S_IFMT: u32 = 0o170000;
-    const S_IFREG: u32 = 0o100000;
+    use nix::libc::{S_IFMT, S_IFREG};
     for it in items {
         let (Some(inode), Some(name)) = (it.inode.as_mut(), it.name.as_ref()) else {
             continue;
@@ -71,10 +73,32 @@ pub(crate) fn add_file_caps(cwd: Option<&[u8]>, items: &mut [PathItem]) {
         if !same {
             continue;
         }
-        if let Some(caps) = crate::decode::exit_records::file_caps(path.as_os_str().as_bytes()) {
+        if let Some(caps) = file_caps(path.as_os_str().as_bytes()) {
             inode.caps = caps;
         }
     }
+}
+
+/// The capabilities of the file at `path` (`security.capability`, symlinks
+/// followed), read now: BPF cannot read xattrs (the exec's file for
+/// BPRM_FCAPS, PATH items' files). `None`: it has none (or they are
+/// malformed, which the kernel treats alike).
+pub(crate) fn file_caps(path: &[u8]) -> Option<FileCaps> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(std::ffi::OsStr::from_bytes(path).as_bytes()).ok()?;
+    let name = c"security.capability";
+    let mut buf = [0u8; 64];
+    // SAFETY: valid NUL-terminated path and name, and a buffer of its size.
+    let n = unsafe {
+        nix::libc::getxattr(
+            path.as_ptr(),
+            name.as_ptr(),
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+        )
+    };
+    let n = usize::try_from(n).ok()?;
+    FileCaps::from_xattr(&buf[..n.min(buf.len())])
 }
 
 /// The interpreter a script names (`#!` line, first word), as the
@@ -93,7 +117,11 @@ fn shebang(buf: &[u8]) -> Option<Vec<u8>> {
 
 /// When the exec'd `name` is a script (its identity is not the
 /// executable's, `exe`): its attributes and the interpreter it names.
-pub fn script(cwd: Option<&[u8]>, name: &[u8], exe: Option<&Inode>) -> Option<(Inode, Vec<u8>)> {
+pub(crate) fn script(
+    cwd: Option<&[u8]>,
+    name: &[u8],
+    exe: Option<&Inode>,
+) -> Option<(Inode, Vec<u8>)> {
     let path = resolve(cwd, name);
     let inode = inode_of(&path, &std::fs::metadata(&path).ok()?);
     if exe.is_some_and(|e| e.ino == inode.ino && e.dev == inode.dev) {
@@ -105,41 +133,42 @@ pub fn script(cwd: Option<&[u8]>, name: &[u8], exe: Option<&Inode>) -> Option<(I
     Some((inode, shebang(&buf[..n])?))
 }
 
-fn u16_at(b: &[u8], at: usize) -> Option<u16> {
-    Some(u16::from_le_bytes(b.get(at..at + 2)?.try_into().ok()?))
-}
-
-fn u64_at(b: &[u8], at: usize) -> Option<u64> {
-    Some(u64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?))
-}
-
 /// The ELF interpreter a 64-bit little-endian executable names
 /// (PT_INTERP), as binfmt_elf reads it: the header, the program headers
-/// and the name are read, not the whole file.
-pub fn elf_interp(exe: &[u8]) -> Option<Vec<u8>> {
+/// and the name are read, not the whole file. Read as libc's `Elf64_*`
+/// structs: a parser crate (`object`, `goblin`; neither is in the tree)
+/// would add a dependency for three fields, and parses a file held whole
+/// (or through a read cache) where three bounded reads do. Only a
+/// loader binfmt_elf mapped asks, so the headers passed its checks
+/// (e_phentsize is its struct's size, at most 64 KiB of headers).
+pub(crate) fn elf_interp(exe: &[u8]) -> Option<Vec<u8>> {
+    use nix::libc::{
+        Elf64_Ehdr, Elf64_Phdr, EI_CLASS, EI_DATA, ELFCLASS64, ELFDATA2LSB, PT_INTERP,
+    };
+    use std::mem::size_of;
     use std::os::unix::fs::FileExt as _;
     let f = std::fs::File::open(std::ffi::OsStr::from_bytes(exe)).ok()?;
     let read = |at: u64, len: usize| {
         let mut b = vec![0u8; len];
         f.read_exact_at(&mut b, at).ok().map(|_| b)
     };
-    let head = read(0, 64)?;
-    if !head.starts_with(b"\x7fELF\x02\x01") {
+    let head = read(0, size_of::<Elf64_Ehdr>())?;
+    let ident = (&head[..4], head[EI_CLASS], head[EI_DATA]);
+    if ident != (&b"\x7fELF"[..], ELFCLASS64, ELFDATA2LSB) {
         return None;
     }
-    let phoff = u64_at(&head, 0x20)?;
-    let phentsize = u16_at(&head, 0x36)? as usize;
-    let phnum = u16_at(&head, 0x38)? as usize;
-    if phentsize < 0x28 || phnum > 256 {
+    let eh: Elf64_Ehdr = crate::payload::read(&head)?;
+    let (phentsize, phnum) = (usize::from(eh.e_phentsize), usize::from(eh.e_phnum));
+    if phentsize != size_of::<Elf64_Phdr>() || phnum > 256 {
         return None;
     }
-    let phdrs = read(phoff, phentsize * phnum)?;
+    let phdrs = read(eh.e_phoff, phentsize * phnum)?;
     let ph = phdrs
         .chunks(phentsize)
-        .find(|ph| ph.get(..4) == Some(&3u32.to_le_bytes()[..]))?;
-    let (off, size) = (u64_at(ph, 8)?, u64_at(ph, 0x20)? as usize);
+        .filter_map(crate::payload::read::<Elf64_Phdr>)
+        .find(|ph| ph.p_type == PT_INTERP)?;
     // PATH_MAX, as binfmt_elf bounds it.
-    let name = read(off, size.min(4096))?;
+    let name = read(ph.p_offset, (ph.p_filesz as usize).min(4096))?;
     Some(name[..name.iter().position(|&c| c == 0).unwrap_or(name.len())].to_vec())
 }
 

@@ -3,14 +3,15 @@
 //! KERN_MODULE, MQ_*, IPC, TIME_*, SOCKETCALL), decoded into the records crate's values, in the
 //! kernel's order.
 
-use crate::read::samples::{read, Aux};
+use crate::decode::exec_files::file_caps;
+use crate::payload::{read, Aux};
 use fastaudit_bpf::types::{
     fa_bprm_fcaps, fa_bprm_flag, fa_caps, fa_capset, fa_execve, fa_execve_flag, fa_fd_pair, fa_ipc,
     fa_kern_module, fa_mmap, fa_mq_attr, fa_mq_getsetattr, fa_mq_notify, fa_mq_open,
     fa_mq_sendrecv, fa_ntp, fa_obj_pid, fa_openat2, fa_sockaddr, fa_socketcall,
 };
 use fastaudit_records::exit::{rank, ExitRecord};
-use fastaudit_records::special::{Caps, FileCaps, MqAttr, MqSendRecv, ObjPid, NTP_VALUES};
+use fastaudit_records::special::{Caps, MqAttr, MqSendRecv, ObjPid, NTP_VALUES};
 use fastaudit_records::types;
 
 fn caps(c: &fa_caps) -> Caps {
@@ -35,33 +36,11 @@ fn cstr(b: &[u8]) -> Vec<u8> {
     b.iter().take_while(|&&c| c != 0).copied().collect()
 }
 
-/// The capabilities of the file at `path` (`security.capability`, symlinks
-/// followed), read now: BPF cannot read xattrs (the exec's file for
-/// BPRM_FCAPS, PATH items' files). `None`: it has none (or they are
-/// malformed, which the kernel treats alike).
-pub(crate) fn file_caps(path: &[u8]) -> Option<FileCaps> {
-    use std::os::unix::ffi::OsStrExt;
-    let path = std::ffi::CString::new(std::ffi::OsStr::from_bytes(path).as_bytes()).ok()?;
-    let name = c"security.capability";
-    let mut buf = [0u8; 64];
-    // SAFETY: valid NUL-terminated path and name, and a buffer of its size.
-    let n = unsafe {
-        nix::libc::getxattr(
-            path.as_ptr(),
-            name.as_ptr(),
-            buf.as_mut_ptr().cast(),
-            buf.len(),
-        )
-    };
-    let n = usize::try_from(n).ok()?;
-    FileCaps::from_xattr(&buf[..n.min(buf.len())])
-}
-
 /// The records an event's auxiliary samples stand for, in the order
 /// `audit_log_exit` writes them; `exe` is the task's executable (an
 /// exec's file). Payloads of other types (PATH, CWD, ...) are left to
 /// their own decoders; malformed ones are skipped.
-pub fn decode(aux: &[Aux], exe: Option<&[u8]>) -> Vec<ExitRecord> {
+pub(crate) fn decode(aux: &[Aux], exe: Option<&[u8]>) -> Vec<ExitRecord> {
     let mut out = Vec::new();
     // EXECVE's argument area comes in chunks, in order.
     let mut execve: Option<(u32, Vec<u8>)> = None;
@@ -70,147 +49,25 @@ pub fn decode(aux: &[Aux], exe: Option<&[u8]>) -> Vec<ExitRecord> {
         match a.ty {
             types::EXECVE => {
                 if let Some(e) = read::<fa_execve>(d) {
-                    let len = (e.len as usize).min(e.data.len());
-                    let bytes = e.data[..len].iter().map(|&c| c as u8);
-                    let (_, area) = execve.get_or_insert_with(|| (e.argc, Vec::new()));
-                    area.extend(bytes);
-                    if e.flags & fa_execve_flag::FA_EXECVE_LAST.0 != 0 {
-                        if let Some((argc, area)) = execve.take() {
-                            out.push(ExitRecord::Execve { argc, area });
-                        }
-                    }
-                }
-            }
-            types::SOCKADDR => {
-                if let Some(s) = read::<fa_sockaddr>(d) {
-                    let n = (s.read as usize).min(s.addr.len());
-                    out.push(ExitRecord::Sockaddr(s.addr[..n].to_vec()));
-                }
-            }
-            types::FD_PAIR => {
-                if let Some(p) = read::<fa_fd_pair>(d) {
-                    out.push(ExitRecord::FdPair(p.fd[0], p.fd[1]));
-                }
-            }
-            types::MMAP => {
-                if let Some(m) = read::<fa_mmap>(d) {
-                    out.push(ExitRecord::Mmap(m.fd, m.flags));
-                }
-            }
-            types::OPENAT2 => {
-                if let Some(h) = read::<fa_openat2>(d) {
-                    out.push(ExitRecord::Openat2(h.flags, h.mode, h.resolve));
-                }
-            }
-            types::CAPSET => {
-                if let Some(c) = read::<fa_capset>(d) {
-                    out.push(ExitRecord::Capset(c.pid, caps(&c.caps)));
+                    out.extend(execve_chunk(&e, &mut execve));
                 }
             }
             types::BPRM_FCAPS => {
                 if let Some(b) = read::<fa_bprm_fcaps>(d) {
-                    let file = exe.and_then(file_caps);
-                    // The permitted set's growth raises only with file capabilities.
-                    let raised = b.flags & fa_bprm_flag::FA_BPRM_RAISED.0 != 0
-                        || (file.is_some() && b.flags & fa_bprm_flag::FA_BPRM_PP_GAINED.0 != 0);
-                    if raised {
-                        out.push(ExitRecord::BprmFcaps(
-                            file.unwrap_or_default(),
-                            caps(&b.old),
-                            caps(&b.new),
-                        ));
-                    }
-                }
-            }
-            types::OBJ_PID => {
-                if let Some(o) = read::<fa_obj_pid>(d) {
-                    let comm: Vec<u8> = o.comm.iter().map(|&c| c as u8).collect();
-                    out.push(ExitRecord::ObjPid(ObjPid {
-                        pid: o.pid,
-                        auid: o.auid,
-                        uid: o.uid,
-                        ses: o.ses,
-                        comm: cstr(&comm),
-                        obj: o
-                            .obj
-                            .get(..o.obj_len as usize)
-                            .filter(|l| !l.is_empty())
-                            .map(|l| l.iter().map(|&c| c as u8).collect()),
-                    }));
-                }
-            }
-            types::KERN_MODULE => {
-                if let Some(k) = read::<fa_kern_module>(d) {
-                    let len = (k.len as usize).min(k.name.len());
-                    let name = k.name[..len].iter().map(|&c| c as u8).collect();
-                    out.push(ExitRecord::KernModule(name));
+                    out.extend(bprm_fcaps(&b, exe));
                 }
             }
             types::IPC => {
-                // One sample: IPC, and IPC_SET_PERM after it for IPC_SET.
                 if let Some(i) = read::<fa_ipc>(d) {
-                    out.push(ExitRecord::Ipc(i.uid, i.gid, i.mode as u16));
-                    if i.has_perm != 0 {
-                        out.push(ExitRecord::IpcSetPerm(
-                            i.qbytes,
-                            i.perm_uid,
-                            i.perm_gid,
-                            i.perm_mode as u16,
-                        ));
-                    }
+                    out.extend(ipc(&i));
                 }
             }
             types::TIME_ADJNTPVAL => {
-                // One sample: a TIME_ADJNTPVAL per value changed, then
-                // TIME_INJOFFSET (audit_log_time): the task's last injected
-                // offset, when not 0, if this syscall injected one or
-                // changed a value (the kernel's context keeps the offset).
                 if let Some(n) = read::<fa_ntp>(d) {
-                    let mut changed = false;
-                    for (i, op) in NTP_VALUES.iter().enumerate() {
-                        if n.old[i] != n.new[i] {
-                            changed = true;
-                            out.push(ExitRecord::TimeAdjNtpVal(op, n.old[i], n.new[i]));
-                        }
-                    }
-                    if (changed || n.injected != 0) && (n.sec != 0 || n.nsec != 0) {
-                        out.push(ExitRecord::TimeInjOffset(n.sec, n.nsec));
-                    }
+                    out.extend(time(&n));
                 }
             }
-            types::SOCKETCALL => {
-                if let Some(c) = read::<fa_socketcall>(d) {
-                    let n = (c.nargs as usize).min(c.args.len());
-                    out.push(ExitRecord::Socketcall(c.args[..n].to_vec()));
-                }
-            }
-            types::MQ_OPEN => {
-                if let Some(o) = read::<fa_mq_open>(d) {
-                    out.push(ExitRecord::MqOpen(o.oflag, o.mode as u16, mq_attr(&o.attr)));
-                }
-            }
-            types::MQ_SENDRECV => {
-                if let Some(r) = read::<fa_mq_sendrecv>(d) {
-                    out.push(ExitRecord::MqSendRecv(MqSendRecv {
-                        mqdes: r.mqdes,
-                        msg_len: r.msg_len,
-                        msg_prio: r.msg_prio,
-                        sec: r.sec,
-                        nsec: r.nsec,
-                    }));
-                }
-            }
-            types::MQ_NOTIFY => {
-                if let Some(n) = read::<fa_mq_notify>(d) {
-                    out.push(ExitRecord::MqNotify(n.mqdes, n.signo));
-                }
-            }
-            types::MQ_GETSETATTR => {
-                if let Some(g) = read::<fa_mq_getsetattr>(d) {
-                    out.push(ExitRecord::MqGetSetAttr(g.mqdes, mq_attr(&g.attr)));
-                }
-            }
-            _ => {}
+            ty => out.extend(one_record(ty, d)),
         }
     }
     // An area whose last chunk was lost: what came.
@@ -221,11 +78,136 @@ pub fn decode(aux: &[Aux], exe: Option<&[u8]>) -> Vec<ExitRecord> {
     out
 }
 
+/// One chunk of EXECVE's argument area added to `area` (argc, bytes so
+/// far); the record once its last chunk came.
+fn execve_chunk(e: &fa_execve, area: &mut Option<(u32, Vec<u8>)>) -> Option<ExitRecord> {
+    let len = (e.len as usize).min(e.data.len());
+    let bytes = e.data[..len].iter().map(|&c| c as u8);
+    let (_, so_far) = area.get_or_insert_with(|| (e.argc, Vec::new()));
+    so_far.extend(bytes);
+    if e.flags & fa_execve_flag::FA_EXECVE_LAST.0 == 0 {
+        return None;
+    }
+    let (argc, area) = area.take()?;
+    Some(ExitRecord::Execve { argc, area })
+}
+
+/// BPRM_FCAPS, when the exec raised capabilities; `exe`: the file whose
+/// capabilities it had.
+fn bprm_fcaps(b: &fa_bprm_fcaps, exe: Option<&[u8]>) -> Option<ExitRecord> {
+    let file = exe.and_then(file_caps);
+    // The permitted set's growth raises only with file capabilities.
+    let raised = b.flags & fa_bprm_flag::FA_BPRM_RAISED.0 != 0
+        || (file.is_some() && b.flags & fa_bprm_flag::FA_BPRM_PP_GAINED.0 != 0);
+    raised.then(|| ExitRecord::BprmFcaps(file.unwrap_or_default(), caps(&b.old), caps(&b.new)))
+}
+
+/// One sample: IPC, and IPC_SET_PERM after it for IPC_SET.
+fn ipc(i: &fa_ipc) -> Vec<ExitRecord> {
+    let mut out = vec![ExitRecord::Ipc(i.uid, i.gid, i.mode as u16)];
+    if i.has_perm != 0 {
+        out.push(ExitRecord::IpcSetPerm(
+            i.qbytes,
+            i.perm_uid,
+            i.perm_gid,
+            i.perm_mode as u16,
+        ));
+    }
+    out
+}
+
+/// One sample: a TIME_ADJNTPVAL per value changed, then TIME_INJOFFSET
+/// (audit_log_time): the task's last injected offset, when not 0, if
+/// this syscall injected one or changed a value (the kernel's context
+/// keeps the offset).
+fn time(n: &fa_ntp) -> Vec<ExitRecord> {
+    let mut out = Vec::new();
+    let mut changed = false;
+    for (i, op) in NTP_VALUES.iter().enumerate() {
+        if n.old[i] != n.new[i] {
+            changed = true;
+            out.push(ExitRecord::TimeAdjNtpVal(op, n.old[i], n.new[i]));
+        }
+    }
+    if (changed || n.injected != 0) && (n.sec != 0 || n.nsec != 0) {
+        out.push(ExitRecord::TimeInjOffset(n.sec, n.nsec));
+    }
+    out
+}
+
+/// OBJ_PID: the signalled task as the BPF side read it.
+fn obj_pid(o: &fa_obj_pid) -> ExitRecord {
+    let comm: Vec<u8> = o.comm.iter().map(|&c| c as u8).collect();
+    ExitRecord::ObjPid(ObjPid {
+        pid: o.pid,
+        auid: o.auid,
+        uid: o.uid,
+        ses: o.ses,
+        comm: cstr(&comm),
+        obj: o
+            .obj
+            .get(..o.obj_len as usize)
+            .filter(|l| !l.is_empty())
+            .map(|l| l.iter().map(|&c| c as u8).collect()),
+    })
+}
+
+/// The record of a type whose sample makes exactly one (`None`: another
+/// type, or a malformed payload).
+fn one_record(ty: u32, d: &[u8]) -> Option<ExitRecord> {
+    Some(match ty {
+        types::SOCKADDR => {
+            let s = read::<fa_sockaddr>(d)?;
+            let n = (s.read as usize).min(s.addr.len());
+            ExitRecord::Sockaddr(s.addr[..n].to_vec())
+        }
+        types::FD_PAIR => read::<fa_fd_pair>(d).map(|p| ExitRecord::FdPair(p.fd[0], p.fd[1]))?,
+        types::MMAP => read::<fa_mmap>(d).map(|m| ExitRecord::Mmap(m.fd, m.flags))?,
+        types::OPENAT2 => {
+            read::<fa_openat2>(d).map(|h| ExitRecord::Openat2(h.flags, h.mode, h.resolve))?
+        }
+        types::CAPSET => read::<fa_capset>(d).map(|c| ExitRecord::Capset(c.pid, caps(&c.caps)))?,
+        types::OBJ_PID => obj_pid(&read::<fa_obj_pid>(d)?),
+        types::KERN_MODULE => {
+            let k = read::<fa_kern_module>(d)?;
+            let len = (k.len as usize).min(k.name.len());
+            ExitRecord::KernModule(k.name[..len].iter().map(|&c| c as u8).collect())
+        }
+        types::SOCKETCALL => {
+            let c = read::<fa_socketcall>(d)?;
+            let n = (c.nargs as usize).min(c.args.len());
+            ExitRecord::Socketcall(c.args[..n].to_vec())
+        }
+        types::MQ_OPEN => {
+            let o = read::<fa_mq_open>(d)?;
+            ExitRecord::MqOpen(o.oflag, o.mode as u16, mq_attr(&o.attr))
+        }
+        types::MQ_SENDRECV => {
+            let r = read::<fa_mq_sendrecv>(d)?;
+            ExitRecord::MqSendRecv(MqSendRecv {
+                mqdes: r.mqdes,
+                msg_len: r.msg_len,
+                msg_prio: r.msg_prio,
+                sec: r.sec,
+                nsec: r.nsec,
+            })
+        }
+        types::MQ_NOTIFY => {
+            read::<fa_mq_notify>(d).map(|n| ExitRecord::MqNotify(n.mqdes, n.signo))?
+        }
+        types::MQ_GETSETATTR => {
+            let g = read::<fa_mq_getsetattr>(d)?;
+            ExitRecord::MqGetSetAttr(g.mqdes, mq_attr(&g.attr))
+        }
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    use crate::read::samples::bytes;
+    use crate::payload::bytes;
 
     #[test]
     fn kern_module_name_takes_len_bytes() {

@@ -9,15 +9,17 @@
 //! rights; both are documented in the README.
 
 use crate::decode::exec_files::{inode_of, resolve};
-use crate::host::btf::NameOrder;
+use crate::host::facts::Facts;
 use fastaudit_records::path::{parent_len, Inode, NameType, PathItem};
+use nix::libc;
 use std::path::PathBuf;
 
-/// `AT_FDCWD`, `AT_SYMLINK_NOFOLLOW`, `O_CREAT`, `O_NOFOLLOW`.
-const AT_FDCWD: u64 = -100i64 as u64;
-const AT_SYMLINK_NOFOLLOW: u64 = 0x100;
-const O_CREAT: u64 = 0o100;
-const O_NOFOLLOW: u64 = 0o400000;
+/// libc's `AT_FDCWD`, `AT_SYMLINK_NOFOLLOW`, `O_CREAT`, `O_NOFOLLOW` as
+/// the syscall's arguments hold them (64 bits, AT_FDCWD sign-extended).
+const AT_FDCWD: u64 = libc::AT_FDCWD as i64 as u64;
+const AT_SYMLINK_NOFOLLOW: u64 = libc::AT_SYMLINK_NOFOLLOW as u64;
+const O_CREAT: u64 = libc::O_CREAT as u64;
+const O_NOFOLLOW: u64 = libc::O_NOFOLLOW as u64;
 
 /// What user space knows of the syscall: its name, arguments, pid, the
 /// path arguments and the working directory BPF sent.
@@ -30,8 +32,8 @@ pub(crate) struct Call<'a> {
     /// The directory each dirfd-relative path argument starts from, as
     /// BPF spelled it at the exit.
     pub bases: &'a [Option<Vec<u8>>; 2],
-    /// The order this kernel takes two names in.
-    pub order: NameOrder,
+    /// The kernel's facts (the order it takes two names in, ...).
+    pub kernel: Facts,
 }
 
 impl Call<'_> {
@@ -147,8 +149,8 @@ impl Call<'_> {
 /// every O_CREAT open took the create path of fs/namei.c's
 /// open_last_lookups, which notes the directory; 6.12 first looks for an
 /// existing file, and finds it without noting the directory.
-pub(crate) fn creat_names_parent_of_existing() -> bool {
-    crate::host::probe::kernel_version() < (6, 12)
+pub(crate) fn creat_names_parent_of_existing(kernel: &Facts) -> bool {
+    kernel.version < (6, 12)
 }
 
 /// The open flags of an open, openat or creat (0 for openat2, whose
@@ -165,7 +167,7 @@ pub(crate) fn open_flags(c: &Call) -> u64 {
 /// Whether an O_CREAT open of a file that exists has the kernel name its
 /// directory first (see [`creat_names_parent_of_existing`]).
 pub(crate) fn open_names_parent(c: &Call) -> bool {
-    open_flags(c) & O_CREAT != 0 && creat_names_parent_of_existing()
+    open_flags(c) & O_CREAT != 0 && creat_names_parent_of_existing(&c.kernel)
 }
 
 /// Whether the kernel names an exec's program a second time: TOMOYO
@@ -173,8 +175,8 @@ pub(crate) fn open_names_parent(c: &Call) -> bool {
 /// following a final symlink, when it checks the exec
 /// (tomoyo_find_next_domain's tomoyo_realpath_nofollow), and the lookup
 /// adds a PATH item after the first.
-pub(crate) fn exec_names_program_twice() -> bool {
-    crate::host::probe::active_lsms().is_some_and(|l| l.iter().any(|m| m == "tomoyo"))
+pub(crate) fn exec_names_program_twice(c: &Call) -> bool {
+    c.kernel.tomoyo
 }
 
 /// The second item TOMOYO's lookup adds for an exec whose first item is
@@ -247,7 +249,7 @@ pub(crate) fn items(c: &Call, nargs: usize) -> Vec<PathItem> {
                 nametype: NameType::Unknown,
             };
             let mut v = vec![c.parent_or_name(0), target];
-            if c.order.symlink_target_first {
+            if c.kernel.order.symlink_target_first {
                 v.reverse();
             }
             v
@@ -263,7 +265,7 @@ pub(crate) fn items(c: &Call, nargs: usize) -> Vec<PathItem> {
                 None => c.item(1, None, NameType::Unknown),
             };
             let mut v = vec![new, c.item(0, old, NameType::Normal)];
-            if c.order.link_old_first {
+            if c.kernel.order.link_old_first {
                 v.reverse();
             }
             v
@@ -287,7 +289,7 @@ pub(crate) fn items(c: &Call, nargs: usize) -> Vec<PathItem> {
                     .clone()
                     .unwrap_or_else(|| c.item(0, None, NameType::Unknown)),
             ];
-            if c.order.rename_old_first {
+            if c.kernel.order.rename_old_first {
                 v.swap(0, 1);
             }
             if old_dir.is_some() {
@@ -322,6 +324,7 @@ pub(crate) fn items(c: &Call, nargs: usize) -> Vec<PathItem> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::host::facts::NameOrder;
     use std::os::unix::ffi::OsStrExt as _;
 
     fn call<'a>(
@@ -338,7 +341,7 @@ mod tests {
             cwd: Some(cwd),
             names,
             bases: NO_BASES,
-            order: NameOrder::default(),
+            kernel: Facts::at((6, 18)),
         }
     }
 
@@ -408,7 +411,10 @@ mod tests {
         };
         let types = |name: &str, names: &[Option<Vec<u8>>; 3], order: NameOrder| {
             let c = Call {
-                order,
+                kernel: Facts {
+                    order,
+                    ..Facts::at((6, 18))
+                },
                 ..call(name, [0; 4], cwd, names)
             };
             items(&c, 2)

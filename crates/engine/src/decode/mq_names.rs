@@ -10,6 +10,7 @@
 use crate::decode::sent::{PathRecords, Sent};
 use fastaudit_bpf::types::fa_obj_flag as F;
 use fastaudit_records::path::{Inode, NameType, PathItem};
+use nix::libc;
 use nix::mqueue::{mq_close, mq_open, MQ_OFlag};
 use nix::sys::stat::{fstat, Mode};
 use std::collections::HashMap;
@@ -17,12 +18,13 @@ use std::ffi::CString;
 use std::os::fd::{AsFd, AsRawFd};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
-const O_CREAT: u64 = 0o100;
-const ENOENT: i64 = 2;
-const EFAULT: i64 = 14;
-const EEXIST: i64 = 17;
-const ENFILE: i64 = 23;
-const EMFILE: i64 = 24;
+/// libc's, as the syscall's flags argument and result hold them.
+const O_CREAT: u64 = libc::O_CREAT as u64;
+const ENOENT: i64 = libc::ENOENT as i64;
+const EFAULT: i64 = libc::EFAULT as i64;
+const EEXIST: i64 = libc::EEXIST as i64;
+const ENFILE: i64 = libc::ENFILE as i64;
+const EMFILE: i64 = libc::EMFILE as i64;
 /// NAME_MAX: a longer name fails its lookup.
 const NAME_MAX: usize = 255;
 
@@ -159,7 +161,7 @@ mod tests {
     use super::*;
     use crate::decode::sent::Obj;
 
-    const O_EXCL: u64 = 0o200;
+    const O_EXCL: u64 = libc::O_EXCL as u64;
 
     fn sent(name: &[u8], queue: Option<u32>) -> Sent {
         let mut s = Sent {

@@ -10,8 +10,8 @@ use crate::decode::exec_files;
 use crate::decode::lookup;
 pub use crate::decode::sent::PathRecords;
 use crate::decode::sent::{decode, u32_at, Obj, Sent};
-use crate::host::btf::NameOrder;
-use crate::read::samples::Aux;
+use crate::host::facts::Facts;
+use crate::payload::Aux;
 use fastaudit_bpf::types::fa_obj_flag;
 use fastaudit_bpf::types::fa_obj_flag as F;
 use fastaudit_records::path::{parent_len, NameType, PathItem};
@@ -34,34 +34,7 @@ type Item<'o> = (Option<Vec<u8>>, Option<&'o Obj>, NameType);
 struct Build<'a> {
     sent: &'a Sent,
     items: Vec<PathItem>,
-    kernel: Kernel,
-}
-
-/// What of the running kernel decides how it writes PATH items.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Kernel {
-    /// (major, minor).
-    version: (u32, u32),
-    /// The order it takes link's, symlink's and rename's two names in.
-    order: NameOrder,
-}
-
-impl Kernel {
-    fn running() -> Kernel {
-        Kernel {
-            version: crate::host::probe::kernel_version(),
-            order: crate::host::btf::name_order(),
-        }
-    }
-
-    /// A kernel of this version with the older order (the new name first).
-    #[cfg(test)]
-    fn at(version: (u32, u32)) -> Kernel {
-        Kernel {
-            version,
-            order: NameOrder::default(),
-        }
-    }
+    kernel: Facts,
 }
 
 impl Build<'_> {
@@ -156,11 +129,12 @@ fn empty_path_is_the_fd(name: &str) -> bool {
 /// from syscalls whose only permission check is the lookup's search of
 /// the directories (the stat family, statfs).
 fn lookup_failed(name: &str, exit: i64) -> bool {
-    const ENOENT: i64 = 2;
-    const EACCES: i64 = 13;
-    const ENOTDIR: i64 = 20;
-    const ENAMETOOLONG: i64 = 36;
-    const ELOOP: i64 = 40;
+    use nix::libc;
+    const ENOENT: i64 = libc::ENOENT as i64;
+    const EACCES: i64 = libc::EACCES as i64;
+    const ENOTDIR: i64 = libc::ENOTDIR as i64;
+    const ENAMETOOLONG: i64 = libc::ENAMETOOLONG as i64;
+    const ELOOP: i64 = libc::ELOOP as i64;
     let lookup_only = matches!(
         name,
         "stat" | "lstat" | "newfstatat" | "statx" | "statfs" | "readlink" | "readlinkat"
@@ -174,12 +148,7 @@ fn lookup_failed(name: &str, exit: i64) -> bool {
 
 /// The CWD and PATH records of ev's syscall (`None` when it names no
 /// path, or on an ABI other than x86_64 and i386).
-pub fn path_records(sc: &Syscall, aux: &[Aux]) -> Option<PathRecords> {
-    path_records_on(sc, aux, Kernel::running())
-}
-
-/// [`path_records`] as `kernel` writes them.
-fn path_records_on(sc: &Syscall, aux: &[Aux], kernel: Kernel) -> Option<PathRecords> {
+pub(crate) fn path_records(sc: &Syscall, aux: &[Aux], kernel: Facts) -> Option<PathRecords> {
     let mut sent = decode(aux)?;
     // An i386 syscall names what its x86_64 counterpart does.
     let name = match sc.arch {
@@ -199,7 +168,7 @@ fn path_records_on(sc: &Syscall, aux: &[Aux], kernel: Kernel) -> Option<PathReco
     // (`name=""`) is the file stat returned.
     // (Only given AT_EMPTY_PATH: without it an empty name fails, ENOENT,
     // before the kernel takes it.)
-    const AT_EMPTY_PATH: u64 = 0x1000;
+    const AT_EMPTY_PATH: u64 = nix::libc::AT_EMPTY_PATH as u64;
     let flags = match name {
         "newfstatat" => sc.args[3],
         "statx" => sc.args[2],
@@ -231,7 +200,7 @@ fn path_records_on(sc: &Syscall, aux: &[Aux], kernel: Kernel) -> Option<PathReco
         cwd: sent.cwd.as_deref(),
         names: &sent.names,
         bases: &sent.bases,
-        order: kernel.order,
+        kernel,
     };
     let failed = exit.is_some_and(fastaudit_records::exit::failed);
     let nargs = sent.names[..2].iter().filter(|n| n.is_some()).count();
@@ -392,7 +361,7 @@ impl Build<'_> {
             }
             None => self.push(self.name(0), exe.as_ref(), NameType::Normal),
         }
-        if lookup::exec_names_program_twice() {
+        if lookup::exec_names_program_twice(call) {
             if let Some(first) = self.items.first() {
                 let again = lookup::program_again(call, first);
                 self.items.insert(1, again);
@@ -550,6 +519,7 @@ impl Build<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::host::facts::NameOrder;
     use fastaudit_bpf::types::{fa_aux_kind, fa_obj, fa_objs};
 
     const DIR: u32 = 0o040755;
@@ -600,18 +570,12 @@ mod tests {
         }
     }
 
-    /// As this host's kernel version writes them, with the older link and
-    /// symlink order.
+    /// As Linux 6.18 writes them (the older link and symlink order).
     fn records(syscall: &str, exit: i64, aux: &[Aux]) -> PathRecords {
-        records_on(
-            syscall,
-            exit,
-            aux,
-            Kernel::at(crate::host::probe::kernel_version()),
-        )
+        records_on(syscall, exit, aux, Facts::at((6, 18)))
     }
 
-    fn records_on(syscall: &str, exit: i64, aux: &[Aux], kernel: Kernel) -> PathRecords {
+    fn records_on(syscall: &str, exit: i64, aux: &[Aux], kernel: Facts) -> PathRecords {
         let sc = Syscall {
             arch: arch::X86_64,
             syscall: fastaudit_rules::tables::Machine::X86_64
@@ -620,7 +584,7 @@ mod tests {
             exit: Some(exit),
             ..Syscall::default()
         };
-        path_records_on(&sc, aux, kernel).unwrap()
+        path_records(&sc, aux, kernel).unwrap()
     }
 
     #[test]
@@ -655,15 +619,15 @@ mod tests {
                 data: stat,
             },
         ];
-        assert!(path_records_on(&sc, &aux, Kernel::at((6, 11))).is_none());
+        assert!(path_records(&sc, &aux, Facts::at((6, 11))).is_none());
         // Without AT_EMPTY_PATH the empty name fails before it is taken.
         let refused = Syscall {
             args: [4, 0x7000, 0x7100, 0],
             exit: Some(-2),
             ..sc.clone()
         };
-        assert!(path_records_on(&refused, &aux, Kernel::at((6, 1))).is_none());
-        let p = path_records_on(&sc, &aux, Kernel::at((6, 1))).expect("records before 6.11");
+        assert!(path_records(&refused, &aux, Facts::at((6, 1))).is_none());
+        let p = path_records(&sc, &aux, Facts::at((6, 1))).expect("records before 6.11");
         assert_eq!(p.cwd.as_deref(), Some(&b"/w"[..]));
         assert_eq!(p.items.len(), 1);
         assert_eq!(p.items[0].name.as_deref(), Some(&b""[..]));
@@ -766,13 +730,14 @@ mod tests {
     #[test]
     fn a_kernel_that_takes_the_old_name_first_names_it_first() {
         use fa_obj_flag as F;
-        let newer = Kernel {
+        let newer = Facts {
             version: (7, 3),
             order: NameOrder {
                 link_old_first: true,
                 symlink_target_first: true,
                 rename_old_first: true,
             },
+            tomoyo: false,
         };
         let symlink = [
             name(fa_aux_kind::FA_AUX_CWD, 0, "/w"),
@@ -798,7 +763,7 @@ mod tests {
                 (11, DIR, F::FA_OBJ_CHANGED, 2, "u"),
             ]),
         ];
-        let older = shown(&records_on("link", 0, &link, Kernel::at((6, 18))));
+        let older = shown(&records_on("link", 0, &link, Facts::at((6, 18))));
         let s = shown(&records_on("link", 0, &link, newer));
         assert_eq!(s.len(), 3);
         assert!(

@@ -3,7 +3,7 @@
 //! inodes the syscall touched; and the records made of them. Read by the
 //! syscall path records (`names`) and the io_uring ones (`uring_paths`).
 
-use crate::read::samples::Aux;
+use crate::payload::Aux;
 use fastaudit_bpf::types::{
     fa_aux_kind, fa_aux_uring_obj, fa_aux_uring_punt, fa_name_index, fa_obj, fa_obj_flag, fa_objs,
 };
@@ -83,7 +83,7 @@ fn obj_of(o: &fa_obj) -> Obj {
 }
 
 fn objs_of(a: &Aux) -> Vec<Obj> {
-    let Some(h) = crate::read::samples::read::<fa_objs>(&a.data) else {
+    let Some(h) = crate::payload::read::<fa_objs>(&a.data) else {
         return Vec::new();
     };
     h.o.iter().take(h.count as usize).map(obj_of).collect()
@@ -121,12 +121,12 @@ pub(crate) fn decode(aux: &[Aux]) -> Option<Sent> {
             s.uring_names.push(name_of(a)?);
             any = true;
         } else if a.ty == fa_aux_kind::FA_AUX_URING_OBJ.0 {
-            if let Some(u) = crate::read::samples::read::<fa_aux_uring_obj>(&a.data) {
+            if let Some(u) = crate::payload::read::<fa_aux_uring_obj>(&a.data) {
                 s.uring_opened.push((u.index, obj_of(&u.obj).inode));
             }
         } else if a.ty == fa_aux_kind::FA_AUX_URING_PUNT.0 {
             s.uring_punted.extend(
-                crate::read::samples::read::<fa_aux_uring_punt>(&a.data).map(|p| (p, Vec::new())),
+                crate::payload::read::<fa_aux_uring_punt>(&a.data).map(|p| (p, Vec::new())),
             );
         } else if a.ty == fa_aux_kind::FA_AUX_URING_PUNT_OBJS.0 {
             // Sent right after its op's FA_AUX_URING_PUNT.

@@ -16,7 +16,7 @@
 
 use crate::decode::exec_files::{inode_of, resolve};
 use crate::decode::sent::{decode, Obj, PathRecords, Sent};
-use crate::read::samples::Aux;
+use crate::payload::Aux;
 use fastaudit_bpf::types::{fa_aux_uring_punt, fa_obj_flag};
 use fastaudit_records::path::{parent_len, NameType, PathItem};
 use fastaudit_rules::tables;
@@ -69,8 +69,8 @@ fn punted(
     pid: i32,
 ) {
     use Fill::{LinkSource, Object, ObjectNoFollow, Parent};
-    const O_CREAT: u32 = 0o100;
-    const O_NOFOLLOW: u32 = 0o400000;
+    const O_CREAT: u32 = nix::libc::O_CREAT as u32;
+    const O_NOFOLLOW: u32 = nix::libc::O_NOFOLLOW as u32;
     let Some(op) = tables::URING_OPS.get(p.op as usize) else {
         return;
     };
@@ -200,7 +200,7 @@ pub(crate) fn at(name: &[u8], dfd: i32, cwd: Option<&[u8]>, pid: i32, parent: bo
         (true, len) => &name[..len],
         (false, _) => name,
     };
-    const AT_FDCWD: i32 = -100;
+    const AT_FDCWD: i32 = nix::libc::AT_FDCWD;
     if name.starts_with(b"/") || dfd == AT_FDCWD {
         return resolve(cwd, name);
     }
@@ -447,7 +447,7 @@ mod tests {
         punted(&mut items, &punt(0, "linkat"), &link, None, 0);
         let create = [obj(31, FILE, 0, false), obj(30, DIR, 2, true)];
         let mut open = punt(2, "openat");
-        open.open_flags = 0o100; // O_CREAT
+        open.open_flags = nix::libc::O_CREAT as u32;
         punted(&mut items, &open, &create, None, 0);
         // Nothing changed and nothing found: stays as the prep took it.
         punted(&mut items, &punt(3, "unlinkat"), &[], None, 0);

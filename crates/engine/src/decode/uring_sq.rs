@@ -9,10 +9,11 @@
 //! the file an open opened) and, for the rest, lookups made here.
 
 use crate::decode::exec_files::inode_of;
-use crate::decode::sent::{decode, Obj, PathRecords};
+use crate::decode::sent::{decode, Obj, PathRecords, Sent};
 use crate::decode::uring_paths::{at, changed_dir};
-use crate::read::samples::Aux;
-use fastaudit_bpf::types::fa_obj_flag;
+use crate::host::facts::Facts;
+use crate::payload::Aux;
+use fastaudit_bpf::types::{fa_aux_uring_punt, fa_obj_flag};
 use fastaudit_records::path::{parent_len, Inode, NameType, PathItem};
 use fastaudit_rules::tables;
 
@@ -214,40 +215,44 @@ fn look(
     md.ok().map(|m| inode_of(&path, &m))
 }
 
-/// The CWD and PATH records of SQPOLL ring op `op` of process `pid`
-/// from its event's `aux` (None: not one the BPF side sent names for).
-pub fn sq_paths(op: u32, aux: &[Aux], pid: i32) -> Option<PathRecords> {
-    let sent = decode(aux)?;
-    let (inputs, _) = sent.uring_punted.first()?;
-    let name = |i: u32| {
-        sent.uring_names
+const O_CREAT: u32 = nix::libc::O_CREAT as u32;
+const O_EXCL: u32 = nix::libc::O_EXCL as u32;
+const O_NOFOLLOW: u32 = nix::libc::O_NOFOLLOW as u32;
+
+/// One SQPOLL op's context: what the BPF side sent of it, and where its
+/// names are looked up now.
+struct Op<'a> {
+    sent: &'a Sent,
+    inputs: &'a fa_aux_uring_punt,
+    cwd: Option<&'a [u8]>,
+    pid: i32,
+    changed: Changed<'a>,
+    /// The file an open opened, as the BPF side saw it.
+    opened: Option<Inode>,
+}
+
+impl Op<'_> {
+    /// The op's name argument `i`.
+    fn name(&self, i: u32) -> Option<&[u8]> {
+        self.sent
+            .uring_names
             .iter()
-            .find(|(at, _)| *at == inputs.index + i)
+            .find(|(at, _)| *at == self.inputs.index + i)
             .map(|(_, n)| n.as_slice())
-    };
-    let cwd = sent.cwd.as_deref();
-    let changed = Changed(&sent.objs);
-    let opened = sent
-        .uring_opened
-        .iter()
-        .find(|(i, _)| *i == inputs.index)
-        .map(|(_, inode)| *inode);
-    let look = |name: &[u8], dfd: i32, parent: bool, follow: bool| {
-        look(name, dfd, cwd, pid, parent, follow)
-    };
-    const O_CREAT: u32 = 0o100;
-    const O_EXCL: u32 = 0o200;
-    const O_NOFOLLOW: u32 = 0o400000;
-    use NameType::{Create, Delete};
-    let mut n = Names::default();
-    // A name created in its directory (mkdir, symlink, a link's new name,
-    // an open's O_CREAT): the directory looked up, then the child
-    // checked (may_create: still negative) and, if made, notified.
-    let create = |n: &mut Names, new: &[u8], dfd: i32, made: Option<Inode>, dir_changed: bool| {
+    }
+
+    fn look(&self, name: &[u8], dfd: i32, parent: bool, follow: bool) -> Option<Inode> {
+        look(name, dfd, self.cwd, self.pid, parent, follow)
+    }
+
+    /// A name created in its directory (mkdir, symlink, a link's new
+    /// name, an open's O_CREAT): the directory looked up, then the child
+    /// checked (may_create: still negative) and, if made, notified.
+    fn create(&self, n: &mut Names, new: &[u8], dfd: i32, made: Option<Inode>, dir_changed: bool) {
         let dir = dir_changed
-            .then(|| changed_dir(&sent.objs, false).map(|o| o.inode))
+            .then(|| changed_dir(&self.sent.objs, false).map(|o| o.inode))
             .flatten()
-            .or_else(|| look(new, dfd, true, true));
+            .or_else(|| self.look(new, dfd, true, true));
         let Some(dir) = dir else {
             return;
         };
@@ -255,99 +260,137 @@ pub fn sq_paths(op: u32, aux: &[Aux], pid: i32) -> Option<PathRecords> {
         let child = base(new);
         match made {
             Some(inode) => {
-                n.child(dir, child, None, Create);
-                n.child(dir, child, Some(inode), Create);
+                n.child(dir, child, None, NameType::Create);
+                n.child(dir, child, Some(inode), NameType::Create);
             }
             // There already (EEXIST before any check), else refused.
-            None if look(new, dfd, false, false).is_some() => {}
-            None => n.child(dir, child, None, Create),
+            None if self.look(new, dfd, false, false).is_some() => {}
+            None => n.child(dir, child, None, NameType::Create),
         }
-    };
-    match *tables::URING_OPS.get(op as usize)? {
-        "openat" | "openat2" => {
-            let file = name(0)?;
-            let follow = inputs.open_flags & (O_NOFOLLOW | O_EXCL) == 0;
-            if inputs.open_flags & O_CREAT == 0 {
-                if let Some(i) = opened.or_else(|| look(file, inputs.dfd, false, follow)) {
-                    n.inode(file, i, false);
-                }
-            } else if let Some(made) = changed.made() {
-                create(&mut n, file, inputs.dfd, Some(made), true);
-            } else {
-                // There already: opened (or refused) as it was, found
-                // without the directory since Linux 6.12 (unless O_EXCL).
-                let there = opened.or_else(|| look(file, inputs.dfd, false, follow));
-                let parent_first = crate::decode::lookup::creat_names_parent_of_existing()
-                    || inputs.open_flags & O_EXCL != 0;
-                let dir = match there.is_none() || parent_first {
-                    true => look(file, inputs.dfd, true, true),
-                    false => None,
-                };
-                if let Some(dir) = dir {
-                    n.inode(file, dir, true);
-                }
-                match (there, dir) {
-                    (Some(i), _) => n.inode(file, i, false),
-                    (None, Some(dir)) => n.child(dir, base(file), None, Create),
-                    (None, None) => {}
-                }
+    }
+
+    /// openat, openat2: the file, or (O_CREAT) its directory and the child.
+    fn open(&self, n: &mut Names, kernel: &Facts) -> Option<()> {
+        let (inputs, opened) = (self.inputs, self.opened);
+        let file = self.name(0)?;
+        let follow = inputs.open_flags & (O_NOFOLLOW | O_EXCL) == 0;
+        if inputs.open_flags & O_CREAT == 0 {
+            if let Some(i) = opened.or_else(|| self.look(file, inputs.dfd, false, follow)) {
+                n.inode(file, i, false);
             }
-        }
-        "mkdirat" => create(&mut n, name(0)?, inputs.dfd, changed.made(), true),
-        "symlinkat" => create(&mut n, name(1)?, inputs.dfd2, changed.made(), true),
-        "linkat" => {
-            let (old, new) = (name(0)?, name(1)?);
-            let linked = changed.file();
-            let Some(src) = linked.or_else(|| look(old, inputs.dfd, false, false)) else {
-                return Some(records(n, cwd));
+        } else if let Some(made) = self.changed.made() {
+            self.create(n, file, inputs.dfd, Some(made), true);
+        } else {
+            // There already: opened (or refused) as it was, found
+            // without the directory since Linux 6.12 (unless O_EXCL).
+            let there = opened.or_else(|| self.look(file, inputs.dfd, false, follow));
+            let parent_first = crate::decode::lookup::creat_names_parent_of_existing(kernel)
+                || inputs.open_flags & O_EXCL != 0;
+            let dir = match there.is_none() || parent_first {
+                true => self.look(file, inputs.dfd, true, true),
+                false => None,
             };
-            n.inode(old, src, false);
-            create(&mut n, new, inputs.dfd2, linked, linked.is_some());
-        }
-        "unlinkat" => {
-            let victim_name = name(0)?;
-            let dir = changed_dir(&sent.objs, false)
-                .map(|o| o.inode)
-                .or_else(|| look(victim_name, inputs.dfd, true, true));
             if let Some(dir) = dir {
-                n.inode(victim_name, dir, true);
-                let victim = changed
-                    .child()
-                    .or_else(|| look(victim_name, inputs.dfd, false, false));
-                if victim.is_some() {
-                    n.child(dir, base(victim_name), victim, Delete);
-                }
+                n.inode(file, dir, true);
+            }
+            match (there, dir) {
+                (Some(i), _) => n.inode(file, i, false),
+                (None, Some(dir)) => n.child(dir, base(file), None, NameType::Create),
+                (None, None) => {}
             }
         }
-        "renameat" => {
-            let (old, new) = (name(0)?, name(1)?);
-            let moved = changed.child();
-            let old_dir = changed_dir(&sent.objs, false)
-                .map(|o| o.inode)
-                .or_else(|| look(old, inputs.dfd, true, true));
-            let Some(old_dir) = old_dir else {
-                return Some(records(n, cwd));
-            };
-            n.inode(old, old_dir, true);
-            let new_dir = changed_dir(&sent.objs, true)
-                .map(|o| o.inode)
-                .or_else(|| look(new, inputs.dfd2, true, true));
-            let Some(new_dir) = new_dir else {
-                return Some(records(n, cwd));
-            };
-            n.inode(new, new_dir, true);
-            let source = moved.or_else(|| look(old, inputs.dfd, false, false));
-            if source.is_some() {
-                n.child(old_dir, base(old), source, Delete);
-                n.child(new_dir, base(new), None, Create);
-                if moved.is_some() {
-                    n.child(new_dir, base(new), moved, Create);
-                }
+        Some(())
+    }
+
+    /// linkat: the source, then the new name created.
+    fn link(&self, n: &mut Names) -> Option<()> {
+        let (old, new) = (self.name(0)?, self.name(1)?);
+        let linked = self.changed.file();
+        let Some(src) = linked.or_else(|| self.look(old, self.inputs.dfd, false, false)) else {
+            return Some(());
+        };
+        n.inode(old, src, false);
+        self.create(n, new, self.inputs.dfd2, linked, linked.is_some());
+        Some(())
+    }
+
+    /// unlinkat: the directory, then the victim deleted.
+    fn unlink(&self, n: &mut Names) -> Option<()> {
+        let victim_name = self.name(0)?;
+        let dir = changed_dir(&self.sent.objs, false)
+            .map(|o| o.inode)
+            .or_else(|| self.look(victim_name, self.inputs.dfd, true, true));
+        if let Some(dir) = dir {
+            n.inode(victim_name, dir, true);
+            let victim = self
+                .changed
+                .child()
+                .or_else(|| self.look(victim_name, self.inputs.dfd, false, false));
+            if victim.is_some() {
+                n.child(dir, base(victim_name), victim, NameType::Delete);
             }
         }
+        Some(())
+    }
+
+    /// renameat: both directories, the old name deleted, the new created.
+    fn rename(&self, n: &mut Names) -> Option<()> {
+        let (old, new) = (self.name(0)?, self.name(1)?);
+        let moved = self.changed.child();
+        let old_dir = changed_dir(&self.sent.objs, false)
+            .map(|o| o.inode)
+            .or_else(|| self.look(old, self.inputs.dfd, true, true));
+        let Some(old_dir) = old_dir else {
+            return Some(());
+        };
+        n.inode(old, old_dir, true);
+        let new_dir = changed_dir(&self.sent.objs, true)
+            .map(|o| o.inode)
+            .or_else(|| self.look(new, self.inputs.dfd2, true, true));
+        let Some(new_dir) = new_dir else {
+            return Some(());
+        };
+        n.inode(new, new_dir, true);
+        let source = moved.or_else(|| self.look(old, self.inputs.dfd, false, false));
+        if source.is_some() {
+            n.child(old_dir, base(old), source, NameType::Delete);
+            n.child(new_dir, base(new), None, NameType::Create);
+            if moved.is_some() {
+                n.child(new_dir, base(new), moved, NameType::Create);
+            }
+        }
+        Some(())
+    }
+}
+
+/// The CWD and PATH records of SQPOLL ring op `op` of process `pid`
+/// from its event's `aux` (None: not one the BPF side sent names for).
+pub(crate) fn sq_paths(op: u32, aux: &[Aux], pid: i32, kernel: &Facts) -> Option<PathRecords> {
+    let sent = decode(aux)?;
+    let (inputs, _) = sent.uring_punted.first()?;
+    let ctx = Op {
+        sent: &sent,
+        inputs,
+        cwd: sent.cwd.as_deref(),
+        pid,
+        changed: Changed(&sent.objs),
+        opened: sent
+            .uring_opened
+            .iter()
+            .find(|(i, _)| *i == inputs.index)
+            .map(|(_, inode)| *inode),
+    };
+    let mut n = Names::default();
+    match *tables::URING_OPS.get(op as usize)? {
+        "openat" | "openat2" => ctx.open(&mut n, kernel)?,
+        "mkdirat" => ctx.create(&mut n, ctx.name(0)?, inputs.dfd, ctx.changed.made(), true),
+        "symlinkat" => ctx.create(&mut n, ctx.name(1)?, inputs.dfd2, ctx.changed.made(), true),
+        "linkat" => ctx.link(&mut n)?,
+        "unlinkat" => ctx.unlink(&mut n)?,
+        "renameat" => ctx.rename(&mut n)?,
         _ => return None,
     }
-    Some(records(n, cwd))
+    Some(records(n, ctx.cwd))
 }
 
 /// The records of a context's list: CWD once it holds a name.

@@ -2,9 +2,10 @@
 //! groups the kernel writes them.
 //!
 //! The rule of this layer: it reads bytes the BPF side wrote and assembles
-//! them; it loads nothing and decodes no record.
+//! them; it loads nothing and decodes no record. It does not import
+//! `decode` (nor `decode` it): the samples' payloads it cuts out are the
+//! shared `crate::payload`'s, and the runtime hands them on to `decode`.
 
-pub(crate) mod event;
 pub(crate) mod ring;
 pub(crate) mod samples;
 pub(crate) mod uring_groups;

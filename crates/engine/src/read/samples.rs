@@ -3,17 +3,9 @@
 //! CWD, EXECVE, ... records) come before it with its tid and stamp, and
 //! are held here until the event arrives.
 
+use crate::payload::{read, Aux};
 use fastaudit_bpf::types::{fa_aux_head, fa_event, fa_event_flag, fa_msg, fa_msg_kind};
 use std::collections::HashMap;
-
-/// One auxiliary record's data, as the BPF side sent it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Aux {
-    /// The record type (`AUDIT_*`) or `FA_AUX_*` kind its payload is laid out for.
-    pub ty: u32,
-    /// The payload: a struct of the BPF header's, `len` bytes of it.
-    pub data: Vec<u8>,
-}
 
 /// Threads whose auxiliary samples may wait at once; past this the oldest
 /// waits (whose event was lost) are dropped.
@@ -36,21 +28,6 @@ pub(crate) struct Samples {
 /// A complete event: with its executable's path, its task's LSM label
 /// (empty: none) and its auxiliary records.
 pub(crate) type Ready = (fa_event, Vec<u8>, Vec<u8>, Vec<Aux>);
-
-pub(crate) fn read<T: Copy>(data: &[u8]) -> Option<T> {
-    // SAFETY: T is a plain repr(C) struct of integers and byte arrays
-    // (generated from fastaudit.h), and data holds at least its size.
-    (data.len() >= std::mem::size_of::<T>())
-        .then(|| unsafe { std::ptr::read_unaligned(data.as_ptr().cast::<T>()) })
-}
-
-/// A payload's bytes as the BPF side lays it out (tests: [`read`]'s inverse).
-#[cfg(test)]
-pub(crate) fn bytes<T: Copy>(v: &T) -> Vec<u8> {
-    // SAFETY: T is a plain repr(C) struct of integers and byte arrays.
-    unsafe { std::slice::from_raw_parts((v as *const T).cast::<u8>(), std::mem::size_of::<T>()) }
-        .to_vec()
-}
 
 impl Samples {
     /// Take one ring-buffer sample.
@@ -146,6 +123,7 @@ impl Samples {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::payload::bytes;
     use fastaudit_bpf::types::fa_msg_kind;
 
     fn aux(tid: u32, stamp: u64, ty: u32) -> Vec<u8> {

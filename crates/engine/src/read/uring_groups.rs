@@ -1,8 +1,8 @@
 //! The grouping of URINGOP events as the kernel writes them: inline ops
 //! under their io_uring_enter's stamp, before its SYSCALL.
 
+use crate::event::AuditEvent;
 use crate::plan::Plan;
-use crate::read::event::AuditEvent;
 use fastaudit_bpf::types::{fa_event, fa_event_flag};
 use fastaudit_records::UringOp;
 use std::collections::BTreeMap;
@@ -65,7 +65,7 @@ mod tests {
     #[test]
     fn inline_uringops_wait_for_their_io_uring_enter() {
         use super::Groups;
-        use crate::read::event::AuditEvent;
+        use crate::event::AuditEvent;
         use fastaudit_bpf::types::{fa_event, fa_event_flag as f};
         let p = plan("-a always,io_uring -S openat -k o\n").unwrap();
         let ev = |tid: u32, flags: u32, op: u32| {
@@ -78,18 +78,11 @@ mod tests {
         };
         // Stands for assemble: only what the grouping sets is looked at.
         let plain = |e: &fa_event| AuditEvent {
-            sec: 0,
-            msec: 0,
             syscall: fastaudit_records::Syscall {
                 syscall: e.syscall,
                 ..Default::default()
             },
-            cmdline: Vec::new(),
-            companion: false,
-            aux: Vec::new(),
-            aux_lost: false,
-            uringops: Vec::new(),
-            no_syscall: false,
+            ..AuditEvent::default()
         };
         let mut g = Groups::default();
         let inline = f::FA_EV_URINGOP.0 | f::FA_EV_URING_INLINE.0;

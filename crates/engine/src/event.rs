@@ -1,16 +1,20 @@
-//! What the engine hands its caller: one audited syscall.
+//! What the engine hands its caller: one audited syscall, its records
+//! decoded. `read` assembles it from the ring buffer's samples, `decode`
+//! fills in the records after SYSCALL.
 
-use crate::read::samples::Aux;
+use fastaudit_records::exit::ExitRecord;
+use fastaudit_records::path::PathItem;
 use fastaudit_records::{Syscall, UringOp};
 
 /// One audited syscall, ready to be formatted.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AuditEvent {
     /// Wall-clock time of the syscall exit: seconds and milliseconds.
     pub sec: u64,
     /// Milliseconds part.
     pub msec: u32,
-    /// The SYSCALL record's content.
+    /// The SYSCALL record's content (`items=` counting the PATH records
+    /// and the names the kernel hides).
     pub syscall: Syscall,
     /// The command line (argv joined by NULs), as PROCTITLE wants it.
     pub cmdline: Vec<u8>,
@@ -19,9 +23,14 @@ pub struct AuditEvent {
     /// LOGIN, whose `pid=` is this event's pid). Its key is `None` unless
     /// a rule selected the syscall too.
     pub companion: bool,
-    /// The data of the records the kernel writes after SYSCALL (PATH,
-    /// CWD, EXECVE, ...), in the order the BPF side sent them.
-    pub aux: Vec<Aux>,
+    /// The records the kernel writes after SYSCALL (or after a lone
+    /// URINGOP) other than CWD and PATH: EXECVE, SOCKADDR, BPRM_FCAPS,
+    /// ..., in the order `audit_log_exit` writes them.
+    pub records: Vec<ExitRecord>,
+    /// The CWD record's path, if one is written.
+    pub cwd: Option<Vec<u8>>,
+    /// The PATH records, item 0 first.
+    pub paths: Vec<PathItem>,
     /// Some of those records found no room in the ring buffer.
     pub aux_lost: bool,
     /// URINGOP records that come first under the event's stamp (io_uring
