@@ -30,7 +30,7 @@
 #include "paths.bpf.h"       /* ... its CWD and PATH data */
 #include "companion.bpf.h"   /* syscalls that make a kernel record (LOGIN) */
 #include "handover.bpf.h"    /* live rule changes: which object judges */
-#include "uring.bpf.h"       /* io_uring ops (URINGOP) */
+#include "uring_hooks.bpf.h" /* io_uring ops (URINGOP) */
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -250,7 +250,7 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 		.nr = nr,
 	};
 	/* io_uring_enter's end for a thread whose inline io_uring ops made
-	 * URINGOP records (uring.bpf.h): its SYSCALL after them, or a marker
+	 * URINGOP records (uring_turn.bpf.h): its SYSCALL after them, or a marker
 	 * that closes them. */
 	if (uring_enter_end) {
 		/* An inline attempt whose end no tracepoint showed: before
@@ -586,7 +586,7 @@ URING_TWICE(io_uring_poll_arm, uring_poll)
 URING_TWICE(io_uring_complete, uring_complete)
 
 /* io_uring_enter's entry: ops issued inline until its exit are judged in
- * its context (uring.bpf.h). */
+ * its context (uring_enter.bpf.h). */
 SEC("tracepoint")
 int fa_uring_enter(struct syscall_trace_enter *ctx)
 {
