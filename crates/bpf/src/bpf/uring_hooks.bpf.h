@@ -108,10 +108,16 @@ static __always_inline int uring_queue_body(__u64 *ctx, int typed)
 		return 0;
 	struct uring_enter *in = uring_enter_current();
 	uring_pending_ended(in, req);
-	enum uring_turn turn = uring_turn_begin(in, req, flags, 1);
-	uring_attempt(req, op, span, -EAGAIN, 0, typed, in);
-	if (in)
-		uring_turn_end(in, turn);
+	struct uring_try t = {
+		.req = req,
+		.span = span,
+		.in = in,
+		.flags = flags,
+		.op = op,
+		.typed = typed,
+		.first_inline = 1,
+	};
+	uring_attempts(&t, URING_ENDED_AGAIN, 0);
 	uring_park(key, 0, URING_NEXT_WORKER);
 	return 0;
 }
@@ -130,10 +136,16 @@ static __always_inline int uring_poll_body(__u64 *ctx, int typed)
 	if (!next || *next != URING_NEXT_POLLED) {
 		struct uring_enter *in = uring_enter_current();
 		uring_pending_ended(in, req);
-		enum uring_turn turn = uring_turn_begin(in, req, req_flags(req, typed), !next);
-		uring_attempt(req, op, span, -EAGAIN, 0, typed, in);
-		if (in)
-			uring_turn_end(in, turn);
+		struct uring_try t = {
+			.req = req,
+			.span = span,
+			.in = in,
+			.flags = req_flags(req, typed),
+			.op = op,
+			.typed = typed,
+			.first_inline = !next,
+		};
+		uring_attempts(&t, URING_ENDED_AGAIN, 0);
 		/* The map value may have moved under the calls above. */
 		next = uring_parked_state(key);
 	}
@@ -180,19 +192,17 @@ static __always_inline int uring_complete_body(__u64 *ctx, int typed)
 	 * call at the syscall's end). */
 	if (in && in->pending == (__u64)req)
 		in->pending = 0;
-	enum uring_turn turn = uring_turn_begin(in, req, flags, first_inline);
-	if (next != URING_NEXT_POLLED && (flags & REQ_F_POLLED))
-		uring_attempt(req, op, span, -EAGAIN, 0, typed, in);
-	/* An open that succeeded at its first, inline attempt resolved its
-	 * name in io_uring_enter's context (the last one taken: the attempt
-	 * follows its prep). */
-	if ((op == FA_IORING_OP_OPENAT || op == FA_IORING_OP_OPENAT2) && res >= 0 && first_inline &&
-	    in && in->names)
-		fa_uring_opened(req_number(req), res, in->names - 1, in->stamp,
-				(__u32)bpf_get_current_pid_tgid());
-	uring_attempt(req, op, span, 0, res, typed, in);
-	if (in)
-		uring_turn_end(in, turn);
+	struct uring_try t = {
+		.req = req,
+		.span = span,
+		.in = in,
+		.flags = flags,
+		.op = op,
+		.typed = typed,
+		.first_inline = first_inline,
+		.next = next,
+	};
+	uring_attempts(&t, URING_ENDED_DONE, res);
 	return 0;
 }
 

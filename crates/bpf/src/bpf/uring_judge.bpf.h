@@ -133,14 +133,31 @@ static __always_inline void uring_apply_in(struct subject *s, struct uring_enter
 	}
 }
 
-/* One issue attempt of req (op `op`, its index entry `span`) ended with
- * `ret` in the current task, whose io_uring_enter context is `in`
- * (uring_enter_current(), which its caller took: NULL outside one):
- * judge it and send its URINGOP if the rules (or the syscall's state)
- * say so. */
-static __always_inline void uring_attempt(struct io_kiocb *req, __u32 op, struct fa_span *span, long ret,
-					  long res, int typed, struct uring_enter *in)
+/* A request as one tracepoint shows it, with what judging its attempts
+ * takes (uring_attempt, uring_attempts). */
+struct uring_try {
+	struct io_kiocb *req;
+	struct fa_span *span;     /* its op's index entry */
+	/* The current task's io_uring_enter context (uring_enter_current(),
+	 * which the tracepoint took): NULL outside one. */
+	struct uring_enter *in;
+	__u64 flags;              /* req->flags (uring_turn_begin) */
+	__u32 op;
+	int typed;                /* tp_btf: its fields by direct loads */
+	int first_inline;         /* its first attempt, on its submission's inline path */
+	__u32 next;               /* at its completion, where it was parked (enum uring_next) */
+};
+
+/* One issue attempt of request t->req ended with `ret` (and CQE result
+ * `res`) in the current task: judge it and send its URINGOP if the
+ * rules (or the syscall's state) say so. */
+static __always_inline void uring_attempt(const struct uring_try *t, long ret, long res)
 {
+	struct io_kiocb *req = t->req;
+	struct fa_span *span = t->span;
+	struct uring_enter *in = t->in;
+	__u32 op = t->op;
+	int typed = t->typed;
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id;
 	if (tgid == self_tgid)

@@ -206,6 +206,43 @@ static __always_inline void uring_pending_ended(struct uring_enter *in, struct i
 		in->pending = 0;
 }
 
+/* What ended the attempts a tracepoint shows (uring_attempts). */
+enum uring_ended {
+	URING_ENDED_AGAIN = 1,  /* an attempt that returned -EAGAIN (a punt, a poll armed) */
+	URING_ENDED_DONE = 2,   /* the completion: the last attempt returned 0 */
+};
+
+/* The attempts of request t->req that one tracepoint ends, judged in its
+ * turn among the waiting requests (uring_turn_begin/end): one that
+ * returned -EAGAIN, or at the completion (CQE result `res`) the last,
+ * after an -EAGAIN one when a poll was found ready at once (REQ_F_POLLED
+ * with no io_uring_poll_arm: not parked as polled). That test comes
+ * after the turn's start, as the judging does. */
+static __always_inline void uring_attempts(const struct uring_try *t, enum uring_ended ended, long res)
+{
+	struct uring_enter *in = t->in;
+	struct io_kiocb *req = t->req;
+	__u64 flags = t->flags;
+	__u32 op = t->op, next = t->next;
+	int first_inline = t->first_inline;
+	enum uring_turn turn = uring_turn_begin(in, req, flags, first_inline);
+	if (ended == URING_ENDED_AGAIN ||
+	    (next != URING_NEXT_POLLED && (flags & REQ_F_POLLED)))
+		uring_attempt(t, -EAGAIN, 0);
+	if (ended == URING_ENDED_DONE) {
+		/* An open that succeeded at its first, inline attempt resolved
+		 * its name in io_uring_enter's context (the last one taken:
+		 * the attempt follows its prep). */
+		if ((op == FA_IORING_OP_OPENAT || op == FA_IORING_OP_OPENAT2) && res >= 0 &&
+		    first_inline && in && in->names)
+			fa_uring_opened(req_number(req), res, in->names - 1, in->stamp,
+					(__u32)bpf_get_current_pid_tgid());
+		uring_attempt(t, 0, res);
+	}
+	if (in)
+		uring_turn_end(in, turn);
+}
+
 /* Room for uring_ready_retry's subject and verdicts, off the stack. */
 struct uring_scratch {
 	struct subject s;
