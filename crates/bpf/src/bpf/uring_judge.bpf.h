@@ -44,10 +44,24 @@ static __always_inline const struct cred *uring_cred(struct io_kiocb *req, struc
 	return BPF_CORE_READ(task, cred);
 }
 
+/* What a URINGOP event says besides its subject: the thread and stamp
+ * it travels under, the rule whose key it carries, its flags beside
+ * FA_EV_URINGOP, and its items= (the names its context holds). */
+struct uring_op_head {
+	__u32 key_rule;
+	__u32 flags;
+	__u32 tid;
+	__u32 items;
+	__u64 stamp;
+};
+
 /* Send a URINGOP event for the attempt of s (s->nr is the op). */
-static __always_inline void uring_emit_op(struct subject *s, __u32 key_rule, __u32 flags, __u32 tid,
-					  __u32 items, __u64 stamp)
+static __always_inline void uring_emit_op(struct subject *s, const struct uring_op_head *h)
 {
+	/* Its fields read once, as values (the calls below cannot change
+	 * them). */
+	__u32 key_rule = h->key_rule, flags = h->flags, tid = h->tid, items = h->items;
+	__u64 stamp = h->stamp;
 	/* While a rule change overlaps two objects, only the active one
 	 * writes URINGOP records (each object follows requests by itself). */
 	if (!generation_active())
@@ -123,7 +137,14 @@ static __always_inline void uring_apply_in(struct subject *s, struct uring_enter
 		uring_enter_matched(in, j->u, j->urid);
 	if (in->state >= 0) {
 		in->recorded += 1;
-		uring_emit_op(s, in->key_rule, FA_EV_URING_INLINE, tid, names, bpf_ktime_get_ns());
+		struct uring_op_head h = {
+			.key_rule = in->key_rule,
+			.flags = FA_EV_URING_INLINE,
+			.tid = tid,
+			.items = names,
+			.stamp = bpf_ktime_get_ns(),
+		};
+		uring_emit_op(s, &h);
 		/* The syscall's CWD record, once it holds a name and will be
 		 * written: spelled only for a recorded io_uring_enter. */
 		if (in->names && !in->cwd_sent) {
@@ -198,7 +219,14 @@ static __always_inline void uring_attempt(const struct uring_try *t, long ret, l
 				lost = fa_uring_sq_end(req_number(req), op, res, stamp, sq.tid);
 			else if (items)
 				lost = fa_uring_worker_paths(req_number(req), stamp);
-			uring_emit_op(&s, (__u32)v, lost, sq_named ? sq.tid : tid, items, stamp);
+			struct uring_op_head h = {
+				.key_rule = (__u32)v,
+				.flags = lost,
+				.tid = sq_named ? sq.tid : tid,
+				.items = items,
+				.stamp = stamp,
+			};
+			uring_emit_op(&s, &h);
 		}
 		if (key)
 			uring_worker_objs_done(key);
