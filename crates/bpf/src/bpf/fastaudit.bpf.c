@@ -206,6 +206,26 @@ static __noinline enum uring_end uring_enter_end_apart(struct subject *s, struct
 	return end;
 }
 
+/* io_uring_enter's end (its subject s, thread tid of tgid) for a thread whose inline
+ * io_uring ops made URINGOP records (uring_turn.bpf.h): its SYSCALL after
+ * them, or a marker that closes them; 1 if that was all its end does,
+ * 0 if it is judged as any syscall. */
+static __always_inline int uring_enter_ended(struct subject *s, struct fa_span *span, __u32 tgid,
+					     __u32 tid)
+{
+	/* An inline attempt whose end no tracepoint showed: before the
+	 * syscall's end is judged. */
+	uring_ready_check();
+	enum uring_end end = uring_enter_end_apart(s, span, tid);
+	if (end == URING_END_RECORD)
+		return 1;
+	if (end == URING_END_NONE) {
+		uring_emit_end_marker(tgid, tid);
+		return 1;
+	}
+	return 0;
+}
+
 /* The end of syscall `nr` of the current task: at its exit, or for
  * exit/exit_group (`returned` 0) at their entry, since they never return
  * and nothing they do before do_exit changes what a rule or record sees. */
@@ -249,21 +269,8 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 		.tgid = tgid,
 		.nr = nr,
 	};
-	/* io_uring_enter's end for a thread whose inline io_uring ops made
-	 * URINGOP records (uring_turn.bpf.h): its SYSCALL after them, or a marker
-	 * that closes them. */
-	if (uring_enter_end) {
-		/* An inline attempt whose end no tracepoint showed: before
-		 * the syscall's end is judged. */
-		uring_ready_check();
-		enum uring_end end = uring_enter_end_apart(&s, span, tid);
-		if (end == URING_END_RECORD)
-			return 0;
-		if (end == URING_END_NONE) {
-			uring_emit_end_marker(tgid, tid);
-			return 0;
-		}
-	}
+	if (uring_enter_end && uring_enter_ended(&s, span, tgid, tid))
+		return 0;
 	if ((!span || !span->count) && !task_rule && !companion)
 		return 0;
 	struct fa_span *rules_span = task_rule ? 0 : span;
