@@ -206,24 +206,23 @@ static __noinline enum uring_end uring_enter_end_apart(struct subject *s, struct
 	return end;
 }
 
-/* io_uring_enter's end (its subject s, thread tid of tgid) for a thread whose inline
- * io_uring ops made URINGOP records (uring_turn.bpf.h): its SYSCALL after
- * them, or a marker that closes them; 1 if that was all its end does,
- * 0 if it is judged as any syscall. */
-static __always_inline int uring_enter_ended(struct subject *s, struct fa_span *span, __u32 tgid,
-					     __u32 tid)
+/* The rule whose key a recorded syscall's record carries (*key_rule):
+ * the matching exit rule's (verdict), or for a task an always,task rule
+ * selected that rule's (auditctl allows it no key), or none for a
+ * companion; 0 when the syscall is not recorded. task_rule is tested on
+ * the path that reads it (Linux 6.1's verifier does not carry on_end's
+ * test that far). */
+static __always_inline int record_key(__s64 verdict, __u32 *task_rule, __u32 companion, __u32 *key_rule)
 {
-	/* An inline attempt whose end no tracepoint showed: before the
-	 * syscall's end is judged. */
-	uring_ready_check();
-	enum uring_end end = uring_enter_end_apart(s, span, tid);
-	if (end == URING_END_RECORD)
-		return 1;
-	if (end == URING_END_NONE) {
-		uring_emit_end_marker(tgid, tid);
-		return 1;
-	}
-	return 0;
+	if (verdict >= 0)
+		*key_rule = (__u32)verdict;
+	else if (task_rule)
+		*key_rule = *task_rule;
+	else if (companion)
+		*key_rule = FA_NO_RULE;
+	else
+		return 0;
+	return 1;
 }
 
 /* The end of syscall `nr` of the current task: at its exit, or for
@@ -269,8 +268,21 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 		.tgid = tgid,
 		.nr = nr,
 	};
-	if (uring_enter_end && uring_enter_ended(&s, span, tgid, tid))
-		return 0;
+	/* io_uring_enter's end for a thread whose inline io_uring ops made
+	 * URINGOP records (uring_turn.bpf.h): its SYSCALL after them, or a marker
+	 * that closes them. */
+	if (uring_enter_end) {
+		/* An inline attempt whose end no tracepoint showed: before
+		 * the syscall's end is judged. */
+		uring_ready_check();
+		enum uring_end end = uring_enter_end_apart(&s, span, tid);
+		if (end == URING_END_RECORD)
+			return 0;
+		if (end == URING_END_NONE) {
+			uring_emit_end_marker(tgid, tid);
+			return 0;
+		}
+	}
 	if ((!span || !span->count) && !task_rule && !companion)
 		return 0;
 	struct fa_span *rules_span = task_rule ? 0 : span;
@@ -324,16 +336,8 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 			objs_drop(tid);
 		return 0;
 	}
-	/* task_rule is tested on the path that reads it (Linux 6.1's
-	 * verifier does not carry the test above this far). */
 	__u32 key_rule;
-	if (verdict >= 0)
-		key_rule = (__u32)verdict;
-	else if (task_rule)
-		key_rule = *task_rule;
-	else if (companion)
-		key_rule = FA_NO_RULE;
-	else {
+	if (!record_key(verdict, task_rule, companion, &key_rule)) {
 		if (!objs_first)
 			objs_drop(tid);
 		return 0;
