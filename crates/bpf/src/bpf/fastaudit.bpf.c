@@ -30,7 +30,7 @@
 #include "paths.bpf.h"       /* ... its CWD and PATH data */
 #include "companion.bpf.h"   /* syscalls that make a kernel record (LOGIN) */
 #include "handover.bpf.h"    /* live rule changes: which object judges */
-#include "uring.bpf.h"       /* io_uring ops (URINGOP) */
+#include "uring_hooks.bpf.h" /* io_uring ops (URINGOP) */
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -206,6 +206,25 @@ static __noinline enum uring_end uring_enter_end_apart(struct subject *s, struct
 	return end;
 }
 
+/* The rule whose key a recorded syscall's record carries (*key_rule):
+ * the matching exit rule's (verdict), or for a task an always,task rule
+ * selected that rule's (auditctl allows it no key), or none for a
+ * companion; 0 when the syscall is not recorded. task_rule is tested on
+ * the path that reads it (Linux 6.1's verifier does not carry on_end's
+ * test that far). */
+static __always_inline int record_key(__s64 verdict, __u32 *task_rule, __u32 companion, __u32 *key_rule)
+{
+	if (verdict >= 0)
+		*key_rule = (__u32)verdict;
+	else if (task_rule)
+		*key_rule = *task_rule;
+	else if (companion)
+		*key_rule = FA_NO_RULE;
+	else
+		return 0;
+	return 1;
+}
+
 /* The end of syscall `nr` of the current task: at its exit, or for
  * exit/exit_group (`returned` 0) at their entry, since they never return
  * and nothing they do before do_exit changes what a rule or record sees. */
@@ -250,7 +269,7 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 		.nr = nr,
 	};
 	/* io_uring_enter's end for a thread whose inline io_uring ops made
-	 * URINGOP records (uring.bpf.h): its SYSCALL after them, or a marker
+	 * URINGOP records (uring_turn.bpf.h): its SYSCALL after them, or a marker
 	 * that closes them. */
 	if (uring_enter_end) {
 		/* An inline attempt whose end no tracepoint showed: before
@@ -317,16 +336,8 @@ static __always_inline int on_end(__u32 nr, long ret, __u32 returned)
 			objs_drop(tid);
 		return 0;
 	}
-	/* task_rule is tested on the path that reads it (Linux 6.1's
-	 * verifier does not carry the test above this far). */
 	__u32 key_rule;
-	if (verdict >= 0)
-		key_rule = (__u32)verdict;
-	else if (task_rule)
-		key_rule = *task_rule;
-	else if (companion)
-		key_rule = FA_NO_RULE;
-	else {
+	if (!record_key(verdict, task_rule, companion, &key_rule)) {
 		if (!objs_first)
 			objs_drop(tid);
 		return 0;

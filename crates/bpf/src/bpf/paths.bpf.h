@@ -131,15 +131,15 @@ static __always_inline int spell_dir(struct dentry *d, struct vfsmount *vm, stru
 	return 1;
 }
 
-/* Send the directory at (d, vm) as aux record `kind` with `index`: the
+/* Send the directory at `at` as aux record `kind` with `index`: the
  * working directory (FA_AUX_CWD; index 1 when it was removed, for
  * " (deleted)"), or the directory a dirfd-relative path argument starts
  * from (FA_AUX_NAME, FA_NAME_BASE + argument). */
-static __always_inline void send_dir(struct dentry *d, struct vfsmount *vm, __u32 kind, __u32 index,
-				     const struct fa_msg *m, __u32 *lost)
+static __always_inline void send_dir(struct walk_pos at, __u32 kind, __u32 index, const struct fa_msg *m,
+				     __u32 *lost)
 {
 	struct name_out *o = name_out_get();
-	if (!o || !spell_dir(d, vm, o))
+	if (!o || !spell_dir(at.d, at.vm, o))
 		return;
 	o->body.index = index;
 	name_output(m, lost, kind, o);
@@ -183,24 +183,37 @@ static __always_inline void send_cwd(struct task_struct *task, const struct fa_m
 		return;
 	}
 	struct walk_pos pwd = task_pwd(task);
-	send_dir(pwd.d, pwd.vm, FA_AUX_CWD, dentry_deleted(pwd.d), m, lost);
+	send_dir(pwd, FA_AUX_CWD, dentry_deleted(pwd.d), m, lost);
 }
 
-/* Send the directory path argument i (at user address `addr`, its dirfd
- * argument `dfd`) is relative to, when it is relative to an open
- * directory rather than the working directory: user space resolves a
- * failed syscall's names against it (the task's fd may be gone by then). */
-static __always_inline void send_base(struct task_struct *task, __u32 i, __u64 addr, long dfd,
-				      const struct fa_msg *m, __u32 *lost)
+/* A path argument with a dirfd: its place among the arguments (0 or
+ * 1), its user address and its dirfd argument. */
+struct path_arg {
+	__u64 addr;
+	long dfd;
+	__u32 i;
+};
+
+/* Send the directory path argument p is relative to, when it is
+ * relative to an open directory rather than the working directory:
+ * user space resolves a failed syscall's names against it (the task's
+ * fd may be gone by then). */
+static __always_inline void send_base(struct task_struct *task, struct path_arg p, const struct fa_msg *m,
+				      __u32 *lost)
 {
+	__u64 addr = p.addr;
+	long dfd = p.dfd;
 	char first = 0;
 	if (dfd == AT_FDCWD || !addr || bpf_probe_read_user(&first, 1, (const void *)addr) || first == '/')
 		return;
 	struct file *f = fd_file(task, dfd);
 	if (!f)
 		return;
-	send_dir(BPF_CORE_READ(f, f_path.dentry), BPF_CORE_READ(f, f_path.mnt), FA_AUX_NAME,
-		 FA_NAME_BASE + i, m, lost);
+	struct walk_pos at = {
+		.d = BPF_CORE_READ(f, f_path.dentry),
+		.vm = BPF_CORE_READ(f, f_path.mnt),
+	};
+	send_dir(at, FA_AUX_NAME, FA_NAME_BASE + p.i, m, lost);
 }
 
 /* Send a name as `index`: from user memory, or (an exec's) from the
@@ -285,9 +298,9 @@ __noinline int fa_emit_paths(__u32 key, __u64 stamp, __u64 path0, __u64 path1)
 		send_name_from(&m, &lost, 0, (const void *)regs_arg(regs, compat, 0), 0);
 	__u8 di0 = pa->dirfd[0], di1 = pa->dirfd[1];
 	if (pa->n && di0 != FA_NO_DIRFD)
-		send_base(task, 0, path0, (int)regs_arg(regs, compat, di0 & 3), &m, &lost);
+		send_base(task, (struct path_arg){ path0, (int)regs_arg(regs, compat, di0 & 3), 0 }, &m, &lost);
 	if (pa->n > 1 && di1 != FA_NO_DIRFD)
-		send_base(task, 1, path1, (int)regs_arg(regs, compat, di1 & 3), &m, &lost);
+		send_base(task, (struct path_arg){ path1, (int)regs_arg(regs, compat, di1 & 3), 1 }, &m, &lost);
 	if (compat ? nr == FA_NR32_symlink || nr == FA_NR32_symlinkat
 		   : nr == FA_NR64_symlink || nr == FA_NR64_symlinkat)
 		send_name_from(&m, &lost, 2, (const void *)regs_arg(regs, compat, 0), 0);
