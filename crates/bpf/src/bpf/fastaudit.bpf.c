@@ -597,7 +597,7 @@ URING_TWICE(io_uring_poll_arm, uring_poll)
 URING_TWICE(io_uring_complete, uring_complete)
 
 /* io_uring_enter's entry: ops issued inline until its exit are judged in
- * its context (uring.bpf.h). */
+ * its context (uring_enter.bpf.h). */
 SEC("tracepoint")
 int fa_uring_enter(struct syscall_trace_enter *ctx)
 {

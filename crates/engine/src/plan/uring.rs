@@ -3,7 +3,7 @@
 //! (the kernel never audits its `audit_skip` ops unless asked) and the map
 //! image. The runtime groups the events (`uring_groups`).
 //!
-//! The BPF side (`uring.bpf.h`) rebuilds each issue attempt of an op from
+//! The BPF side (`uring_*.bpf.h`, `uring_hooks.bpf.h` first) rebuilds each issue attempt of an op from
 //! the io_uring tracepoints and judges it with the credentials it runs
 //! with (a personality's or the submitter's for io-wq, the ring creator's
 //! for SQPOLL), first match deciding.

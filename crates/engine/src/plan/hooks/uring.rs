@@ -5,7 +5,7 @@ use super::programs::Twice;
 use crate::plan::hook::{AttachPoint, Attachment, Hook};
 use crate::plan::syscalls;
 
-/// The io_uring tracepoints (uring.bpf.h says what each tells).
+/// The io_uring tracepoints (uring_hooks.bpf.h says what each tells).
 pub(super) const URING_OPS: [Twice; 4] = [
     Twice {
         tp_btf: "fa_uring_submit",
