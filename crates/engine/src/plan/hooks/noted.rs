@@ -9,6 +9,7 @@ use crate::plan::hook::{AttachPoint, Attachment, Hook, Noted, Trampoline};
 use crate::plan::kinds::KernelFunctions;
 use crate::plan::syscalls;
 use crate::plan::Plan;
+use fastaudit_bpf::programs as prog;
 
 /// One program on one kernel function.
 struct OnFunction {
@@ -23,13 +24,13 @@ struct OnFunction {
 const NTP: [[OnFunction; 2]; 2] = [
     [
         OnFunction {
-            program: "fa_ntp_adjtimex_entry",
+            program: prog::FA_NTP_ADJTIMEX_ENTRY,
             kind: Trampoline::Fentry,
             function: "ntp_adjtimex",
             purpose: "clock adjustments: the offset injected (TIME_INJOFFSET records)",
         },
         OnFunction {
-            program: "fa_ntp_adjtimex_exit",
+            program: prog::FA_NTP_ADJTIMEX_EXIT,
             kind: Trampoline::Fexit,
             function: "ntp_adjtimex",
             purpose: "clock adjustments: NTP values before and after (TIME_ADJNTPVAL records)",
@@ -37,13 +38,13 @@ const NTP: [[OnFunction; 2]; 2] = [
     ],
     [
         OnFunction {
-            program: "fa_do_adjtimex_entry",
+            program: prog::FA_DO_ADJTIMEX_ENTRY,
             kind: Trampoline::Fentry,
             function: "__do_adjtimex",
             purpose: "clock adjustments: the offset injected (TIME_INJOFFSET records)",
         },
         OnFunction {
-            program: "fa_do_adjtimex_exit",
+            program: prog::FA_DO_ADJTIMEX_EXIT,
             kind: Trampoline::Fexit,
             function: "__do_adjtimex",
             purpose: "clock adjustments: NTP values before and after (TIME_ADJNTPVAL records)",
@@ -53,7 +54,7 @@ const NTP: [[OnFunction; 2]; 2] = [
 
 /// do_init_module, which a module load reaches once laid out and checked.
 const MODULE: OnFunction = OnFunction {
-    program: "fa_module_init",
+    program: prog::FA_MODULE_INIT,
     kind: Trampoline::Fentry,
     function: "do_init_module",
     purpose: "module loads: the module's name (KERN_MODULE records)",
