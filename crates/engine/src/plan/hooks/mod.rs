@@ -279,6 +279,24 @@ pub(crate) fn every_attachment() -> Vec<Attachment> {
             .to_string()]),
         ..Features::default()
     };
+    // Every kind of hook is in the list: this match has no wildcard, so a
+    // new variant does not build until it is listed above.
+    for hook in &hooks {
+        match hook {
+            Hook::RawSyscallExit
+            | Hook::SyscallExit { .. }
+            | Hook::CompanionExit { .. }
+            | Hook::RawSyscallEnter
+            | Hook::SyscallEnter { .. }
+            | Hook::ExecPrepare
+            | Hook::TaskLifecycle
+            | Hook::InodeChanges
+            | Hook::UringOps
+            | Hook::UringEnter
+            | Hook::SignalSent
+            | Hook::Noted(Noted::Ntp | Noted::Module) => {}
+        }
+    }
     let mut all: Vec<Attachment> = Vec::new();
     for kind in [Kind::TpBtf, Kind::RawTp] {
         for features in [&newest, &oldest] {
