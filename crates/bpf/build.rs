@@ -250,6 +250,29 @@ fn syscall_sets(h: &mut String) {
         "Every native syscall whose target OBJ_PID names.",
         test("FA_NR64_", &mut sets::obj_pid_senders()),
     );
+    for (abi, prefix) in [("64", "FA_NR64_"), ("32", "FA_NR32_")] {
+        define(
+            &format!("FA_EXEC{abi}(nr)"),
+            "execve and execveat: their registers are gone at exit.",
+            test(prefix, &mut sets::EXECS.into_iter()),
+        );
+        define(
+            &format!("FA_NO_RETURN{abi}(nr)"),
+            "exit and exit_group: they end the task inside the syscall.",
+            test(prefix, &mut sets::NO_RETURN.into_iter()),
+        );
+    }
+    for (set, names) in [
+        ("MSG", &sets::SYSV_MSG[..]),
+        ("SEM", &sets::SYSV_SEM[..]),
+        ("SHM", &sets::SYSV_SHM[..]),
+    ] {
+        define(
+            &format!("FA_SYSV_{set}64(nr)"),
+            "Native System V IPC syscalls of one table.",
+            test("FA_NR64_", &mut names.iter().copied()),
+        );
+    }
     define(
         "FA_CONFIG_CHANGE_MSG(t)",
         "Netlink messages that make a record inside the send.",
