@@ -19,20 +19,26 @@ struct OnFunction {
     purpose: &'static str,
 }
 
-/// ntp_adjtimex (Linux 6.17+, with the timekeeper's id first) or its
-/// earlier name and arguments, __do_adjtimex.
+/// The clock adjusting function since Linux 6.17 (with the timekeeper's
+/// id first).
+const NTP_ADJTIMEX: &str = "ntp_adjtimex";
+/// Its earlier name and arguments.
+const DO_ADJTIMEX: &str = "__do_adjtimex";
+
+/// An fentry and an fexit program on [`NTP_ADJTIMEX`], else on
+/// [`DO_ADJTIMEX`].
 const NTP: [[OnFunction; 2]; 2] = [
     [
         OnFunction {
             program: prog::FA_NTP_ADJTIMEX_ENTRY,
             kind: Trampoline::Fentry,
-            function: "ntp_adjtimex",
+            function: NTP_ADJTIMEX,
             purpose: "clock adjustments: the offset injected (TIME_INJOFFSET records)",
         },
         OnFunction {
             program: prog::FA_NTP_ADJTIMEX_EXIT,
             kind: Trampoline::Fexit,
-            function: "ntp_adjtimex",
+            function: NTP_ADJTIMEX,
             purpose: "clock adjustments: NTP values before and after (TIME_ADJNTPVAL records)",
         },
     ],
@@ -40,13 +46,13 @@ const NTP: [[OnFunction; 2]; 2] = [
         OnFunction {
             program: prog::FA_DO_ADJTIMEX_ENTRY,
             kind: Trampoline::Fentry,
-            function: "__do_adjtimex",
+            function: DO_ADJTIMEX,
             purpose: "clock adjustments: the offset injected (TIME_INJOFFSET records)",
         },
         OnFunction {
             program: prog::FA_DO_ADJTIMEX_EXIT,
             kind: Trampoline::Fexit,
-            function: "__do_adjtimex",
+            function: DO_ADJTIMEX,
             purpose: "clock adjustments: NTP values before and after (TIME_ADJNTPVAL records)",
         },
     ],
