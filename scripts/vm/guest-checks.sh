@@ -163,7 +163,9 @@ check_test() {
   # `integration` binary): the newest one that lists the test.
   local exe="" cand
   for cand in $(ls -t "$ROOT"/target/debug/deps/"$bin"-* 2>/dev/null | grep -vE '\.(d|rlib|rmeta|o)$'); do
-    [ -x "$cand" ] && "$cand" --list --exact "$name" 2>/dev/null | grep -q "^$name: test" && { exe=$cand; break; }
+    # grep reads the whole list: with pipefail, a grep -q that stops at
+    # the match can fail the test binary's next write (EPIPE, exit 101).
+    [ -x "$cand" ] && "$cand" --list --exact "$name" 2>/dev/null | grep "^$name: test" >/dev/null && { exe=$cand; break; }
   done
   [ -n "$exe" ] || { result skip "no test binary target/debug/deps/$bin-* with $name"; return; }
   # Tests write scratch files under TMPDIR (guest-private here) and run

@@ -20,6 +20,14 @@ mod skel {
 
 pub use skel::*;
 
+/// The object's programs by name (`programs::FA_RAW_EXIT` is
+/// `"fa_raw_exit"`) and every program with its section
+/// ([`programs::ALL`]), generated from the compiled object: a name the
+/// object lacks does not compile.
+pub mod programs {
+    include!(concat!(env!("OUT_DIR"), "/programs.rs"));
+}
+
 #[cfg(test)]
 mod tests {
     use libbpf_rs::libbpf_sys::API_HEADERS;

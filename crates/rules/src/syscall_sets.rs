@@ -62,3 +62,27 @@ pub fn obj_pid_senders() -> impl Iterator<Item = &'static str> {
         .chain(SIGNAL_TO_THREAD)
         .chain(std::iter::once(PTRACE))
 }
+
+/// execve and execveat (both ABIs): their registers are gone at exit, so
+/// their arguments are kept at entry.
+pub const EXECS: [&str; 2] = ["execve", "execveat"];
+
+/// exit and exit_group (both ABIs): they end the task inside the syscall,
+/// so no exit hook sees them and they are judged at entry.
+pub const NO_RETURN: [&str; 2] = ["exit", "exit_group"];
+
+/// The native System V message queue syscalls (ia32 reaches them through
+/// `ipc`, which is not followed).
+pub const SYSV_MSG: [&str; 4] = ["msgget", "msgsnd", "msgrcv", "msgctl"];
+
+/// The native System V semaphore syscalls.
+pub const SYSV_SEM: [&str; 4] = ["semget", "semop", "semctl", "semtimedop"];
+
+/// The native System V shared memory syscalls.
+pub const SYSV_SHM: [&str; 3] = ["shmget", "shmat", "shmctl"];
+
+/// Every native System V IPC syscall: the object one looks up is found at
+/// its entry.
+pub fn sysv_ipc() -> impl Iterator<Item = &'static str> {
+    SYSV_MSG.into_iter().chain(SYSV_SEM).chain(SYSV_SHM)
+}

@@ -89,11 +89,11 @@ static __always_inline int is_open(__u32 nr, __u32 compat)
 			 nr == FA_NR64_openat2);
 }
 
-/* execve and execveat: their registers are gone at exit. */
+/* execve and execveat (the rules crate's syscall_sets::EXECS): their
+ * registers are gone at exit. */
 static __always_inline int is_exec(__u32 nr, __u32 compat)
 {
-	return compat ? (nr == FA_NR32_execve || nr == FA_NR32_execveat)
-		      : (nr == FA_NR64_execve || nr == FA_NR64_execveat);
+	return compat ? FA_EXEC32(nr) : FA_EXEC64(nr);
 }
 
 /* utimensat and futimesat given no path (a1 NULL) change the times of
@@ -108,12 +108,11 @@ static __always_inline int names_nothing(struct pt_regs *r, __u32 nr, __u32 comp
 	return times && regs_arg(r, compat, 1) == 0;
 }
 
-/* exit and exit_group end the task inside the syscall: no exit hook ever
- * sees them. */
+/* exit and exit_group (syscall_sets::NO_RETURN) end the task inside the
+ * syscall: no exit hook ever sees them. */
 static __always_inline int is_noreturn(__u32 nr, __u32 compat)
 {
-	return compat ? (nr == FA_NR32_exit || nr == FA_NR32_exit_group)
-		      : (nr == FA_NR64_exit || nr == FA_NR64_exit_group);
+	return compat ? FA_NO_RETURN32(nr) : FA_NO_RETURN64(nr);
 }
 
 /* The write family (write, pwrite64, writev, pwritev, pwritev2): a write

@@ -75,16 +75,15 @@ struct {
 	__type(value, struct ipc_entry);
 } ipc_entries SEC(".maps");
 
-/* The table of a native System V IPC syscall (-1: not one). */
+/* The table of a native System V IPC syscall (-1: not one), by the rules
+ * crate's syscall_sets::SYSV_MSG, SYSV_SEM, SYSV_SHM. */
 static __always_inline int sysv_ipc_kind(__u32 nr)
 {
-	if (nr == FA_NR64_msgget || nr == FA_NR64_msgsnd || nr == FA_NR64_msgrcv ||
-	    nr == FA_NR64_msgctl)
+	if (FA_SYSV_MSG64(nr))
 		return IPC_MSG_IDS;
-	if (nr == FA_NR64_semget || nr == FA_NR64_semop || nr == FA_NR64_semctl ||
-	    nr == FA_NR64_semtimedop)
+	if (FA_SYSV_SEM64(nr))
 		return IPC_SEM_IDS;
-	if (nr == FA_NR64_shmget || nr == FA_NR64_shmat || nr == FA_NR64_shmctl)
+	if (FA_SYSV_SHM64(nr))
 		return IPC_SHM_IDS;
 	return -1;
 }

@@ -4,15 +4,16 @@
 
 use crate::host::tracefs::{syscall_tracepoints, TRACEFS};
 use crate::plan::kinds::{HookKinds, Kind, Probe};
+use fastaudit_bpf::programs as prog;
 use fastaudit_bpf::FastauditSkelBuilder;
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
 use std::mem::MaybeUninit;
 
 /// The programs that probe each hook kind (they do nothing).
 pub(crate) const PROBE_PROGRAMS: [(Kind, &str); 3] = [
-    (Kind::Fexit, "fa_probe_fexit"),
-    (Kind::TpBtf, "fa_probe_tp_btf"),
-    (Kind::RawTp, "fa_probe_raw_tp"),
+    (Kind::Fexit, prog::FA_PROBE_FEXIT),
+    (Kind::TpBtf, prog::FA_PROBE_TP_BTF),
+    (Kind::RawTp, prog::FA_PROBE_RAW_TP),
 ];
 
 impl HookKinds {
@@ -41,7 +42,7 @@ impl HookKinds {
         let (together, alone): (Vec<&str>, Vec<&str>) = programs
             .iter()
             .map(|(_, n)| *n)
-            .partition(|n| *n != "fa_probe_fexit");
+            .partition(|n| *n != prog::FA_PROBE_FEXIT);
         let mut results: Vec<(&str, Probe)> = Vec::new();
         for group in [together, alone] {
             match load_and_attach(&group) {

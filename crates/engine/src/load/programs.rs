@@ -1,7 +1,10 @@
 //! The BPF object's programs as the plan names them: a program is loaded
-//! by its name and attached by its section, and both come from the plan's
-//! tables, so they are checked against the object (here, without root, for
-//! every program a plan can name; and by the loader before it attaches).
+//! by its name and attached by its section. The names are the constants
+//! the bpf crate generates from the object (`fastaudit_bpf::programs`: a
+//! name it lacks does not compile); the attach points come from the plan's
+//! tables, so they are checked against the object's sections (here,
+//! without root, for every program a plan can name; and by the loader
+//! before it attaches).
 
 use crate::plan::hook::Attachment;
 

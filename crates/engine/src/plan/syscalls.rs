@@ -2,7 +2,9 @@
 //! in the rules crate's generated tables (libaudit's), so no number is
 //! spelled in the engine's code or tests.
 
-use fastaudit_rules::syscall_sets::{AUDIT_CONFIG_SENDS, LOGINUID_WRITES};
+use fastaudit_rules::syscall_sets::{
+    sysv_ipc, AUDIT_CONFIG_SENDS, EXECS, LOGINUID_WRITES, NO_RETURN,
+};
 use fastaudit_rules::tables::Machine;
 use std::sync::OnceLock;
 
@@ -79,34 +81,21 @@ impl Special {
 
     fn of(m: Machine) -> Special {
         let nr = |name: &str| number(m, name);
+        let [execve, execveat] = EXECS.map(nr);
+        let [exit, exit_group] = NO_RETURN.map(nr);
         Special {
             open: nr("open"),
             openat: nr("openat"),
             openat2: nr("openat2"),
-            execve: nr("execve"),
-            execveat: nr("execveat"),
-            exit: nr("exit"),
-            exit_group: nr("exit_group"),
+            execve,
+            execveat,
+            exit,
+            exit_group,
             socketcall: m.syscall_number(b"socketcall"),
             chdir: Some(nr("chdir")),
             mq_getsetattr: (m == Machine::X86_64).then(|| nr("mq_getsetattr")),
             sysv_ipc: match m {
-                Machine::X86_64 => [
-                    "msgget",
-                    "msgsnd",
-                    "msgrcv",
-                    "msgctl",
-                    "semget",
-                    "semop",
-                    "semctl",
-                    "semtimedop",
-                    "shmget",
-                    "shmat",
-                    "shmctl",
-                ]
-                .into_iter()
-                .map(nr)
-                .collect(),
+                Machine::X86_64 => sysv_ipc().map(nr).collect(),
                 _ => Vec::new(),
             },
             clock_adjust: match m {

@@ -9,6 +9,7 @@ use crate::plan::syscalls;
 use crate::plan::{Environment, Plan};
 use companion::companion_hooks;
 use entry::raw_entry_hooks;
+use fastaudit_bpf::programs as prog;
 use noted::{noted_attachments, noted_hooks};
 use per_syscall::per_syscall;
 use programs::{
@@ -113,7 +114,7 @@ pub fn attachments(
             }
             Hook::SyscallExit { nr, syscall } => {
                 exits.push(Attachment {
-                    program: "fa_syscall_exit",
+                    program: prog::FA_SYSCALL_EXIT,
                     point: AttachPoint::Syscall {
                         tracepoint: format!("sys_exit_{syscall}"),
                     },
@@ -123,7 +124,7 @@ pub fn attachments(
             }
             Hook::CompanionExit { nr, syscall } => {
                 exits.push(Attachment {
-                    program: "fa_syscall_exit",
+                    program: prog::FA_SYSCALL_EXIT,
                     point: AttachPoint::Syscall {
                         tracepoint: format!("sys_exit_{syscall}"),
                     },
@@ -140,9 +141,9 @@ pub fn attachments(
             }
             Hook::SyscallEnter { nr, syscall } => {
                 let (program, why) = if syscalls::native().no_return().contains(nr) {
-                    ("fa_syscall_enter_end", "never returns: judged at entry")
+                    (prog::FA_SYSCALL_ENTER_END, "never returns: judged at entry")
                 } else {
-                    ("fa_syscall_enter", "arguments")
+                    (prog::FA_SYSCALL_ENTER, "arguments")
                 };
                 enters.push(Attachment {
                     program,
@@ -278,6 +279,24 @@ pub(crate) fn every_attachment() -> Vec<Attachment> {
             .to_string()]),
         ..Features::default()
     };
+    // Every kind of hook is in the list: this match has no wildcard, so a
+    // new variant does not build until it is listed above.
+    for hook in &hooks {
+        match hook {
+            Hook::RawSyscallExit
+            | Hook::SyscallExit { .. }
+            | Hook::CompanionExit { .. }
+            | Hook::RawSyscallEnter
+            | Hook::SyscallEnter { .. }
+            | Hook::ExecPrepare
+            | Hook::TaskLifecycle
+            | Hook::InodeChanges
+            | Hook::UringOps
+            | Hook::UringEnter
+            | Hook::SignalSent
+            | Hook::Noted(Noted::Ntp | Noted::Module) => {}
+        }
+    }
     let mut all: Vec<Attachment> = Vec::new();
     for kind in [Kind::TpBtf, Kind::RawTp] {
         for features in [&newest, &oldest] {

@@ -9,6 +9,7 @@ use crate::plan::hook::{AttachPoint, Attachment, Hook, Noted, Trampoline};
 use crate::plan::kinds::KernelFunctions;
 use crate::plan::syscalls;
 use crate::plan::Plan;
+use fastaudit_bpf::programs as prog;
 
 /// One program on one kernel function.
 struct OnFunction {
@@ -18,34 +19,40 @@ struct OnFunction {
     purpose: &'static str,
 }
 
-/// ntp_adjtimex (Linux 6.17+, with the timekeeper's id first) or its
-/// earlier name and arguments, __do_adjtimex.
+/// The clock adjusting function since Linux 6.17 (with the timekeeper's
+/// id first).
+const NTP_ADJTIMEX: &str = "ntp_adjtimex";
+/// Its earlier name and arguments.
+const DO_ADJTIMEX: &str = "__do_adjtimex";
+
+/// An fentry and an fexit program on [`NTP_ADJTIMEX`], else on
+/// [`DO_ADJTIMEX`].
 const NTP: [[OnFunction; 2]; 2] = [
     [
         OnFunction {
-            program: "fa_ntp_adjtimex_entry",
+            program: prog::FA_NTP_ADJTIMEX_ENTRY,
             kind: Trampoline::Fentry,
-            function: "ntp_adjtimex",
+            function: NTP_ADJTIMEX,
             purpose: "clock adjustments: the offset injected (TIME_INJOFFSET records)",
         },
         OnFunction {
-            program: "fa_ntp_adjtimex_exit",
+            program: prog::FA_NTP_ADJTIMEX_EXIT,
             kind: Trampoline::Fexit,
-            function: "ntp_adjtimex",
+            function: NTP_ADJTIMEX,
             purpose: "clock adjustments: NTP values before and after (TIME_ADJNTPVAL records)",
         },
     ],
     [
         OnFunction {
-            program: "fa_do_adjtimex_entry",
+            program: prog::FA_DO_ADJTIMEX_ENTRY,
             kind: Trampoline::Fentry,
-            function: "__do_adjtimex",
+            function: DO_ADJTIMEX,
             purpose: "clock adjustments: the offset injected (TIME_INJOFFSET records)",
         },
         OnFunction {
-            program: "fa_do_adjtimex_exit",
+            program: prog::FA_DO_ADJTIMEX_EXIT,
             kind: Trampoline::Fexit,
-            function: "__do_adjtimex",
+            function: DO_ADJTIMEX,
             purpose: "clock adjustments: NTP values before and after (TIME_ADJNTPVAL records)",
         },
     ],
@@ -53,7 +60,7 @@ const NTP: [[OnFunction; 2]; 2] = [
 
 /// do_init_module, which a module load reaches once laid out and checked.
 const MODULE: OnFunction = OnFunction {
-    program: "fa_module_init",
+    program: prog::FA_MODULE_INIT,
     kind: Trampoline::Fentry,
     function: "do_init_module",
     purpose: "module loads: the module's name (KERN_MODULE records)",

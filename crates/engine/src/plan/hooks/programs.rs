@@ -5,6 +5,7 @@
 use crate::plan::hook::{AttachPoint, Attachment};
 use crate::plan::kinds::Kind;
 use crate::plan::refusal::Refusal;
+use fastaudit_bpf::programs as prog;
 
 /// A program that exists twice in the object, as tp_btf and as raw_tp
 /// (one body; the BPF side's `TWICE`).
@@ -17,44 +18,44 @@ pub(super) struct Twice {
 }
 
 pub(super) const RAW_EXIT: Twice = Twice {
-    tp_btf: "fa_raw_exit",
-    raw_tp: "fa_rtp_raw_exit",
+    tp_btf: prog::FA_RAW_EXIT,
+    raw_tp: prog::FA_RTP_RAW_EXIT,
     category: "raw_syscalls",
     tracepoint: "sys_exit",
     purpose: "every syscall's exit, both ABIs",
 };
 pub(super) const RAW_ENTER: Twice = Twice {
-    tp_btf: "fa_raw_enter",
-    raw_tp: "fa_rtp_raw_enter",
+    tp_btf: prog::FA_RAW_ENTER,
+    raw_tp: prog::FA_RTP_RAW_ENTER,
     category: "raw_syscalls",
     tracepoint: "sys_enter",
     purpose: "exec arguments; exit/exit_group, which never return",
 };
 pub(super) const EXEC_PREPARE: Twice = Twice {
-    tp_btf: "fa_exec_prepare",
-    raw_tp: "fa_rtp_exec_prepare",
+    tp_btf: prog::FA_EXEC_PREPARE,
+    raw_tp: prog::FA_RTP_EXEC_PREPARE,
     category: "sched",
     tracepoint: "sched_prepare_exec",
     purpose: "exec arguments, before the old program goes",
 };
 pub(super) const SIGNAL_SENT: Twice = Twice {
-    tp_btf: "fa_signal_sent",
-    raw_tp: "fa_rtp_signal_sent",
+    tp_btf: prog::FA_SIGNAL_SENT,
+    raw_tp: prog::FA_RTP_SIGNAL_SENT,
     category: "signal",
     tracepoint: "signal_generate",
     purpose: "OBJ_PID: the signalled task as the signal is sent",
 };
 pub(super) const TASK: [Twice; 2] = [
     Twice {
-        tp_btf: "fa_task_new",
-        raw_tp: "fa_rtp_task_new",
+        tp_btf: prog::FA_TASK_NEW,
+        raw_tp: prog::FA_RTP_TASK_NEW,
         category: "task",
         tracepoint: "task_newtask",
         purpose: "task list: new tasks",
     },
     Twice {
-        tp_btf: "fa_task_exit",
-        raw_tp: "fa_rtp_task_exit",
+        tp_btf: prog::FA_TASK_EXIT,
+        raw_tp: prog::FA_RTP_TASK_EXIT,
         category: "sched",
         tracepoint: "sched_process_exit",
         purpose: "task list: exits",
@@ -62,22 +63,22 @@ pub(super) const TASK: [Twice; 2] = [
 ];
 pub(super) const INODE: [Twice; 3] = [
     Twice {
-        tp_btf: "fa_ctime_xchg",
-        raw_tp: "fa_rtp_ctime_xchg",
+        tp_btf: prog::FA_CTIME_XCHG,
+        raw_tp: prog::FA_RTP_CTIME_XCHG,
         category: "timestamp",
         tracepoint: "ctime_ns_xchg",
         purpose: "changed inodes (watches, PATH records)",
     },
     Twice {
-        tp_btf: "fa_ctime_skip",
-        raw_tp: "fa_rtp_ctime_skip",
+        tp_btf: prog::FA_CTIME_SKIP,
+        raw_tp: prog::FA_RTP_CTIME_SKIP,
         category: "timestamp",
         tracepoint: "ctime_xchg_skip",
         purpose: "changed inodes (watches, PATH records)",
     },
     Twice {
-        tp_btf: "fa_ctime_set",
-        raw_tp: "fa_rtp_ctime_set",
+        tp_btf: prog::FA_CTIME_SET,
+        raw_tp: prog::FA_RTP_CTIME_SET,
         category: "timestamp",
         tracepoint: "inode_set_ctime_to_ts",
         purpose: "changed inodes (watches, PATH records)",
@@ -90,22 +91,22 @@ pub(super) const INODE: [Twice; 3] = [
 /// exists) the ones fs/inode.c may have inlined; the VFS directory
 /// operations give the directories whose entries change.
 pub(super) const INODE_KPROBES: [(&str, &str); 10] = [
-    ("fa_kprobe_current_time", "current_time"),
-    ("fa_kprobe_ctime_current", "inode_set_ctime_current"),
-    ("fa_kprobe_vfs_create", "vfs_create"),
-    ("fa_kprobe_vfs_mkdir", "vfs_mkdir"),
-    ("fa_kprobe_vfs_mknod", "vfs_mknod"),
-    ("fa_kprobe_vfs_symlink", "vfs_symlink"),
-    ("fa_kprobe_vfs_unlink", "vfs_unlink"),
-    ("fa_kprobe_vfs_rmdir", "vfs_rmdir"),
-    ("fa_kprobe_vfs_link", "vfs_link"),
-    ("fa_kprobe_vfs_rename", "vfs_rename"),
+    (prog::FA_KPROBE_CURRENT_TIME, "current_time"),
+    (prog::FA_KPROBE_CTIME_CURRENT, "inode_set_ctime_current"),
+    (prog::FA_KPROBE_VFS_CREATE, "vfs_create"),
+    (prog::FA_KPROBE_VFS_MKDIR, "vfs_mkdir"),
+    (prog::FA_KPROBE_VFS_MKNOD, "vfs_mknod"),
+    (prog::FA_KPROBE_VFS_SYMLINK, "vfs_symlink"),
+    (prog::FA_KPROBE_VFS_UNLINK, "vfs_unlink"),
+    (prog::FA_KPROBE_VFS_RMDIR, "vfs_rmdir"),
+    (prog::FA_KPROBE_VFS_LINK, "vfs_link"),
+    (prog::FA_KPROBE_VFS_RENAME, "vfs_rename"),
 ];
 
 /// The submit tracepoint under its name before Linux 6.5.
 pub(super) const URING_SUBMIT_SQE: Twice = Twice {
-    tp_btf: "fa_uring_submit_sqe",
-    raw_tp: "fa_rtp_uring_submit_sqe",
+    tp_btf: prog::FA_URING_SUBMIT_SQE,
+    raw_tp: prog::FA_RTP_URING_SUBMIT_SQE,
     category: "io_uring",
     tracepoint: "io_uring_submit_sqe",
     purpose: "io_uring ops submitted (an issue attempt follows)",

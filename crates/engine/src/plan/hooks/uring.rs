@@ -4,33 +4,34 @@
 use super::programs::Twice;
 use crate::plan::hook::{AttachPoint, Attachment, Hook};
 use crate::plan::syscalls;
+use fastaudit_bpf::programs as prog;
 
 /// The io_uring tracepoints (uring_hooks.bpf.h says what each tells).
 pub(super) const URING_OPS: [Twice; 4] = [
     Twice {
-        tp_btf: "fa_uring_submit",
-        raw_tp: "fa_rtp_uring_submit",
+        tp_btf: prog::FA_URING_SUBMIT,
+        raw_tp: prog::FA_RTP_URING_SUBMIT,
         category: "io_uring",
         tracepoint: "io_uring_submit_req",
         purpose: "io_uring ops submitted (an issue attempt follows)",
     },
     Twice {
-        tp_btf: "fa_uring_queue",
-        raw_tp: "fa_rtp_uring_queue",
+        tp_btf: prog::FA_URING_QUEUE,
+        raw_tp: prog::FA_RTP_URING_QUEUE,
         category: "io_uring",
         tracepoint: "io_uring_queue_async_work",
         purpose: "io_uring ops queued for io-wq",
     },
     Twice {
-        tp_btf: "fa_uring_poll",
-        raw_tp: "fa_rtp_uring_poll",
+        tp_btf: prog::FA_URING_POLL,
+        raw_tp: prog::FA_RTP_URING_POLL,
         category: "io_uring",
         tracepoint: "io_uring_poll_arm",
         purpose: "io_uring ops waiting for readiness (an attempt returned -EAGAIN)",
     },
     Twice {
-        tp_btf: "fa_uring_complete",
-        raw_tp: "fa_rtp_uring_complete",
+        tp_btf: prog::FA_URING_COMPLETE,
+        raw_tp: prog::FA_RTP_URING_COMPLETE,
         category: "io_uring",
         tracepoint: "io_uring_complete",
         purpose: "io_uring ops completed (the last attempt returned 0)",
@@ -55,7 +56,7 @@ pub(super) fn uring_enter_attachments(
 ) -> Vec<Attachment> {
     let nr = syscalls::x86_64("io_uring_enter");
     enters.push(Attachment {
-        program: "fa_uring_enter",
+        program: prog::FA_URING_ENTER,
         point: AttachPoint::Syscall {
             tracepoint: "sys_enter_io_uring_enter".into(),
         },
@@ -69,7 +70,7 @@ pub(super) fn uring_enter_attachments(
         return Vec::new();
     }
     vec![Attachment {
-        program: "fa_syscall_exit",
+        program: prog::FA_SYSCALL_EXIT,
         point: AttachPoint::Syscall {
             tracepoint: "sys_exit_io_uring_enter".into(),
         },
