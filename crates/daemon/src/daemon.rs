@@ -356,6 +356,15 @@ impl Handler for Daemon {
             self.signals.stop.store(true, Ordering::Relaxed);
             return;
         }
+        // The status file is there by the time "ready" is said (`fastaudit
+        // status` right after start), not only after the first batch.
+        self.status.update(
+            &self.kernel,
+            &self.sink,
+            bpf_counts(&self.sink.log).logged,
+            self.losses.total(),
+            self.rules.refused(),
+        );
         start_trace::mark("ready");
         eprintln!("fastaudit: ready");
         // Best effort: under systemd a failed notification shows as a start timeout.
