@@ -219,7 +219,7 @@ fn syscall_sets(h: &mut String) {
         "The write family (native): a loginuid write makes LOGIN inside one.",
         test(
             "FA_NR64_",
-            &mut sets::LOGINUID_WRITES.iter().map(|n| n.x86_64),
+            &mut sets::LOGINUID_WRITES.iter().map(|n| n.native),
         ),
     );
     define(
@@ -227,7 +227,7 @@ fn syscall_sets(h: &mut String) {
         "The write family (ia32).",
         test(
             "FA_NR32_",
-            &mut sets::LOGINUID_WRITES.iter().map(|n| n.i386),
+            &mut sets::LOGINUID_WRITES.iter().map(|n| n.compat),
         ),
     );
     define(

@@ -31,6 +31,7 @@ pub mod source;
 pub mod suggest;
 pub mod syscall_sets;
 pub mod tables;
+pub mod target;
 pub mod warning;
 
 pub use host::{FixedHost, Host, SystemHost};
@@ -38,4 +39,5 @@ pub use partial::Partial;
 pub use rule::{Field, Rule};
 pub use ruleset::{LineError, LoadErrors, Loaded, Origin, RuleSet};
 pub use settings::Setting;
+pub use target::Target;
 pub use warning::Warning;

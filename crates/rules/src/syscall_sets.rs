@@ -5,18 +5,32 @@
 
 /// One syscall by its names: in each ABI's table, and as the kernel's
 /// `syscalls:sys_exit_NAME` tracepoint calls it (its SYSCALL_DEFINE name,
-/// which can differ from the table's).
+/// which can differ from the table's). The 64-bit tables libaudit has for
+/// x86_64 and aarch64 name these alike, as do its i386 and arm tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Names {
-    pub x86_64: &'static str,
-    pub i386: &'static str,
+    /// In the native (64-bit) ABI's table.
+    pub native: &'static str,
+    /// In the compat (32-bit) ABI's table.
+    pub compat: &'static str,
     pub tracepoint: &'static str,
+}
+
+impl Names {
+    /// The name in one ABI's table.
+    pub fn of(&self, compat: bool) -> &'static str {
+        if compat {
+            self.compat
+        } else {
+            self.native
+        }
+    }
 }
 
 const fn same(name: &'static str) -> Names {
     Names {
-        x86_64: name,
-        i386: name,
+        native: name,
+        compat: name,
         tracepoint: name,
     }
 }
@@ -27,8 +41,8 @@ const fn same(name: &'static str) -> Names {
 pub const LOGINUID_WRITES: [Names; 5] = [
     same("write"),
     Names {
-        x86_64: "pwrite",
-        i386: "pwrite64",
+        native: "pwrite",
+        compat: "pwrite64",
         tracepoint: "pwrite64",
     },
     same("writev"),
@@ -85,4 +99,40 @@ pub const SYSV_SHM: [&str; 3] = ["shmget", "shmat", "shmctl"];
 /// its entry.
 pub fn sysv_ipc() -> impl Iterator<Item = &'static str> {
     SYSV_MSG.into_iter().chain(SYSV_SEM).chain(SYSV_SHM)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::target::Target;
+
+    /// Every name of every set is in the table of the ABI it is used for,
+    /// on every target: a set naming a call a table lacks would test for
+    /// nothing there.
+    #[test]
+    fn every_name_is_in_its_tables() {
+        for t in Target::ALL {
+            for n in LOGINUID_WRITES {
+                for compat in [false, true] {
+                    assert!(
+                        t.syscall_number(compat, n.of(compat)).is_some(),
+                        "{t:?} {n:?}"
+                    );
+                }
+            }
+            let native = AUDIT_CONFIG_SENDS
+                .into_iter()
+                .chain(AUDIT_SIGNALS)
+                .chain(obj_pid_senders())
+                .chain(sysv_ipc());
+            for n in native {
+                assert!(t.syscall_number(false, n).is_some(), "{t:?} {n}");
+            }
+            for n in EXECS.into_iter().chain(NO_RETURN) {
+                for compat in [false, true] {
+                    assert!(t.syscall_number(compat, n).is_some(), "{t:?} {n}");
+                }
+            }
+        }
+    }
 }

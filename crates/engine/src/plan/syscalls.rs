@@ -141,7 +141,7 @@ pub fn special(compat: bool) -> &'static Special {
 pub fn companion_exits() -> Vec<(u32, &'static str)> {
     let writes = LOGINUID_WRITES
         .iter()
-        .map(|n| (x86_64(n.x86_64), n.tracepoint));
+        .map(|n| (x86_64(n.native), n.tracepoint));
     let sends = AUDIT_CONFIG_SENDS.into_iter().map(|n| (x86_64(n), n));
     writes.chain(sends).collect()
 }
@@ -150,7 +150,7 @@ pub fn companion_exits() -> Vec<(u32, &'static str)> {
 /// `is_write`, `is_send`): its never rules judge the companion.
 pub fn is_companion_syscall(nr: u32, compat: bool) -> bool {
     if compat {
-        LOGINUID_WRITES.iter().any(|n| i386(n.i386) == nr)
+        LOGINUID_WRITES.iter().any(|n| i386(n.compat) == nr)
     } else {
         companion_exits().iter().any(|w| w.0 == nr)
     }
