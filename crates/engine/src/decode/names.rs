@@ -16,7 +16,6 @@ use fastaudit_bpf::types::fa_obj_flag;
 use fastaudit_bpf::types::fa_obj_flag as F;
 use fastaudit_records::path::{parent_len, NameType, PathItem};
 use fastaudit_records::Syscall;
-use fastaudit_rules::abi::arch;
 use fastaudit_rules::tables::Machine;
 
 /// The last component of a path (trailing slashes ignored).
@@ -86,18 +85,31 @@ impl Build<'_> {
     }
 }
 
-/// A native syscall's name, from an array built once from the syscall
-/// table (its hash lookup, once per event, showed in profiles).
-fn x86_64_name(nr: u32) -> Option<&'static str> {
-    static NAMES: std::sync::OnceLock<Vec<Option<&'static str>>> = std::sync::OnceLock::new();
+/// A syscall's name on machine `m` (a target's native or compat one),
+/// from arrays built once from the syscall tables (a hash lookup, once
+/// per event, showed in profiles).
+fn syscall_name(m: Machine, nr: u32) -> Option<&'static str> {
+    type Names = Vec<(Machine, Vec<Option<&'static str>>)>;
+    static NAMES: std::sync::OnceLock<Names> = std::sync::OnceLock::new();
     let names = NAMES.get_or_init(|| {
-        (0..crate::limits::NR_SYSCALLS)
-            .map(|nr| Machine::X86_64.syscall_name(nr))
+        fastaudit_rules::Target::ALL
+            .iter()
+            .flat_map(|t| [t.native, t.compat])
+            .map(|m| {
+                let names = (0..crate::limits::NR_SYSCALLS)
+                    .map(|nr| m.syscall_name(nr))
+                    .collect();
+                (m, names)
+            })
             .collect()
     });
-    match names.get(nr as usize) {
+    match names
+        .iter()
+        .find(|(at, _)| *at == m)
+        .and_then(|(_, names)| names.get(nr as usize))
+    {
         Some(name) => *name,
-        None => Machine::X86_64.syscall_name(nr),
+        None => m.syscall_name(nr),
     }
 }
 
@@ -147,17 +159,15 @@ fn lookup_failed(name: &str, exit: i64) -> bool {
 }
 
 /// The CWD and PATH records of ev's syscall (`None` when it names no
-/// path, or on an ABI other than x86_64 and i386).
+/// path, or on an ABI of no machine fastaudit runs on).
 pub(crate) fn path_records(sc: &Syscall, aux: &[Aux], kernel: Facts) -> Option<PathRecords> {
     let mut sent = decode(aux)?;
-    // An i386 syscall names what its x86_64 counterpart does.
-    let name = match sc.arch {
-        arch::X86_64 => x86_64_name(sc.syscall)?,
-        arch::I386 => {
-            crate::plan::path_args::as_x86_64(Machine::X86.syscall_name(sc.syscall)?, true)
-        }
-        _ => return None,
-    };
+    // The record's arch names the ABI the syscall came through, and so
+    // the table its number is read with; a compat (i386, arm) syscall
+    // names what its native counterpart does.
+    let machine = Machine::from_elf(sc.arch)?;
+    let compat = fastaudit_rules::Target::of_machine(machine)?.abi_of(sc.arch)?;
+    let name = crate::plan::path_args::as_native(syscall_name(machine, sc.syscall)?, compat);
     if name == "io_uring_enter" {
         return Some(crate::decode::uring_paths::enter_paths(sent, sc.pid));
     }
@@ -521,6 +531,7 @@ mod tests {
     use super::*;
     use crate::host::facts::NameOrder;
     use fastaudit_bpf::types::{fa_aux_kind, fa_obj, fa_objs};
+    use fastaudit_rules::abi::arch;
 
     const DIR: u32 = 0o040755;
     const FILE: u32 = 0o100644;

@@ -127,11 +127,11 @@ impl Plan {
         // The per-syscall spans as loaded: one per number and ABI that some
         // always rule can record, with the candidates of that ABI.
         let mut spans = Vec::new();
+        let compat_name = abi_name(self.target.compat);
+        let compat_abi = format!(" ({compat_name})");
         for &nr in self.by_syscall.keys() {
-            for (compat, machine, abi) in [
-                (false, Machine::X86_64, ""),
-                (true, Machine::X86, " (i386)"),
-            ] {
+            for (compat, abi) in [(false, ""), (true, compat_abi.as_str())] {
+                let machine = self.target.machine(compat);
                 let ids = self.candidates(nr, compat);
                 if ids.iter().any(|&i| self.exit_rules[i as usize].always) {
                     let name = machine
@@ -142,16 +142,26 @@ impl Plan {
             }
         }
         let max = spans.iter().map(|s| s.1).max().unwrap_or(0);
+        let in_compat = spans.iter().filter(|s| s.0.ends_with(&compat_abi)).count();
         let _ = writeln!(
             s,
-            "audited syscalls: {} ({} native, {} i386); most candidate rules for one syscall: {max}",
+            "audited syscalls: {} ({} native, {in_compat} {}); most candidate rules for one syscall: {max}",
             spans.len(),
-            spans.iter().filter(|s| !s.0.ends_with(" (i386)")).count(),
-            spans.iter().filter(|s| s.0.ends_with(" (i386)")).count(),
+            spans.len() - in_compat,
+            compat_name,
         );
         for (name, n) in &spans {
             let _ = writeln!(s, "  {name}: {n} rule(s)");
         }
+    }
+}
+
+/// How `--explain` names an ABI's machine: its `uname -m` spelling, but
+/// arm's plain name (the tables list it as `armeb` first).
+fn abi_name(m: Machine) -> &'static str {
+    match m {
+        Machine::Arm => "arm",
+        m => m.name(),
     }
 }
 
