@@ -1,8 +1,10 @@
 //! `fastaudit run --explain`: the plan told in words, its hooks from the
 //! same attachment list `run` loads and attaches.
 
+use crate::plan::rule::arch_allows;
 use crate::plan::Plan;
 use fastaudit_rules::tables::Machine;
+use fastaudit_rules::Origin;
 use std::fmt::Write as _;
 
 impl Plan {
@@ -124,6 +126,29 @@ impl Plan {
             self.exit_rules.iter().filter(|r| !r.always).count(),
             self.task_rules.len()
         );
+        // As the kernel compares the task's arch, a rule for a machine this
+        // one does not run (x86 rules on arm64) is loaded and never matches.
+        let foreign: Vec<&Origin> = self
+            .exit_rules
+            .iter()
+            .filter(|r| {
+                [false, true]
+                    .iter()
+                    .all(|&compat| !arch_allows(r, self.target.audit_arch(compat)))
+            })
+            .map(|r| &r.origin)
+            .collect();
+        if !foreign.is_empty() {
+            let _ = writeln!(
+                s,
+                "rules of an arch {} does not run (they never match, as in its kernel): {}",
+                self.target.name(),
+                foreign.len()
+            );
+            for o in foreign {
+                let _ = writeln!(s, "  {o}");
+            }
+        }
         // The per-syscall spans as loaded: one per number and ABI that some
         // always rule can record, with the candidates of that ABI.
         let mut spans = Vec::new();
