@@ -598,6 +598,55 @@ mod tests {
         path_records(&sc, aux, kernel).unwrap()
     }
 
+    /// `records` of a syscall of another machine's ABI, by its record's arch.
+    fn records_of(m: fastaudit_rules::tables::Machine, syscall: &str, aux: &[Aux]) -> PathRecords {
+        let sc = Syscall {
+            arch: m.elf(),
+            syscall: m.syscall_number(syscall.as_bytes()).unwrap(),
+            exit: Some(0),
+            ..Syscall::default()
+        };
+        path_records(&sc, aux, Facts::at((6, 18))).unwrap()
+    }
+
+    #[test]
+    fn a_syscall_is_read_with_the_table_of_its_records_arch() {
+        use fa_obj_flag as F;
+        use fastaudit_rules::tables::Machine;
+        let aux = [
+            name(fa_aux_kind::FA_AUX_CWD, 0, "/w"),
+            name(fa_aux_kind::FA_AUX_NAME, 0, "/t/a"),
+            name(fa_aux_kind::FA_AUX_NAME, 1, "/t/b"),
+            objs(&[
+                (10, DIR, F::FA_OBJ_CHANGED, 2, "t"),
+                (11, FILE, F::FA_OBJ_CHANGED, 10, "a"),
+                (12, FILE, F::FA_OBJ_CHANGED, 10, "b"),
+            ]),
+        ];
+        // renameat2 is 316 on x86_64, 276 on aarch64 (x86_64's 276 is
+        // tee); rename is 38 on i386 and arm.
+        let x86 = shown(&records_of(Machine::X86_64, "renameat2", &aux));
+        assert_eq!(x86.len(), 5);
+        assert_eq!(shown(&records_of(Machine::Aarch64, "renameat2", &aux)), x86);
+        assert_eq!(shown(&records_of(Machine::Arm, "rename", &aux)), x86);
+        assert_eq!(shown(&records_of(Machine::X86, "rename", &aux)), x86);
+        let tee = Syscall {
+            arch: arch::X86_64,
+            syscall: 276,
+            exit: Some(0),
+            ..Syscall::default()
+        };
+        let as_tee = path_records(&tee, &aux, Facts::at((6, 18))).map(|p| shown(&p));
+        assert_ne!(as_tee, Some(x86), "276 read as x86_64's is not a rename");
+        // A machine fastaudit does not run on: nothing decoded.
+        let ppc = Syscall {
+            arch: Machine::Ppc.elf(),
+            syscall: 38,
+            ..Syscall::default()
+        };
+        assert!(path_records(&ppc, &aux, Facts::at((6, 18))).is_none());
+    }
+
     #[test]
     fn an_fstat_by_empty_path_names_its_file_before_linux_6_11() {
         let sc = Syscall {
