@@ -61,7 +61,8 @@ impl Probe {
 /// The hook kinds of this kernel.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct HookKinds {
-    /// fexit (probed on `__x64_sys_chmod`).
+    /// fexit (probed on a native syscall wrapper, `__x64_sys_chmod` on
+    /// x86_64).
     pub fexit: Probe,
     /// tp_btf (probed on `raw_syscalls:sys_enter`).
     pub tp_btf: Probe,
