@@ -139,9 +139,11 @@ fn comparable(bin: &str, ev: &[Rec], skip: &[&str]) -> String {
 
 /// The PATH fields left out for an event's syscall (`attrs_masked_for`).
 fn attrs_changed_by(bin: &str, ev: &[Rec]) -> &'static [&'static str] {
-    syscall_fields(ev)
-        .get("syscall")
-        .map_or(&[], |nr| attrs_masked_for(bin, nr))
+    let fields = syscall_fields(ev);
+    match (fields.get("arch"), fields.get("syscall")) {
+        (Some(arch), Some(nr)) => attrs_masked_for(bin, arch, nr),
+        _ => &[],
+    }
 }
 
 /// Run a scenario with the fastaudit binary `bin` (every function here

@@ -4,6 +4,8 @@
 //! package's integration tests, so every function here takes it as `bin`.
 
 use crate::kernel::in_vm_guest;
+use fastaudit_rules::tables::Machine;
+use fastaudit_rules::Target;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -14,19 +16,38 @@ pub fn fastaudit(bin: &str, args: &[&str]) -> Output {
         .output()
         .expect("run fastaudit")
 }
-/// The PATH fields x86_64 syscall `nr` (as a SYSCALL record's `syscall=`)
-/// changes and fastaudit reads after the change where
-/// [`attrs_after_change`] says so: chmod's mode, chown's owner. Empty
-/// otherwise: compared.
-pub fn attrs_masked_for(bin: &str, nr: &str) -> &'static [&'static str] {
-    if !attrs_after_change(bin) {
+/// The PATH fields native syscall `nr` of audit arch `arch` (a SYSCALL
+/// record's `syscall=` and `arch=`, as written) changes and fastaudit reads
+/// after the change where [`attrs_after_change`] says so: chmod's mode,
+/// chown's owner (fchmodat, fchownat and the others of the families; by
+/// name, so on x86_64 and aarch64 alike). Empty otherwise: compared.
+pub fn attrs_masked_for(bin: &str, arch: &str, nr: &str) -> &'static [&'static str] {
+    const MODE: &[&str] = &["chmod", "fchmod", "fchmodat", "fchmodat2"];
+    const OWNER: &[&str] = &["chown", "fchown", "lchown", "fchownat"];
+    let Some(elf) = u32::from_str_radix(arch, 16).ok() else {
+        return &[];
+    };
+    let (Some(m), Ok(nr)) = (Machine::from_elf(elf), nr.parse::<u32>()) else {
+        return &[];
+    };
+    // Native syscalls only: a compat one's attributes are compared.
+    if Target::of_machine(m).and_then(|t| t.abi_of(elf)) != Some(false) {
         return &[];
     }
-    // chmod, fchmod, fchmodat, fchmodat2; chown, fchown, lchown, fchownat.
-    match nr {
-        "90" | "91" | "268" | "452" => &["mode"],
-        "92" | "93" | "94" | "260" => &["ouid", "ogid"],
-        _ => &[],
+    let is = |names: &[&str]| {
+        names.iter().any(|n| {
+            m.syscall_number(n.as_bytes())
+                .or_else(|| m.newer_syscall_number(n.as_bytes()))
+                == Some(nr)
+        })
+    };
+    if !(is(MODE) || is(OWNER)) || !attrs_after_change(bin) {
+        return &[];
+    }
+    if is(MODE) {
+        &["mode"]
+    } else {
+        &["ouid", "ogid"]
     }
 }
 

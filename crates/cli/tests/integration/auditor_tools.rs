@@ -53,7 +53,7 @@ fn workload_events(log: &Path, pids: &mut BTreeSet<String>) -> String {
         .lines()
         .filter(|l| l.starts_with("type=SYSCALL "))
         .filter_map(|l| {
-            let fields = attrs_masked_for(FASTAUDIT, &field(l, "syscall")?);
+            let fields = attrs_masked_for(FASTAUDIT, &field(l, "arch")?, &field(l, "syscall")?);
             (!fields.is_empty()).then_some((serial(l)?, fields))
         })
         .collect();
