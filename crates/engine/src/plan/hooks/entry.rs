@@ -55,17 +55,17 @@ pub(super) fn raw_entry_hooks(plan: &Plan, env: &Environment) -> Vec<Hook> {
     let native = native_entries(plan, env);
     let native_execs = execs_by_prepare(plan, env) && native_execs_audited(plan);
     let compat = syscalls::special(plan.target, true);
-    let ia32: Vec<u32> = compat
+    let compat_entries: Vec<u32> = compat
         .entry_hooked()
         .into_iter()
         .filter(|&nr| !env.ia32_disabled && !plan.candidates(nr, true).is_empty())
         .collect();
-    if native.is_empty() && ia32.is_empty() && !native_execs {
+    if native.is_empty() && compat_entries.is_empty() && !native_execs {
         return Vec::new();
     }
     // No tracepoint sees a compat syscall's entry but the exec's.
-    let ia32_execs = compat.execs();
-    let ia32_raw = ia32.iter().any(|nr| !ia32_execs.contains(nr));
+    let compat_execs = compat.execs();
+    let compat_raw = compat_entries.iter().any(|nr| !compat_execs.contains(nr));
     let present = |syscall: &String| {
         env.syscall_tracepoints
             .as_ref()
@@ -80,11 +80,11 @@ pub(super) fn raw_entry_hooks(plan: &Plan, env: &Environment) -> Vec<Hook> {
         .collect();
     match enters {
         Some(mut hooks)
-            if !ia32_raw
+            if !compat_raw
                 && (native.is_empty() || plan.kinds.tracepoint.usable())
-                && (ia32.is_empty() || !env.no_prepare_exec) =>
+                && (compat_entries.is_empty() || !env.no_prepare_exec) =>
         {
-            if !ia32.is_empty() || native_execs {
+            if !compat_entries.is_empty() || native_execs {
                 hooks.push(Hook::ExecPrepare);
             }
             hooks
