@@ -23,10 +23,12 @@
 
 use crate::event_lines::event_lines;
 use crate::sink::Sink;
-use fastaudit_engine::AuditEvent;
+use fastaudit_engine::{syscalls, AuditEvent};
 use fastaudit_log::Source;
 use fastaudit_netlink::Record;
 use fastaudit_records::{types, Stamp};
+use fastaudit_rules::syscall_sets::AUDIT_CONFIG_SENDS;
+use fastaudit_rules::Target;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
@@ -63,7 +65,16 @@ pub struct Joiner {
 /// Whether a companion event is an audit config send's (native sendto,
 /// sendmsg: the BPF side's `is_send`), whose record is a CONFIG_CHANGE.
 pub fn is_config(ev: &AuditEvent) -> bool {
-    ev.syscall.arch == 0xc000_003e && matches!(ev.syscall.syscall, 44 | 46)
+    is_config_send(syscalls::BUILT_FOR, ev.syscall.arch, ev.syscall.syscall)
+}
+
+/// Whether syscall `nr` of audit arch `arch` is one of `target`'s native
+/// audit config sends (x86_64's 44 and 46, aarch64's 206 and 211).
+fn is_config_send(target: Target, arch: u32, nr: u32) -> bool {
+    target.abi_of(arch) == Some(false)
+        && AUDIT_CONFIG_SENDS
+            .iter()
+            .any(|name| target.syscall_number(false, name) == Some(nr))
 }
 
 /// The sender (auid, ses) of a CONFIG_CHANGE or FEATURE_CHANGE record.
@@ -377,6 +388,24 @@ mod tests {
     }
 
     #[test]
+    fn config_sends_are_the_native_sendto_and_sendmsg_of_each_machine() {
+        use fastaudit_rules::abi::arch;
+        for (nr, want) in [(44, true), (46, true), (45, false), (206, false)] {
+            assert_eq!(
+                is_config_send(Target::X86_64, arch::X86_64, nr),
+                want,
+                "{nr}"
+            );
+        }
+        // i386's 44 is no send; aarch64's are 206 and 211.
+        assert!(!is_config_send(Target::X86_64, arch::I386, 44));
+        assert!(is_config_send(Target::AARCH64, arch::AARCH64, 206));
+        assert!(is_config_send(Target::AARCH64, arch::AARCH64, 211));
+        assert!(!is_config_send(Target::AARCH64, arch::AARCH64, 44));
+        assert!(!is_config_send(Target::AARCH64, arch::X86_64, 44));
+    }
+
+    #[test]
     fn a_login_after_its_companion_is_joined_with_it() {
         let t = Instant::now();
         let mut j = Joiner::new(true);
@@ -475,8 +504,10 @@ mod tests {
 
     fn send(auid: u32, pid: i32) -> AuditEvent {
         let mut ev = companion(pid);
-        ev.syscall.arch = 0xc000_003e;
-        ev.syscall.syscall = 44;
+        // sendto of the machine built for (x86_64's 44, aarch64's 206).
+        let machine = syscalls::BUILT_FOR;
+        ev.syscall.arch = machine.audit_arch(false);
+        ev.syscall.syscall = machine.syscall_number(false, "sendto").expect("sendto");
         ev.syscall.auid = auid;
         ev.syscall.ses = 4294967295;
         // The sockaddr_nl auditctl passes (AF_NETLINK), decoded.
