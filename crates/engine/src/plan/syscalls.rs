@@ -219,6 +219,8 @@ const NAMES_NOTHING: &[&str] = &[
     "close",
     "fstat",
     "fstat64",
+    // aarch64's fstat, by libaudit's name for it.
+    "newfstat",
     "lseek",
     "_llseek",
     "mmap",

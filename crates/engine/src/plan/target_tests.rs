@@ -5,7 +5,9 @@
 
 use crate::plan::hook::Hook;
 use crate::plan::perm::{possible, ATTR, EXEC, READ, WRITE};
-use crate::plan::syscalls::{companion_exits, is_companion_syscall, special, tracepoint_name};
+use crate::plan::syscalls::{
+    companion_exits, is_companion_syscall, names_nothing, special, tracepoint_name,
+};
 use crate::plan::test_rules::{plan_on, set_on};
 use crate::plan::{Environment, Plan};
 use fastaudit_rules::{RuleSet, Target};
@@ -54,6 +56,9 @@ fn special_syscalls_are_aarch64_and_arm_ones() {
     );
     assert!(is_companion_syscall(ARM64, 4, true) && is_companion_syscall(ARM64, 181, true));
     assert!(!is_companion_syscall(ARM64, 4, false) && is_companion_syscall(ARM64, 64, false));
+    // read (63) and fstat (80, newfstat) name nothing; openat (56) does.
+    assert!(names_nothing(ARM64, 63, false) && names_nothing(ARM64, 80, false));
+    assert!(!names_nothing(ARM64, 56, false) && names_nothing(ARM64, 3, true));
 }
 
 #[test]
