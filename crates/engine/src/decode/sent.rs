@@ -9,6 +9,8 @@ use fastaudit_bpf::types::{
 };
 use fastaudit_records::path::{Inode, PathItem};
 use fastaudit_rules::abi::S_IFMT;
+use fastaudit_rules::tables::Machine;
+use fastaudit_rules::Target;
 
 /// `S_IFDIR`: a mode's file type bits (`S_IFMT`) for a directory.
 const S_IFDIR: u32 = 0o040000;
@@ -113,7 +115,7 @@ pub(crate) fn decode(aux: &[Aux]) -> Option<Sent> {
             }
             any = true;
         } else if a.ty == fa_aux_kind::FA_AUX_STAT.0 {
-            s.stat = statbuf_inode(&a.data);
+            s.stat = statbuf_inode(&a.data, StatLayout::native());
         } else if a.ty == fa_aux_kind::FA_AUX_OBJS.0 {
             s.objs = objs_of(a);
             any = true;
@@ -138,9 +140,56 @@ pub(crate) fn decode(aux: &[Aux]) -> Option<Sent> {
     any.then_some(s)
 }
 
-/// The attributes in a `struct fa_aux_stat`: a struct stat's or a
-/// struct statx's (x86_64 layouts).
-fn statbuf_inode(d: &[u8]) -> Option<Inode> {
+/// Where a native syscall's `struct stat` holds what an inode is known
+/// by (byte offsets; dev at 0 and ino at 8, both 64-bit, everywhere).
+/// The BPF side sends the first 48 bytes of it (send_statbuf).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct StatLayout {
+    mode: usize,
+    uid: usize,
+    gid: usize,
+    rdev: usize,
+}
+
+impl StatLayout {
+    /// x86_64's own `struct stat` (arch/x86/include/uapi/asm/stat.h):
+    /// dev, ino, nlink (64-bit), mode, uid, gid, a pad, rdev.
+    const X86_64: StatLayout = StatLayout {
+        mode: 24,
+        uid: 28,
+        gid: 32,
+        rdev: 40,
+    };
+
+    /// The generic one arm64 uses (include/uapi/asm-generic/stat.h):
+    /// dev, ino, mode, nlink (32-bit), uid, gid, rdev.
+    const GENERIC: StatLayout = StatLayout {
+        mode: 16,
+        uid: 24,
+        gid: 28,
+        rdev: 32,
+    };
+
+    /// The layout of a native syscall's `struct stat` on `machine`.
+    pub(crate) fn of(machine: Machine) -> StatLayout {
+        match machine {
+            Machine::X86_64 => StatLayout::X86_64,
+            _ => StatLayout::GENERIC,
+        }
+    }
+
+    /// The layout of this program's machine, which is the kernel's: the
+    /// BPF object and the program are built for one target.
+    pub(crate) fn native() -> StatLayout {
+        let native =
+            Target::of_rust_arch(std::env::consts::ARCH).map_or(Machine::X86_64, |t| t.native);
+        StatLayout::of(native)
+    }
+}
+
+/// The attributes in a `struct fa_aux_stat`: a struct statx's (one
+/// layout everywhere) or a struct stat's (the native ABI's: `stat`).
+fn statbuf_inode(d: &[u8], stat: StatLayout) -> Option<Inode> {
     let u32_ = |at: usize| u32_at(d, 8 + at);
     let u64_ = |at: usize| Some(u64::from_ne_bytes(d.get(8 + at..16 + at)?.try_into().ok()?));
     let statx = u32_at(d, 0)? != 0;
@@ -167,10 +216,10 @@ fn statbuf_inode(d: &[u8]) -> Option<Inode> {
     Some(Inode {
         ino: u64_(8)?,
         dev: crate::host::identity::kernel_dev(u64_(0)?),
-        mode: u32_(24)?,
-        uid: u32_(28)?,
-        gid: u32_(32)?,
-        rdev: crate::host::identity::kernel_dev(u64_(40)?),
+        mode: u32_(stat.mode)?,
+        uid: u32_(stat.uid)?,
+        gid: u32_(stat.gid)?,
+        rdev: crate::host::identity::kernel_dev(u64_(stat.rdev)?),
         caps: Default::default(),
     })
 }
@@ -185,4 +234,60 @@ pub struct PathRecords {
     /// Names the kernel counts in `items=` but does not print (a hidden
     /// parent: `audit_inode_parent_hidden`, mq_open's create).
     pub hidden: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nix::libc;
+    use std::mem::offset_of;
+
+    /// This machine's layout is its C library's `struct stat` (glibc's
+    /// is the kernel's on x86_64 and arm64): run for each target (under
+    /// qemu-user for aarch64).
+    #[test]
+    fn the_native_layout_is_the_c_librarys_struct_stat() {
+        let l = StatLayout::native();
+        assert_eq!(offset_of!(libc::stat, st_dev), 0);
+        assert_eq!(offset_of!(libc::stat, st_ino), 8);
+        assert_eq!(l.mode, offset_of!(libc::stat, st_mode));
+        assert_eq!(l.uid, offset_of!(libc::stat, st_uid));
+        assert_eq!(l.gid, offset_of!(libc::stat, st_gid));
+        assert_eq!(l.rdev, offset_of!(libc::stat, st_rdev));
+        assert!(l.rdev + 8 <= 48, "within the 48 bytes the BPF side sends");
+    }
+
+    /// A stat of a real file, sent as the BPF side sends it (its first
+    /// 48 bytes after statx=0, len), decodes to that file's attributes.
+    #[test]
+    fn a_struct_stat_decodes_to_its_files_attributes() {
+        let st = nix::sys::stat::stat("/").expect("stat /");
+        // SAFETY: libc::stat is plain old data; the slice covers exactly it.
+        let raw = unsafe {
+            std::slice::from_raw_parts(
+                (&st as *const libc::stat).cast::<u8>(),
+                std::mem::size_of::<libc::stat>(),
+            )
+        };
+        let mut d = Vec::new();
+        d.extend(0u32.to_ne_bytes());
+        d.extend(48u32.to_ne_bytes());
+        d.extend(&raw[..48]);
+        let got = statbuf_inode(&d, StatLayout::native()).expect("decoded");
+        assert_eq!(got.ino, st.st_ino);
+        assert_eq!(got.mode, st.st_mode);
+        assert_eq!((got.uid, got.gid), (st.st_uid, st.st_gid));
+        assert_eq!(got.dev, crate::host::identity::kernel_dev(st.st_dev));
+        assert_eq!(got.rdev, crate::host::identity::kernel_dev(st.st_rdev));
+        // The other machine's layout reads another mode there.
+        let other = match StatLayout::native() == StatLayout::X86_64 {
+            true => StatLayout::GENERIC,
+            false => StatLayout::X86_64,
+        };
+        let wrong = statbuf_inode(&d, other).expect("decoded");
+        assert_ne!(
+            (wrong.mode, wrong.uid, wrong.gid),
+            (got.mode, got.uid, got.gid)
+        );
+    }
 }

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The aarch64 build from an x86_64 machine, for CI: the whole workspace
+# cross-compiled (`--target aarch64-unknown-linux-gnu`, which builds the
+# arm64 BPF object and compiles every BPF header for both architectures
+# in its test), then the unit tests that depend on the architecture run as
+# aarch64 programs under qemu-user: rules (syscall tables, targets),
+# records, engine (plans, decoding, the programs and sections the object
+# has) and bpf.
+#
+# Usage: scripts/cross-check.sh [--build-only]
+# Needs: rustup's aarch64-unknown-linux-gnu target, gcc-aarch64-linux-gnu
+# and libc6-dev-arm64-cross (the linker, arm64 libc), qemu-user-static,
+# and an arm64 sysroot with libelf, zlib and libzstd (their -dev packages
+# and libraries unpacked from Debian's arm64 .debs: see
+# docs/arm64.md or the arm64 setup script), given as ARM64_SYSROOT or
+# $ARM64_DIR/sysroot. The arm64 libc comes from /usr/aarch64-linux-gnu,
+# or from ARM64_ROOT (an arm64 root, e.g. debootstrap's) when set.
+# Environment: CARGO_TARGET_DIR as cargo reads it (default target/).
+# Exit status: 0 when everything built and passed, 1 when something
+# failed, 2 when the tools or the sysroot are missing.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+triple=aarch64-unknown-linux-gnu
+build_only=0
+case "${1:-}" in
+    --build-only) build_only=1 ;;
+    "") ;;
+    *) echo "usage: scripts/cross-check.sh [--build-only]" >&2; exit 2 ;;
+esac
+
+sysroot=${ARM64_SYSROOT:-${ARM64_DIR:+$ARM64_DIR/sysroot}}
+if [ -z "$sysroot" ] || [ ! -d "$sysroot/usr/lib/aarch64-linux-gnu" ]; then
+    echo "cross-check.sh: no arm64 sysroot (set ARM64_SYSROOT or ARM64_DIR)" >&2
+    exit 2
+fi
+for tool in aarch64-linux-gnu-gcc qemu-aarch64-static clang; do
+    command -v "$tool" >/dev/null || { echo "cross-check.sh: $tool missing" >&2; exit 2; }
+done
+if ! rustup target list --installed 2>/dev/null | grep -qx "$triple"; then
+    echo "cross-check.sh: rustup target $triple missing (rustup target add $triple)" >&2
+    exit 2
+fi
+
+# The linker and the C parts (libbpf-sys builds libbpf for the target)
+# find arm64 libelf/zlib in the sysroot; its libraries stay out of the
+# host's search path.
+libs="$sysroot/usr/lib/aarch64-linux-gnu:$sysroot/lib/aarch64-linux-gnu"
+export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
+export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc
+export AR_aarch64_unknown_linux_gnu=aarch64-linux-gnu-ar
+export LIBBPF_SYS_EXTRA_CFLAGS="-I$sysroot/usr/include"
+export LIBBPF_SYS_LIBRARY_PATH_aarch64_unknown_linux_gnu="$libs"
+export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUSTFLAGS="-C link-arg=-Wl,-rpath-link,$sysroot/usr/lib/aarch64-linux-gnu -C link-arg=-Wl,-rpath-link,$sysroot/lib/aarch64-linux-gnu"
+# Test binaries run under qemu-user: the arm64 loader and libc from
+# ARM64_ROOT or the cross libc, libelf and zlib from the sysroot.
+export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64-static -L ${ARM64_ROOT:-/usr/aarch64-linux-gnu} -E LD_LIBRARY_PATH=$libs"
+
+t0=$(date +%s)
+echo "== cargo build --release --target $triple (the whole workspace)"
+cargo build --release --locked --target "$triple"
+t1=$(date +%s)
+echo "== built in $((t1 - t0)) s"
+[ "$build_only" = 1 ] && exit 0
+
+echo "== unit tests under qemu-user: rules, records, engine, bpf"
+cargo test --locked --target "$triple" \
+    -p fastaudit-rules -p fastaudit-records -p fastaudit-engine -p fastaudit-bpf --lib
+t2=$(date +%s)
+echo "== tested in $((t2 - t1)) s; $((t2 - t0)) s in all"
