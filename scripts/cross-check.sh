@@ -18,6 +18,9 @@
 # Environment: CARGO_TARGET_DIR as cargo reads it (default target/).
 # Exit status: 0 when everything built and passed, 1 when something
 # failed, 2 when the tools or the sysroot are missing.
+# Time on 2 CPUs: about 11 min from an empty target directory (7 min the
+# build, 4 min the test builds and runs), 2.5 min after a change to the
+# BPF source.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"

@@ -344,7 +344,7 @@ fn syscall_sets(h: &mut String) {
     );
     define(
         "FA_LOGINUID_WRITE32(nr)",
-        "The write family (ia32).",
+        "The write family (compat).",
         test(
             "FA_NR32_",
             &mut sets::LOGINUID_WRITES.iter().map(|n| n.compat),
