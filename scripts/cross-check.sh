@@ -5,7 +5,7 @@
 # in its test), then the unit tests that depend on the architecture run as
 # aarch64 programs under qemu-user: rules (syscall tables, targets),
 # records, engine (plans, decoding, the programs and sections the object
-# has) and bpf.
+# has, the corpus planned for both targets), bpf and daemon.
 #
 # Usage: scripts/cross-check.sh [--build-only]
 # Needs: rustup's aarch64-unknown-linux-gnu target, gcc-aarch64-linux-gnu
@@ -66,8 +66,11 @@ t1=$(date +%s)
 echo "== built in $((t1 - t0)) s"
 [ "$build_only" = 1 ] && exit 0
 
-echo "== unit tests under qemu-user: rules, records, engine, bpf"
+echo "== unit tests under qemu-user: rules, records, engine, bpf, daemon"
 cargo test --locked --target "$triple" \
-    -p fastaudit-rules -p fastaudit-records -p fastaudit-engine -p fastaudit-bpf --lib
+    -p fastaudit-rules -p fastaudit-records -p fastaudit-engine -p fastaudit-bpf \
+    -p fastaudit-daemon --lib
+# The corpus's STIG and Neo23x0 planned for both targets, as aarch64 runs them.
+cargo test --locked --target "$triple" -p fastaudit-engine --test targets
 t2=$(date +%s)
 echo "== tested in $((t2 - t1)) s; $((t2 - t0)) s in all"

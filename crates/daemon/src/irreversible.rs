@@ -168,7 +168,7 @@ mod tests {
     #[test]
     fn a_later_f_overrides_f_2_and_nothing_asked_says_nothing() {
         assert_eq!(asked("-f 2\n-f 1\n").panic, None);
-        let none = asked("-a always,exit -F arch=b64 -S mkdir\n");
+        let none = asked("-a always,exit -F arch=b64 -S mkdirat\n");
         assert_eq!(none, Asked::default());
         assert!(none.notes(Teller::Check).is_empty());
         assert_eq!(

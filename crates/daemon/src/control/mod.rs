@@ -453,13 +453,13 @@ mod tests {
 
     #[test]
     fn each_request_names_the_rules_it_adds_or_removes() {
-        let s = set("-a always,exit -F arch=b64 -S chmod -k one\n-a always,exit -F arch=b64 -S mkdir -k two\n-a always,exit -F arch=b64 -S rmdir\n");
+        let s = set("-a always,exit -F arch=b64 -S fchmodat -k one\n-a always,exit -F arch=b64 -S mkdirat -k two\n-a always,exit -F arch=b64 -S unlinkat\n");
         assert_eq!(
             asked(&s, "-a always,exit -F arch=b64 -S fchown -k new"),
             [("add_rule", Some(b"new".to_vec()))]
         );
         assert_eq!(
-            asked(&s, "-d always,exit -F arch=b64 -S rmdir"),
+            asked(&s, "-d always,exit -F arch=b64 -S unlinkat"),
             [("remove_rule", None)]
         );
         // -D -k: the rules whose key contains it; -D: all, in listing order.
@@ -485,7 +485,7 @@ mod tests {
         assert!(String::from_utf8_lossy(&missing.err).starts_with("/nonexistent/x.rules"));
         assert!(request_lines(&words("-l -R x")).is_err());
         assert!(request_lines(&[]).is_err());
-        let one = request_lines(&words("-a always,exit -S mkdir")).unwrap();
+        let one = request_lines(&words("-a always,exit -S mkdirat")).unwrap();
         assert_eq!(one.len(), 1);
         assert_eq!(one[0].0.line, 0);
     }

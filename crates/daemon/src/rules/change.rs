@@ -205,9 +205,9 @@ mod tests {
 
     #[test]
     fn kept_rules_make_no_record_and_the_rest_are_removed_then_added() {
-        let a = set("-a always,exit -F arch=b64 -S chmod -k a\n-a always,exit -F arch=b64 -S fchown -k kept\n-a never,task\n");
+        let a = set("-a always,exit -F arch=b64 -S fchmodat -k a\n-a always,exit -F arch=b64 -S fchown -k kept\n-a never,task\n");
         let b = set(
-            "-a always,exit -F arch=b64 -S fchown -k kept\n-a always,exit -F arch=b64 -S mkdir\n",
+            "-a always,exit -F arch=b64 -S fchown -k kept\n-a always,exit -F arch=b64 -S mkdirat\n",
         );
         let c = changes(&a, &b);
         assert_eq!(

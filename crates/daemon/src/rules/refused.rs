@@ -98,7 +98,7 @@ mod tests {
         let f = dir.join("30-stig.rules");
         std::fs::write(
             &f,
-            "-a always,exit -F arch=b64 -S mkdir -k a\n-a always,exit -F arch=b64 -S bo\"gus\n",
+            "-a always,exit -F arch=b64 -S mkdirat -k a\n-a always,exit -F arch=b64 -S bo\"gus\n",
         )
         .unwrap();
         let p = RuleSet::load_as_auditctl(std::slice::from_ref(&f), &FixedHost, 10);
