@@ -14,7 +14,7 @@ pub fn fastaudit(bin: &str, args: &[&str]) -> Output {
         .output()
         .expect("run fastaudit")
 }
-/// The PATH fields x86_64 syscall `nr` (as a SYSCALL record's `syscall=`)
+/// The PATH fields native syscall `nr` (as a SYSCALL record's `syscall=`)
 /// changes and fastaudit reads after the change where
 /// [`attrs_after_change`] says so: chmod's mode, chown's owner. Empty
 /// otherwise: compared.
@@ -22,11 +22,18 @@ pub fn attrs_masked_for(bin: &str, nr: &str) -> &'static [&'static str] {
     if !attrs_after_change(bin) {
         return &[];
     }
-    // chmod, fchmod, fchmodat, fchmodat2; chown, fchown, lchown, fchownat.
-    match nr {
-        "90" | "91" | "268" | "452" => &["mode"],
-        "92" | "93" | "94" | "260" => &["ouid", "ogid"],
-        _ => &[],
+    let is = |names: &[&str]| {
+        names
+            .iter()
+            .filter_map(|n| crate::target::syscall_number(false, n))
+            .any(|n| n.to_string() == nr)
+    };
+    if is(&["chmod", "fchmod", "fchmodat", "fchmodat2"]) {
+        &["mode"]
+    } else if is(&["chown", "fchown", "lchown", "fchownat"]) {
+        &["ouid", "ogid"]
+    } else {
+        &[]
     }
 }
 
