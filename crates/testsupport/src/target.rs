@@ -211,6 +211,54 @@ fn numbers_for(t: Target, text: &str) -> String {
     out
 }
 
+/// The static armhf (32-bit arm) busybox the arm compat scenarios run,
+/// named by `$FASTAUDIT_TEST_ARMHF_BUSYBOX` (Debian's busybox-static
+/// armhf package has one): on arm64 a 32-bit program is the only way to
+/// make arm compat syscalls. None, saying why the test is skipped, on
+/// x86_64 (its compat ABI is ia32, which the ia32 scenarios cover),
+/// without one, or where it does not run (a CPU without 32-bit EL0).
+pub fn armhf_busybox(test: &str) -> Option<std::path::PathBuf> {
+    let why = if is_x86_64() {
+        "an arm compat-ABI test: x86_64's compat ABI is ia32 (the ia32 scenarios)".to_string()
+    } else {
+        match std::env::var_os("FASTAUDIT_TEST_ARMHF_BUSYBOX") {
+            None => "no armhf busybox: set FASTAUDIT_TEST_ARMHF_BUSYBOX to a static armhf busybox (Debian's busybox-static armhf package)".to_string(),
+            Some(bb) => {
+                let runs = std::process::Command::new(&bb)
+                    .arg("true")
+                    .status()
+                    .is_ok_and(|s| s.success());
+                if runs {
+                    return Some(bb.into());
+                }
+                format!(
+                    "{} does not run here: this CPU has no 32-bit EL0 (arm programs refused), or it is no armhf busybox",
+                    std::path::Path::new(&bb).display()
+                )
+            }
+        }
+    };
+    say_skipped(test, &why);
+    None
+}
+
+/// Print that `test` is skipped and why, and append its name to
+/// `$FASTAUDIT_SKIPPED_LOG` (scripts/test.sh's summary), as the
+/// kernel-oracle skips are.
+fn say_skipped(test: &str, why: &str) {
+    eprintln!("SKIPPED {test}: {why}");
+    if let Some(log) = std::env::var_os("FASTAUDIT_SKIPPED_LOG") {
+        use std::io::Write;
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(log)
+        {
+            let _ = writeln!(f, "{test}");
+        }
+    }
+}
+
 /// Whether the running test, one of x86_64's ia32 ABI (`int 0x80` from a
 /// 64-bit process, which only x86_64 has), must be skipped on this
 /// machine: it is, saying why (`why_not_here`: what the equivalent would
@@ -224,17 +272,7 @@ pub fn skip_unless_x86_64(test: &str, why_not_here: &str) -> bool {
         "an x86_64 ia32-ABI test, on {}: {why_not_here}",
         this_target().name()
     );
-    eprintln!("SKIPPED {test}: {why}");
-    if let Some(log) = std::env::var_os("FASTAUDIT_SKIPPED_LOG") {
-        use std::io::Write;
-        if let Ok(mut f) = std::fs::OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(log)
-        {
-            let _ = writeln!(f, "{test}");
-        }
-    }
+    say_skipped(test, &why);
     true
 }
 

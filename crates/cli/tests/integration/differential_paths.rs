@@ -293,6 +293,70 @@ fn a_failed_exec_after_an_exec_no_rule_judged() {
     );
 }
 
+/// The arm compat counterpart of `ia32_syscalls_name_their_paths` on
+/// arm64: a static armhf busybox's applets make the 32-bit calls (its C
+/// library uses openat and statx, but mkdir, chmod, chown32,
+/// link, symlink, rename, unlink and rmdir as such), each run by
+/// the native shell, whose forks are followed.
+#[test]
+fn arm_compat_syscalls_name_their_paths() {
+    if support::skip_without_kernel_oracle!() {
+        return;
+    }
+    let Some(bb) = target::armhf_busybox(&oracle::current_test(env!("CARGO_CRATE_NAME"))) else {
+        return;
+    };
+    let bb = bb.display().to_string();
+    let cmds: Vec<String> = [
+        "BB touch TREE/sub/a",
+        "BB chmod 644 TREE/sub/a",
+        "BB chown 0:0 TREE/sub/a",
+        "BB mkdir TREE/d",
+        "BB ln TREE/sub/a TREE/d/b",
+        "BB ln -s b TREE/d/l",
+        "BB mv TREE/d/b TREE/d/h",
+        "BB cat TREE/missing",
+        "BB stat FILE",
+        "BB rm TREE/d/h TREE/d/l",
+        "BB rmdir TREE/d",
+        "BB rmdir TREE/d",
+    ]
+    .iter()
+    .map(|c| c.replace("BB", &bb))
+    .collect();
+    let refs: Vec<&str> = cmds.iter().map(String::as_str).collect();
+    check(
+        "paths-arm",
+        "-a always,exit -F arch=b32 -S open,openat,close,fchmod,chmod,chown32,mkdir,rename,link,symlink,unlink,rmdir,statx,chdir -F key=arm\n",
+        &refs,
+        &["NORMAL", "PARENT", "CREATE", "DELETE"],
+    );
+}
+
+/// The arm compat counterpart of `a_failed_exec_after_an_exec_no_rule_judged`
+/// on arm64: the native shell's exec of the 32-bit busybox (an aarch64
+/// execve the kernel records with the arm arch once the task is 32-bit)
+/// is judged by no rule, then the busybox's own execs fail.
+#[test]
+fn a_failed_arm_exec_after_an_exec_no_rule_judged() {
+    if support::skip_without_kernel_oracle!() {
+        return;
+    }
+    let Some(bb) = target::armhf_busybox(&oracle::current_test(env!("CARGO_CRATE_NAME"))) else {
+        return;
+    };
+    let bb = bb.display().to_string();
+    check(
+        "paths-arm-stale-exec",
+        "-a always,exit -F arch=b32 -S execve -F key=stale\n",
+        &[
+            &format!("{bb} env TREE/no-such-program"),
+            &format!("chmod 644 FILE; {bb} env FILE"),
+        ],
+        &["NORMAL"],
+    );
+}
+
 #[test]
 fn chdir_and_chroot_name_the_directory_they_reached() {
     if support::skip_without_kernel_oracle!() {
