@@ -83,6 +83,18 @@ pub fn chmods(target: &Path, n: u64) {
         .success());
 }
 
+/// The rule selecting [`chmods`]' calls and no others, keyed `key`: its
+/// mode 0o1601 (0x381) as the call's mode argument. Python's os.chmod is
+/// chmod(path, mode) where the machine has chmod (x86_64: the mode is
+/// a1), fchmodat(AT_FDCWD, path, mode) where it has not (arm64: a2).
+pub fn chmods_rule(key: &str) -> String {
+    if crate::target::syscall_number(false, "chmod").is_some() {
+        format!("-a always,exit -F arch=b64 -S chmod -F a1=0x381 -k {key}\n")
+    } else {
+        format!("-a always,exit -F arch=b64 -S fchmodat -F a2=0x381 -k {key}\n")
+    }
+}
+
 /// A fresh private temporary directory.
 pub fn tempdir() -> PathBuf {
     static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);

@@ -112,7 +112,8 @@ pub fn first_present<'a>(names: &[&'a str]) -> &'a str {
 /// names this machine's table (the compat one for `-F arch=b32`) lacks
 /// are replaced by the calls made in their place ([`spelled_here`]),
 /// each listed once; a `-S` left empty is dropped. A rule all of whose
-/// names are gone panics: it needs writing for this machine. Lines with
+/// names are gone, or one testing arguments (`-F a0..a3`) of a call
+/// replaced, panics: it needs writing for this machine. Lines with
 /// nothing to change (every line on x86_64) are kept as they are.
 pub fn rules_here(rules: &str) -> String {
     rules_for(this_target(), rules)
@@ -177,6 +178,16 @@ fn rule_for(t: Target, line: &str) -> String {
     if !changed {
         return line.to_string();
     }
+    // A successor takes its arguments elsewhere (chmod's mode is a1,
+    // fchmodat's a2): an argument test cannot follow it unchanged.
+    let args_tested = words
+        .windows(2)
+        .any(|w| w[0] == "-F" && ["a0", "a1", "a2", "a3"].iter().any(|a| w[1].starts_with(a)));
+    assert!(
+        !args_tested,
+        "`{line}` tests arguments of calls {} makes otherwise: write it for this machine",
+        t.name()
+    );
     assert!(
         lists > 0,
         "`{line}` names no syscall {} has: write it for this machine",
@@ -314,6 +325,14 @@ mod tests {
             Target::AARCH64,
             "-a always,exit -F arch=b64 -S nosuchcall -k x",
         );
+    }
+
+    #[test]
+    #[should_panic(expected = "tests arguments")]
+    fn argument_tests_of_a_replaced_call_are_refused() {
+        let line = "-a always,exit -F arch=b64 -S chmod -F a1=0x381 -k act";
+        assert_eq!(rules_for(Target::X86_64, line), line);
+        let _ = rules_for(Target::AARCH64, line);
     }
 
     #[test]
