@@ -178,11 +178,20 @@ impl FastauditRun {
             }
         });
         let mut before_ready = Vec::new();
+        let wait = std::time::Duration::from_secs(ready_timeout());
         loop {
-            match rx.recv_timeout(std::time::Duration::from_secs(30)) {
+            match rx.recv_timeout(wait) {
                 Ok(l) if l == "fastaudit: ready" => break,
                 Ok(l) => before_ready.push(l),
-                Err(_) => panic!("fastaudit run ended or hung before ready: {before_ready:?}"),
+                Err(_) => match child.try_wait() {
+                    Ok(Some(status)) => {
+                        panic!("fastaudit run ended before ready ({status}): {before_ready:?}")
+                    }
+                    _ => panic!(
+                        "fastaudit run not ready after {} s: {before_ready:?}",
+                        wait.as_secs()
+                    ),
+                },
             }
         }
         FastauditRun {
@@ -239,6 +248,17 @@ impl FastauditRun {
         said.extend(rest_of(&self.stderr));
         said
     }
+}
+
+/// How long `fastaudit run` may take to say it is ready, in seconds:
+/// `$FASTAUDIT_TEST_READY_TIMEOUT`, else 30. An emulated guest (an arm64
+/// kernel under QEMU's TCG on an x86_64 host) loads and verifies the BPF
+/// programs many times slower than a machine does.
+fn ready_timeout() -> u64 {
+    std::env::var("FASTAUDIT_TEST_READY_TIMEOUT")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(30)
 }
 
 /// A run left behind by a failing test is stopped, so that nothing stays
