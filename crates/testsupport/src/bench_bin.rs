@@ -24,9 +24,21 @@ pub fn build_bench_binary(bin: &str) -> PathBuf {
             Some("debug") | None => "dev",
             Some(other) => other,
         };
-        let out = Command::new(env!("CARGO"))
+        // A cross build's binaries are in target/TRIPLE/PROFILE: the bench
+        // is built for that target too.
+        let triple = dir
+            .parent()
+            .and_then(|p| p.file_name())
+            .and_then(|n| n.to_str())
+            .filter(|n| n.contains("-linux-"));
+        let mut cargo = Command::new(env!("CARGO"));
+        cargo
             .args(["build", "--locked", "-p", "fastaudit-bench", "--bin"])
-            .args(["fastaudit-bench", "--profile", profile])
+            .args(["fastaudit-bench", "--profile", profile]);
+        if let Some(triple) = triple {
+            cargo.args(["--target", triple]);
+        }
+        let out = cargo
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .output()
             .expect("run cargo");

@@ -5,12 +5,14 @@
 use crate::auditd::Auditd;
 use crate::kernel::{auditctl, auditctl_command, restore_kernel, KernelAudit};
 use crate::run::{attrs_masked_for, tempdir, FastauditRun};
+use crate::target::{rules_here, syscall_number, syscall_numbers};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// Appended to every scenario's rules: forks, so the workload's process
-/// tree can be followed.
+/// tree can be followed (written for x86_64, as every scenario's rules:
+/// [`crate::target::rules_here`] makes it this machine's).
 pub const TREE_RULE: &str = "-a always,exit -F arch=b64 -S clone,clone3,fork,vfork -k fa-tree\n";
 /// The SYSCALL `key=` of [`TREE_RULE`]'s records.
 pub const TREE_KEY: &str = "\"fa-tree\"";
@@ -317,8 +319,9 @@ pub fn run_full_then(
 }
 
 /// A scenario's directory: its rules file (the scenario's rules, FILE and
-/// TREE spelled out, then [`TREE_RULE`]), and FILE and TREE, a file and a
-/// directory tree of its own.
+/// TREE spelled out, then [`TREE_RULE`], both as this machine names their
+/// syscalls: [`rules_here`]), and FILE and TREE, a file and a directory
+/// tree of its own.
 struct ScenarioDir {
     dir: PathBuf,
     rules_file: PathBuf,
@@ -341,7 +344,7 @@ impl ScenarioDir {
         // has no event of its own.
         std::fs::write(
             &place.rules_file,
-            format!("{}{TREE_RULE}", place.paths(rules)),
+            rules_here(&format!("{}{TREE_RULE}", place.paths(rules))),
         )
         .unwrap();
         std::fs::write(&place.file, "x").unwrap();
@@ -353,6 +356,13 @@ impl ScenarioDir {
     fn paths(&self, s: &str) -> String {
         s.replace("FILE", self.file.to_str().unwrap())
             .replace("TREE", self.tree.to_str().unwrap())
+    }
+
+    /// A workload command as run: [`ScenarioDir::paths`], and each
+    /// `NR(name)` the number of syscall `name` on this machine
+    /// ([`syscall_numbers`]).
+    fn command(&self, s: &str) -> String {
+        syscall_numbers(&self.paths(s))
     }
 }
 
@@ -385,7 +395,7 @@ fn record_both(
     let mut shells = BTreeSet::new();
     for cmd in workload {
         let mut child = Command::new("sh")
-            .args(["-c", &place.paths(cmd)])
+            .args(["-c", &place.command(cmd)])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -440,15 +450,19 @@ fn workload_pids(
 ) -> BTreeSet<String> {
     let kernel: Events = kernel.iter().map(|e| syscall_fields(e)).collect();
     let ours: Events = ours.iter().map(|e| syscall_fields(e)).collect();
-    let forks = ["56", "57", "58", "435"];
+    // clone, fork, vfork, clone3 (those of them this machine has).
+    let forks: Vec<String> = ["clone", "fork", "vfork", "clone3"]
+        .into_iter()
+        .filter_map(|n| syscall_number(false, n))
+        .map(|n| n.to_string())
+        .collect();
     loop {
         let before = pids.len();
         for e in &kernel {
             if !e.get("pid").is_some_and(|p| pids.contains(p)) {
                 continue;
             }
-            if e.get("syscall")
-                .is_some_and(|n| forks.contains(&n.as_str()))
+            if e.get("syscall").is_some_and(|n| forks.contains(n))
                 && e.get("success").is_some_and(|v| v == "yes")
             {
                 pids.insert(e["exit"].clone());

@@ -3,6 +3,7 @@
 //! deterministically from a seed. Shared by `rules_generated` (against the
 //! kernel) and `rules_golden` (a fixed sample recorded as goldens).
 
+use fastaudit_rules::Target;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, TestRunner};
@@ -510,8 +511,86 @@ fn line() -> impl Strategy<Value = String> {
     ]
 }
 
-/// `count` lines drawn from the generator seeded with `seed_name`.
+/// `count` lines drawn from the generator seeded with `seed_name`, for
+/// this machine ([`for_target`]).
 pub fn generated(seed_name: &str, count: usize) -> Vec<Vec<u8>> {
+    generated_for(crate::target::this_target(), seed_name, count)
+}
+
+/// `count` lines drawn from the generator seeded with `seed_name`, for
+/// target `t`: the same draws on every target, each line as
+/// [`for_target`] makes it.
+pub fn generated_for(t: Target, seed_name: &str, count: usize) -> Vec<Vec<u8>> {
+    drawn(seed_name, count)
+        .into_iter()
+        .map(|l| for_target(t, &l).into_bytes())
+        .collect()
+}
+
+/// The generator's lists are written for x86_64. Elsewhere a line says
+/// the same of its own machine: a syscall name its native table lacks
+/// becomes the call made in its place (open: openat), where there is one
+/// (a name no machine has stays, to be refused), and `-F arch=` values
+/// naming x86_64 or i386 name this machine's native and compat ABIs (and
+/// aarch64, the foreign machine on x86_64, becomes x86_64). On x86_64
+/// the line is as drawn.
+pub fn for_target(t: Target, line: &str) -> String {
+    if t == Target::X86_64 {
+        return line.to_string();
+    }
+    let arch = |v: &str| -> String {
+        let native = t.audit_arch(false);
+        let compat = t.audit_arch(true);
+        match v {
+            "x86_64" => t.native.name().to_string(),
+            "X86_64" => t.native.name().to_ascii_uppercase(),
+            "i686" => "armv7l".to_string(),
+            "aarch64" => "x86_64".to_string(),
+            "0xc000003e" => format!("{native:#x}"),
+            "c000003e" => format!("{native:x}"),
+            "1073741827" => compat.to_string(),
+            _ => v.to_string(),
+        }
+    };
+    let names = |list: &str| -> String {
+        list.split(',')
+            .map(|n| crate::target::spelled_on(t, false, n).unwrap_or(n))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let words: Vec<&str> = line.split(' ').collect();
+    let mut out: Vec<String> = Vec::with_capacity(words.len());
+    for (i, w) in words.iter().enumerate() {
+        let prev = if i > 0 { words[i - 1] } else { "" };
+        let word = if prev == "-S" {
+            names(w)
+        } else if let Some(list) = w.strip_prefix("-S").filter(|l| !l.is_empty()) {
+            format!("-S{}", names(list))
+        } else if let Some((field, op, v)) = arch_test(w) {
+            format!("{field}{op}{}", arch(v))
+        } else {
+            w.to_string()
+        };
+        out.push(word);
+    }
+    out.join(" ")
+}
+
+/// An `arch` field word (`arch=V`, `arch!=V`, attached `-Farch=V`) as
+/// its field (with any `-F`), operator and value.
+fn arch_test(w: &str) -> Option<(&str, &str, &str)> {
+    let rest_at = w.find("arch")? + "arch".len();
+    if !matches!(&w[..rest_at], "arch" | "-Farch") {
+        return None;
+    }
+    let rest = &w[rest_at..];
+    ["!=", "="]
+        .into_iter()
+        .find_map(|op| rest.strip_prefix(op).map(|v| (&w[..rest_at], op, v)))
+}
+
+/// The lines the generator draws from `seed_name`, as written.
+fn drawn(seed_name: &str, count: usize) -> Vec<String> {
     let mut runner = TestRunner::new_with_rng(
         Config::default(),
         proptest::test_runner::TestRng::from_seed(proptest::test_runner::RngAlgorithm::ChaCha, &{
@@ -522,12 +601,46 @@ pub fn generated(seed_name: &str, count: usize) -> Vec<Vec<u8>> {
         }),
     );
     (0..count)
-        .map(|_| {
-            line()
-                .new_tree(&mut runner)
-                .expect("generate")
-                .current()
-                .into_bytes()
-        })
+        .map(|_| line().new_tree(&mut runner).expect("generate").current())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn x86_64_lines_are_as_drawn_and_arm64_lines_name_its_calls() {
+        let x86 = generated_for(Target::X86_64, "fastaudit-generated-a", 400);
+        let raw: Vec<Vec<u8>> = drawn("fastaudit-generated-a", 400)
+            .into_iter()
+            .map(String::into_bytes)
+            .collect();
+        assert_eq!(x86, raw);
+        let arm = generated_for(Target::AARCH64, "fastaudit-generated-a", 400);
+        assert_eq!(arm.len(), x86.len());
+        assert_ne!(arm, x86);
+        let t = Target::AARCH64;
+        assert_eq!(
+            for_target(
+                t,
+                "-a always,exit -F arch=b64 -S rename,unlink -S open,,close -k x"
+            ),
+            "-a always,exit -F arch=b64 -S renameat,unlinkat -S openat,,close -k x"
+        );
+        assert_eq!(
+            for_target(
+                t,
+                "-aalways,exit -Farch=x86_64 -Sopen -F arch!=c000003e -S nosuch"
+            ),
+            "-aalways,exit -Farch=aarch64 -Sopenat -F arch!=c00000b7 -S nosuch"
+        );
+        assert_eq!(
+            for_target(
+                t,
+                "-a always,exit -F arch=1073741827 -F arch=0xc000003e -F arch=aarch64"
+            ),
+            "-a always,exit -F arch=1073741864 -F arch=0xc00000b7 -F arch=x86_64"
+        );
+    }
 }

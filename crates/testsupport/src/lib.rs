@@ -22,6 +22,7 @@ pub mod rules;
 pub mod run;
 #[cfg(test)]
 mod structure;
+pub mod target;
 pub mod uring;
 pub mod wait;
 

@@ -97,6 +97,18 @@ pub fn chmods(target: &Path, n: u64) {
         .success());
 }
 
+/// The rule selecting [`chmods`]' calls and no others, keyed `key`: its
+/// mode 0o1601 (0x381) as the call's mode argument. Python's os.chmod is
+/// chmod(path, mode) where the machine has chmod (x86_64: the mode is
+/// a1), fchmodat(AT_FDCWD, path, mode) where it has not (arm64: a2).
+pub fn chmods_rule(key: &str) -> String {
+    if crate::target::syscall_number(false, "chmod").is_some() {
+        format!("-a always,exit -F arch=b64 -S chmod -F a1=0x381 -k {key}\n")
+    } else {
+        format!("-a always,exit -F arch=b64 -S fchmodat -F a2=0x381 -k {key}\n")
+    }
+}
+
 /// A fresh private temporary directory.
 pub fn tempdir() -> PathBuf {
     static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -180,11 +192,20 @@ impl FastauditRun {
             }
         });
         let mut before_ready = Vec::new();
+        let wait = std::time::Duration::from_secs(ready_timeout());
         loop {
-            match rx.recv_timeout(std::time::Duration::from_secs(30)) {
+            match rx.recv_timeout(wait) {
                 Ok(l) if l == "fastaudit: ready" => break,
                 Ok(l) => before_ready.push(l),
-                Err(_) => panic!("fastaudit run ended or hung before ready: {before_ready:?}"),
+                Err(_) => match child.try_wait() {
+                    Ok(Some(status)) => {
+                        panic!("fastaudit run ended before ready ({status}): {before_ready:?}")
+                    }
+                    _ => panic!(
+                        "fastaudit run not ready after {} s: {before_ready:?}",
+                        wait.as_secs()
+                    ),
+                },
             }
         }
         FastauditRun {
@@ -241,6 +262,17 @@ impl FastauditRun {
         said.extend(rest_of(&self.stderr));
         said
     }
+}
+
+/// How long `fastaudit run` may take to say it is ready, in seconds:
+/// `$FASTAUDIT_TEST_READY_TIMEOUT`, else 30. An emulated guest (an arm64
+/// kernel under QEMU's TCG on an x86_64 host) loads and verifies the BPF
+/// programs many times slower than a machine does.
+fn ready_timeout() -> u64 {
+    std::env::var("FASTAUDIT_TEST_READY_TIMEOUT")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(30)
 }
 
 /// A run left behind by a failing test is stopped, so that nothing stays

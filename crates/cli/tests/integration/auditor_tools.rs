@@ -126,7 +126,8 @@ fn ausearch_and_aureport_agree_on_both_logs() {
     let rules = dir.join("rules");
     std::fs::write(
         &rules,
-        format!("-w {t} -p wa -k tree\n-a always,exit -F arch=b64 -S execve -F dir={t} -k exec\n-a always,exit -F arch=b64 -S clone,clone3,fork,vfork -k fork\n"),
+        // Written for x86_64: this machine's calls (target::rules_here).
+        target::rules_here(&format!("-w {t} -p wa -k tree\n-a always,exit -F arch=b64 -S execve -F dir={t} -k exec\n-a always,exit -F arch=b64 -S clone,clone3,fork,vfork -k fork\n")),
     )
     .unwrap();
     let auditd = Auditd::start(&dir, "RAW");

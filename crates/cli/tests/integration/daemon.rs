@@ -162,7 +162,7 @@ fn kernel_and_user_records_match_auditd_and_the_kernel_is_put_back() {
         "-F",
         "arch=b64",
         "-S",
-        "chmod",
+        target::first_present(&["chmod", "fchmodat"]),
         "-k",
         "fa-keep",
     ]);
@@ -401,7 +401,7 @@ fn panic_on_failure_runs_as_f_1_without_the_explicit_option() {
     let rules = dir.join("r.rules");
     std::fs::write(
         &rules,
-        "-f 2\n-a always,exit -F arch=b64 -S mkdir -S mkdirat -k f2\n",
+        target::rules_here("-f 2\n-a always,exit -F arch=b64 -S mkdir -S mkdirat -k f2\n"),
     )
     .unwrap();
     let log = dir.join("l");

@@ -11,6 +11,7 @@ use fastaudit_testsupport as support;
 use fastaudit_testsupport::differential as harness;
 use harness::*;
 use support::*;
+use support::{oracle, target};
 
 /// The binary under test (cargo gives its path to integration tests only).
 const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
@@ -190,6 +191,11 @@ fn syscalls_on_a_file_descriptor_name_its_file() {
     );
 }
 
+/// Why the ia32 scenarios are x86_64's alone: arm64's compat ABI (arm) is
+/// not reachable from a 64-bit process as `int 0x80` reaches ia32; its
+/// calls need a 32-bit program, and a CPU with 32-bit EL0.
+const IA32_ELSEWHERE: &str = "a 64-bit process cannot make arm (AArch32) syscalls as x86_64's make ia32 ones with int 0x80; the arm compat ABI needs a 32-bit program (and a CPU with 32-bit EL0)";
+
 /// ia32 syscalls through `int 0x80` from a 64-bit process: `f(nr, a, b,
 /// c)` and strings `s(bytes)` placed below 4 GiB.
 const PY_IA32: &str = "import ctypes\n\
@@ -220,7 +226,7 @@ fn stats_by_descriptor() {
         "paths-fstat",
         "-a always,exit -F arch=b64 -S newfstatat,statx -F a0=100 -F key=st\n",
         &[&format!(
-            "f=$(mktemp -p /dev/shm); {PY} 'import os, ctypes, sys\nfd=os.open(sys.argv[1], os.O_RDONLY)\nos.dup2(fd, 100)\nos.fstat(100)\nlibc=ctypes.CDLL(None)\nbuf=ctypes.create_string_buffer(512)\nlibc.syscall(332, 100, b\"\", 0x1000, 0x7ff, buf)\nlibc.syscall(262, 100, b\"\", buf, 0x1000)\nlibc.syscall(262, 100, b\"\", buf, 0)' \"$f\"; rm -f \"$f\""
+            "f=$(mktemp -p /dev/shm); {PY} 'import os, ctypes, sys\nfd=os.open(sys.argv[1], os.O_RDONLY)\nos.dup2(fd, 100)\nos.fstat(100)\nlibc=ctypes.CDLL(None)\nbuf=ctypes.create_string_buffer(512)\nlibc.syscall(NR(statx), 100, b\"\", 0x1000, 0x7ff, buf)\nlibc.syscall(NR(newfstatat), 100, b\"\", buf, 0x1000)\nlibc.syscall(NR(newfstatat), 100, b\"\", buf, 0)' \"$f\"; rm -f \"$f\""
         )],
         &[],
     );
@@ -229,6 +235,12 @@ fn stats_by_descriptor() {
 #[test]
 fn ia32_syscalls_name_their_paths() {
     if support::skip_without_kernel_oracle!() {
+        return;
+    }
+    if target::skip_unless_x86_64(
+        &oracle::current_test(env!("CARGO_CRATE_NAME")),
+        IA32_ELSEWHERE,
+    ) {
         return;
     }
     let body = "t=s(b\"TREE/sub/a\")\n\
@@ -261,6 +273,12 @@ fn a_failed_exec_after_an_exec_no_rule_judged() {
     if support::skip_without_kernel_oracle!() {
         return;
     }
+    if target::skip_unless_x86_64(
+        &oracle::current_test(env!("CARGO_CRATE_NAME")),
+        IA32_ELSEWHERE,
+    ) {
+        return;
+    }
     // The shell's exec of python is saved before it runs (every exec is,
     // where sched_prepare_exec takes the arguments) but no rule judges a
     // native exec: what was saved then must not be taken for python's
@@ -271,6 +289,70 @@ fn a_failed_exec_after_an_exec_no_rule_judged() {
         "paths-stale-exec",
         "-a always,exit -F arch=b32 -S execve -F key=stale\n",
         &[&format!("{PY} '{PY_IA32}{body}'")],
+        &["NORMAL"],
+    );
+}
+
+/// The arm compat counterpart of `ia32_syscalls_name_their_paths` on
+/// arm64: a static armhf busybox's applets make the 32-bit calls (its C
+/// library uses openat and statx, but mkdir, chmod, chown32,
+/// link, symlink, rename, unlink and rmdir as such), each run by
+/// the native shell, whose forks are followed.
+#[test]
+fn arm_compat_syscalls_name_their_paths() {
+    if support::skip_without_kernel_oracle!() {
+        return;
+    }
+    let Some(bb) = target::armhf_busybox(&oracle::current_test(env!("CARGO_CRATE_NAME"))) else {
+        return;
+    };
+    let bb = bb.display().to_string();
+    let cmds: Vec<String> = [
+        "BB touch TREE/sub/a",
+        "BB chmod 644 TREE/sub/a",
+        "BB chown 0:0 TREE/sub/a",
+        "BB mkdir TREE/d",
+        "BB ln TREE/sub/a TREE/d/b",
+        "BB ln -s b TREE/d/l",
+        "BB mv TREE/d/b TREE/d/h",
+        "BB cat TREE/missing",
+        "BB stat FILE",
+        "BB rm TREE/d/h TREE/d/l",
+        "BB rmdir TREE/d",
+        "BB rmdir TREE/d",
+    ]
+    .iter()
+    .map(|c| c.replace("BB", &bb))
+    .collect();
+    let refs: Vec<&str> = cmds.iter().map(String::as_str).collect();
+    check(
+        "paths-arm",
+        "-a always,exit -F arch=b32 -S open,openat,close,fchmod,chmod,chown32,mkdir,rename,link,symlink,unlink,rmdir,statx,chdir -F key=arm\n",
+        &refs,
+        &["NORMAL", "PARENT", "CREATE", "DELETE"],
+    );
+}
+
+/// The arm compat counterpart of `a_failed_exec_after_an_exec_no_rule_judged`
+/// on arm64: the native shell's exec of the 32-bit busybox (an aarch64
+/// execve the kernel records with the arm arch once the task is 32-bit)
+/// is judged by no rule, then the busybox's own execs fail.
+#[test]
+fn a_failed_arm_exec_after_an_exec_no_rule_judged() {
+    if support::skip_without_kernel_oracle!() {
+        return;
+    }
+    let Some(bb) = target::armhf_busybox(&oracle::current_test(env!("CARGO_CRATE_NAME"))) else {
+        return;
+    };
+    let bb = bb.display().to_string();
+    check(
+        "paths-arm-stale-exec",
+        "-a always,exit -F arch=b32 -S execve -F key=stale\n",
+        &[
+            &format!("{bb} env TREE/no-such-program"),
+            &format!("chmod 644 FILE; {bb} env FILE"),
+        ],
         &["NORMAL"],
     );
 }

@@ -10,6 +10,7 @@ use fastaudit_testsupport as support;
 use fastaudit_testsupport::differential as harness;
 use harness::*;
 use support::*;
+use support::{oracle, target};
 
 /// The binary under test (cargo gives its path to integration tests only).
 const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
@@ -157,7 +158,7 @@ fn openat2_how() {
     check(
         "openat2",
         "-a always,exit -F arch=b64 -S openat2 -k how\n",
-        &["python3 -c 'import ctypes,os,struct\nhow=struct.pack(\"QQQ\", os.O_RDONLY, 0, 4)\nlibc=ctypes.CDLL(None, use_errno=True)\nlibc.syscall(437, -100, b\"FILE\", how, len(how))\nlibc.syscall(437, -100, b\"/nonexistent\", how, len(how))'"],
+        &["python3 -c 'import ctypes,os,struct\nhow=struct.pack(\"QQQ\", os.O_RDONLY, 0, 4)\nlibc=ctypes.CDLL(None, use_errno=True)\nlibc.syscall(NR(openat2), -100, b\"FILE\", how, len(how))\nlibc.syscall(NR(openat2), -100, b\"/nonexistent\", how, len(how))'"],
         &["OPENAT2"],
     );
 }
@@ -266,7 +267,7 @@ fn delete_module_by_root_and_by_an_unprivileged_user() {
     // support (ENOSYS) writes none at all.
     let call = |name: &str| {
         format!(
-            "python3 -c 'import ctypes,os\nlibc=ctypes.CDLL(None, use_errno=True)\nlibc.syscall(176, b\"{name}\", os.O_NONBLOCK)'"
+            "python3 -c 'import ctypes,os\nlibc=ctypes.CDLL(None, use_errno=True)\nlibc.syscall(NR(delete_module), b\"{name}\", os.O_NONBLOCK)'"
         )
     };
     let cmds = [
@@ -287,7 +288,8 @@ fn delete_module_by_root_and_by_an_unprivileged_user() {
     );
 }
 
-/// A Python program making raw syscalls through ctypes: `sc(nr, ...)`
+/// A Python program making raw syscalls through ctypes: `sc(nr, ...)`,
+/// the number written `NR(name)` (the harness makes it this machine's)
 /// (arguments as `L(n)` longs, `P(addr)` pointers, bytes or buffers),
 /// `buf(bytes)` a writable copy, `q(fmt, ...)` a packed buffer.
 const PY_SYSCALLS: &str = "import ctypes,os,struct\n\
@@ -319,47 +321,47 @@ fn posix_message_queues() {
     // fails (CREATE without inode), an empty name (none) and an
     // unprivileged user refused an existing queue (EACCES: NORMAL).
     let body = "N=b\"fa-mq-diff\"\n\
-        for n in (N, N+b\"2\", N+b\"3\", N+b\"4\"): sc(L(241), n)\n\
-        m=sc(L(240), N, L(os.O_CREAT|os.O_RDWR), L(0o600), q(\"8q\", 0, 4, 64, 0, 0, 0, 0, 0))\n\
-        sc(L(240), N+b\"2\", L(os.O_CREAT|os.O_RDWR|os.O_EXCL), L(0o640), None)\n\
-        ro=sc(L(240), N, L(os.O_RDONLY), L(0), None)\n\
-        sc(L(240), N, L(os.O_CREAT|os.O_RDWR), L(0o600), P(8))\n\
-        sc(L(240), b\"/fa-slash\", L(os.O_CREAT|os.O_RDWR), L(0), None)\n\
-        sc(L(240), N+b\"3\", L(os.O_CREAT|os.O_RDWR), L(0o600), q(\"8q\", 0, -1, 64, 0, 0, 0, 0, 0))\n\
-        sc(L(240), N, L(os.O_CREAT|os.O_RDWR), L(0o600), None)\n\
-        sc(L(240), N, L(os.O_CREAT|os.O_RDWR|os.O_EXCL), L(0o600), None)\n\
-        sc(L(240), N, L(3), L(0), None)\n\
-        sc(L(240), N+b\"4\", L(os.O_RDONLY), L(0), None)\n\
-        sc(L(240), b\"\", L(os.O_RDONLY), L(0), None)\n\
+        for n in (N, N+b\"2\", N+b\"3\", N+b\"4\"): sc(L(NR(mq_unlink)), n)\n\
+        m=sc(L(NR(mq_open)), N, L(os.O_CREAT|os.O_RDWR), L(0o600), q(\"8q\", 0, 4, 64, 0, 0, 0, 0, 0))\n\
+        sc(L(NR(mq_open)), N+b\"2\", L(os.O_CREAT|os.O_RDWR|os.O_EXCL), L(0o640), None)\n\
+        ro=sc(L(NR(mq_open)), N, L(os.O_RDONLY), L(0), None)\n\
+        sc(L(NR(mq_open)), N, L(os.O_CREAT|os.O_RDWR), L(0o600), P(8))\n\
+        sc(L(NR(mq_open)), b\"/fa-slash\", L(os.O_CREAT|os.O_RDWR), L(0), None)\n\
+        sc(L(NR(mq_open)), N+b\"3\", L(os.O_CREAT|os.O_RDWR), L(0o600), q(\"8q\", 0, -1, 64, 0, 0, 0, 0, 0))\n\
+        sc(L(NR(mq_open)), N, L(os.O_CREAT|os.O_RDWR), L(0o600), None)\n\
+        sc(L(NR(mq_open)), N, L(os.O_CREAT|os.O_RDWR|os.O_EXCL), L(0o600), None)\n\
+        sc(L(NR(mq_open)), N, L(3), L(0), None)\n\
+        sc(L(NR(mq_open)), N+b\"4\", L(os.O_RDONLY), L(0), None)\n\
+        sc(L(NR(mq_open)), b\"\", L(os.O_RDONLY), L(0), None)\n\
         os.chdir(\"/tmp\")\n\
-        sc(L(240), N+b\"4\", L(os.O_CREAT|os.O_RDWR|os.O_EXCL), L(0o600), None)\n\
+        sc(L(NR(mq_open)), N+b\"4\", L(os.O_CREAT|os.O_RDWR|os.O_EXCL), L(0o600), None)\n\
         pid=os.fork()\n\
-        if pid == 0:\n os.setuid(65534); sc(L(240), N+b\"4\", L(os.O_RDWR), L(0), None); os._exit(0)\n\
+        if pid == 0:\n os.setuid(65534); sc(L(NR(mq_open)), N+b\"4\", L(os.O_RDWR), L(0), None); os._exit(0)\n\
         os.waitpid(pid, 0)\n\
         ts=q(\"qq\", 1, 5)\n\
-        sc(L(242), L(m), b\"hello\", L(5), L(5), None)\n\
-        sc(L(242), L(m), b\"again\", L(5), L(7), ts)\n\
-        sc(L(242), L(m), b\"x\", L(1), L(40000), None)\n\
-        sc(L(242), L(m), b\"x\", L(1), L(1), q(\"qq\", 1, 2000000000))\n\
-        sc(L(242), L(m), b\"x\", L(1), L(1), P(8))\n\
-        sc(L(242), L(999), b\"x\", L(1), L(1), None)\n\
-        sc(L(242), L(ro), b\"x\", L(1), L(1), None)\n\
-        sc(L(242), L(1), b\"x\", L(1), L(1), None)\n\
+        sc(L(NR(mq_timedsend)), L(m), b\"hello\", L(5), L(5), None)\n\
+        sc(L(NR(mq_timedsend)), L(m), b\"again\", L(5), L(7), ts)\n\
+        sc(L(NR(mq_timedsend)), L(m), b\"x\", L(1), L(40000), None)\n\
+        sc(L(NR(mq_timedsend)), L(m), b\"x\", L(1), L(1), q(\"qq\", 1, 2000000000))\n\
+        sc(L(NR(mq_timedsend)), L(m), b\"x\", L(1), L(1), P(8))\n\
+        sc(L(NR(mq_timedsend)), L(999), b\"x\", L(1), L(1), None)\n\
+        sc(L(NR(mq_timedsend)), L(ro), b\"x\", L(1), L(1), None)\n\
+        sc(L(NR(mq_timedsend)), L(1), b\"x\", L(1), L(1), None)\n\
         out=ctypes.create_string_buffer(64)\n\
         prio=ctypes.c_uint(0)\n\
-        sc(L(243), L(m), out, L(64), ctypes.byref(prio), ts)\n\
-        sc(L(243), L(m), out, L(8), None, None)\n\
-        sc(L(244), L(m), q(\"qii48x\", 0, 10, 0))\n\
-        sc(L(244), L(m), None)\n\
-        sc(L(244), L(m), P(8))\n\
+        sc(L(NR(mq_timedreceive)), L(m), out, L(64), ctypes.byref(prio), ts)\n\
+        sc(L(NR(mq_timedreceive)), L(m), out, L(8), None, None)\n\
+        sc(L(NR(mq_notify)), L(m), q(\"qii48x\", 0, 10, 0))\n\
+        sc(L(NR(mq_notify)), L(m), None)\n\
+        sc(L(NR(mq_notify)), L(m), P(8))\n\
         old=ctypes.create_string_buffer(64)\n\
-        sc(L(245), L(m), q(\"8q\", os.O_NONBLOCK, 0, 0, 0, 0, 0, 0, 0), old)\n\
-        sc(L(245), L(m), None, old)\n\
-        sc(L(245), L(m), q(\"8q\", 1, 0, 0, 0, 0, 0, 0, 0), old)\n\
-        sc(L(245), L(m), q(\"8q\", 0, 0, 0, 0, 0, 0, 0, 0), P(8))\n\
+        sc(L(NR(mq_getsetattr)), L(m), q(\"8q\", os.O_NONBLOCK, 0, 0, 0, 0, 0, 0, 0), old)\n\
+        sc(L(NR(mq_getsetattr)), L(m), None, old)\n\
+        sc(L(NR(mq_getsetattr)), L(m), q(\"8q\", 1, 0, 0, 0, 0, 0, 0, 0), old)\n\
+        sc(L(NR(mq_getsetattr)), L(m), q(\"8q\", 0, 0, 0, 0, 0, 0, 0, 0), P(8))\n\
         both=q(\"8q\", 0, 99, 99, 99, 0, 0, 0, 0)\n\
-        sc(L(245), L(m), both, both)\n\
-        for n in (N, N+b\"2\", N+b\"3\", N+b\"4\"): sc(L(241), n)\n";
+        sc(L(NR(mq_getsetattr)), L(m), both, both)\n\
+        for n in (N, N+b\"2\", N+b\"3\", N+b\"4\"): sc(L(NR(mq_unlink)), n)\n";
     let cmd = format!("python3 -c '{PY_SYSCALLS}{body}'");
     // Those of mq_timedsend and mq_timedreceive (`audit_file`: the
     // queue, `name=(null)`; a send on a read-only descriptor is refused
@@ -395,50 +397,50 @@ fn system_v_ipc_objects() {
     // unlocked, read and removed while attached. Then an unprivileged user is refused a send (EACCES) and
     // a removal (EPERM), both after the note.
     let root = "K=0x66616970\n\
-        old=sc(L(68), L(K), L(0))\n\
-        if old >= 0: sc(L(71), L(old), L(0), None)\n\
-        m=sc(L(68), L(K), L(0o1000|0o640))\n\
-        sc(L(68), L(K), L(0))\n\
-        sc(L(68), L(K), L(0o1000|0o2000|0o600))\n\
-        sc(L(69), L(m), q(\"q4s\", 1, b\"ping\"), L(4), L(0))\n\
+        old=sc(L(NR(msgget)), L(K), L(0))\n\
+        if old >= 0: sc(L(NR(msgctl)), L(old), L(0), None)\n\
+        m=sc(L(NR(msgget)), L(K), L(0o1000|0o640))\n\
+        sc(L(NR(msgget)), L(K), L(0))\n\
+        sc(L(NR(msgget)), L(K), L(0o1000|0o2000|0o600))\n\
+        sc(L(NR(msgsnd)), L(m), q(\"q4s\", 1, b\"ping\"), L(4), L(0))\n\
         r=ctypes.create_string_buffer(72)\n\
-        sc(L(70), L(m), r, L(64), L(0), L(0o4000))\n\
-        sc(L(70), L(m), r, L(64), L(0), L(0o4000))\n\
+        sc(L(NR(msgrcv)), L(m), r, L(64), L(0), L(0o4000))\n\
+        sc(L(NR(msgrcv)), L(m), r, L(64), L(0), L(0o4000))\n\
         ds=ctypes.create_string_buffer(120)\n\
-        sc(L(71), L(m), L(2), ds)\n\
+        sc(L(NR(msgctl)), L(m), L(2), ds)\n\
         struct.pack_into(\"I\", ds, 20, 0o660)\n\
         struct.pack_into(\"Q\", ds, 88, 8192)\n\
-        sc(L(71), L(m), L(1), ds)\n\
-        sc(L(71), L(m), L(1), P(8))\n\
-        sc(L(71), L(0x7ffffff), L(2), ds)\n\
-        s=sc(L(64), L(0), L(2), L(0o1000|0o600))\n\
-        sc(L(65), L(s), q(\"HhH\", 0, 1, 0), L(1))\n\
-        sc(L(220), L(s), q(\"HhH\", 1, 1, 0o4000), L(1), None)\n\
-        sc(L(66), L(s), L(0), L(12))\n\
-        sc(L(66), L(s), L(5), L(12))\n\
-        sc(L(66), L(s), L(0), L(16), L(1))\n\
-        sc(L(66), L(s), L(5), L(16), L(1))\n\
-        sc(L(66), L(s), L(0), L(16), L(-1))\n\
-        sc(L(65), L(s), q(\"HhH\", 7, 1, 0), L(1))\n\
+        sc(L(NR(msgctl)), L(m), L(1), ds)\n\
+        sc(L(NR(msgctl)), L(m), L(1), P(8))\n\
+        sc(L(NR(msgctl)), L(0x7ffffff), L(2), ds)\n\
+        s=sc(L(NR(semget)), L(0), L(2), L(0o1000|0o600))\n\
+        sc(L(NR(semop)), L(s), q(\"HhH\", 0, 1, 0), L(1))\n\
+        sc(L(NR(semtimedop)), L(s), q(\"HhH\", 1, 1, 0o4000), L(1), None)\n\
+        sc(L(NR(semctl)), L(s), L(0), L(12))\n\
+        sc(L(NR(semctl)), L(s), L(5), L(12))\n\
+        sc(L(NR(semctl)), L(s), L(0), L(16), L(1))\n\
+        sc(L(NR(semctl)), L(s), L(5), L(16), L(1))\n\
+        sc(L(NR(semctl)), L(s), L(0), L(16), L(-1))\n\
+        sc(L(NR(semop)), L(s), q(\"HhH\", 7, 1, 0), L(1))\n\
         sd=ctypes.create_string_buffer(88)\n\
-        sc(L(66), L(s), L(0), L(2), sd)\n\
+        sc(L(NR(semctl)), L(s), L(0), L(2), sd)\n\
         struct.pack_into(\"I\", sd, 20, 0o640)\n\
-        sc(L(66), L(s), L(0), L(1), sd)\n\
-        sc(L(66), L(s), L(0), L(0))\n\
-        h=sc(L(29), L(0), L(4096), L(0o1000|0o600))\n\
-        a=sc(L(30), L(h), None, L(0))\n\
-        sc(L(30), L(h), P(4097), L(0))\n\
-        sc(L(31), L(h), L(11), None)\n\
-        sc(L(31), L(h), L(12), None)\n\
+        sc(L(NR(semctl)), L(s), L(0), L(1), sd)\n\
+        sc(L(NR(semctl)), L(s), L(0), L(0))\n\
+        h=sc(L(NR(shmget)), L(0), L(4096), L(0o1000|0o600))\n\
+        a=sc(L(NR(shmat)), L(h), None, L(0))\n\
+        sc(L(NR(shmat)), L(h), P(4097), L(0))\n\
+        sc(L(NR(shmctl)), L(h), L(11), None)\n\
+        sc(L(NR(shmctl)), L(h), L(12), None)\n\
         hd=ctypes.create_string_buffer(112)\n\
-        sc(L(31), L(h), L(2), hd)\n\
-        sc(L(31), L(h), L(0), None)\n\
-        sc(L(67), P(a))\n";
-    let nobody = "m=sc(L(68), L(0x66616970), L(0))\n\
-        sc(L(69), L(m), q(\"q4s\", 1, b\"ping\"), L(4), L(0o4000))\n\
-        sc(L(71), L(m), L(0), None)\n";
-    let remove = "m=sc(L(68), L(0x66616970), L(0))\n\
-        sc(L(71), L(m), L(0), None)\n";
+        sc(L(NR(shmctl)), L(h), L(2), hd)\n\
+        sc(L(NR(shmctl)), L(h), L(0), None)\n\
+        sc(L(NR(shmdt)), P(a))\n";
+    let nobody = "m=sc(L(NR(msgget)), L(0x66616970), L(0))\n\
+        sc(L(NR(msgsnd)), L(m), q(\"q4s\", 1, b\"ping\"), L(4), L(0o4000))\n\
+        sc(L(NR(msgctl)), L(m), L(0), None)\n";
+    let remove = "m=sc(L(NR(msgget)), L(0x66616970), L(0))\n\
+        sc(L(NR(msgctl)), L(m), L(0), None)\n";
     let cmds = [
         format!("python3 -c '{PY_SYSCALLS}{root}'"),
         format!(
@@ -499,21 +501,21 @@ fn clock_adjustments() {
         \x20   struct.pack_into(\"qq\", b, 72, sec, usec)\n\
         \x20   return b\n\
         cur=tx(0)\n\
-        sc(L(159), cur)\n\
+        sc(L(NR(adjtimex)), cur)\n\
         nano=struct.unpack_from(\"i\", cur, 40)[0] & 0x2000\n\
         freq=struct.unpack_from(\"q\", cur, 16)[0]\n\
         away, back = (0x1000, 0x2000) if nano else (0x2000, 0x1000)\n\
-        sc(L(159), tx(away))\n\
-        sc(L(159), tx(back))\n\
-        sc(L(305), L(0), tx(away))\n\
-        sc(L(305), L(0), tx(back))\n\
-        sc(L(159), tx(0x100|0x2000))\n\
-        sc(L(159), tx(0x100|0x2000, usec=1))\n\
-        sc(L(305), L(0), tx(0x100|0x2000, sec=-1, usec=999999999))\n\
-        sc(L(159), tx(0x2, freq=freq))\n\
-        sc(L(159), tx(0xa001))\n\
-        sc(L(159), tx(0x100|0x2000, usec=2000000000))\n\
-        sc(L(159), tx(0x2000 if nano else 0x1000))\n";
+        sc(L(NR(adjtimex)), tx(away))\n\
+        sc(L(NR(adjtimex)), tx(back))\n\
+        sc(L(NR(clock_adjtime)), L(0), tx(away))\n\
+        sc(L(NR(clock_adjtime)), L(0), tx(back))\n\
+        sc(L(NR(adjtimex)), tx(0x100|0x2000))\n\
+        sc(L(NR(adjtimex)), tx(0x100|0x2000, usec=1))\n\
+        sc(L(NR(clock_adjtime)), L(0), tx(0x100|0x2000, sec=-1, usec=999999999))\n\
+        sc(L(NR(adjtimex)), tx(0x2, freq=freq))\n\
+        sc(L(NR(adjtimex)), tx(0xa001))\n\
+        sc(L(NR(adjtimex)), tx(0x100|0x2000, usec=2000000000))\n\
+        sc(L(NR(adjtimex)), tx(0x2000 if nano else 0x1000))\n";
     let cmd = format!("python3 -c '{PY_SYSCALLS}{body}'");
     check(
         "time",
@@ -581,6 +583,12 @@ fn module_loads_and_unloads() {
 #[test]
 fn ia32_socketcall() {
     if support::skip_without_kernel_oracle!() {
+        return;
+    }
+    if target::skip_unless_x86_64(
+        &oracle::current_test(env!("CARGO_CRATE_NAME")),
+        "arm64's compat (arm EABI) table has no socketcall (the kernel's compat entry is sys_ni_syscall), and a 64-bit process cannot make arm syscalls",
+    ) {
         return;
     }
     // ia32 socketcall through `int 0x80` from a 64-bit process (the kernel

@@ -17,15 +17,16 @@ use support::*;
 const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 /// Calls delete_module(NAME_HEX decoded, O_NONBLOCK) or, with `finit`,
-/// finit_module on the file PATH; prints the raw result.
+/// finit_module on the file PATH; prints the raw result. The syscall
+/// numbers are this machine's (`target::syscall_numbers`).
 const CALLER: &str = r#"
 import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
 if sys.argv[1] == "delete":
-    r = libc.syscall(176, ctypes.c_char_p(bytes.fromhex(sys.argv[2])), os.O_NONBLOCK)
+    r = libc.syscall(NR(delete_module), ctypes.c_char_p(bytes.fromhex(sys.argv[2])), os.O_NONBLOCK)
 else:
     fd = os.open(sys.argv[2], os.O_RDONLY)
-    r = libc.syscall(313, fd, ctypes.c_char_p(b""), 0)
+    r = libc.syscall(NR(finit_module), fd, ctypes.c_char_p(b""), 0)
 print(r, ctypes.get_errno())
 "#;
 
@@ -126,7 +127,7 @@ fn kern_module_after_delete_module_when_the_kernel_noted_it() {
     let dir = tempdir();
     std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let script = dir.join("caller.py");
-    std::fs::write(&script, CALLER).unwrap();
+    std::fs::write(&script, target::syscall_numbers(CALLER)).unwrap();
     let not_a_module = dir.join("not-a-module");
     std::fs::write(&not_a_module, "this is not an ELF image\n").unwrap();
     std::fs::set_permissions(

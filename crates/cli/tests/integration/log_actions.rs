@@ -21,7 +21,10 @@ use support::*;
 const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 /// The workload's chmod mode (0o1601): its calls and no others.
-const RULE: &str = "-a always,exit -F arch=b64 -S chmod -F a1=0x381 -k act\n";
+/// (`chmods_rule`: chmod's or fchmodat's mode argument, by machine.)
+fn rule() -> String {
+    chmods_rule("act")
+}
 
 /// Where the recorders write what they were given.
 struct Recorders {
@@ -141,7 +144,7 @@ fn a_stig_auditd_conf_starts_and_its_email_action_mails_root() {
     let rec = Recorders::new();
     let dir = tempdir();
     let rules = dir.join("r.rules");
-    std::fs::write(&rules, RULE).unwrap();
+    std::fs::write(&rules, rule()).unwrap();
     let target = dir.join("target");
     std::fs::write(&target, "x").unwrap();
     // 8 MiB with about 1.4 MiB left: below space_left (25%), well above
@@ -212,7 +215,7 @@ fn exec_runs_the_program_with_no_arguments_and_logging_waits_for_sigusr2() {
     let rec = Recorders::new();
     let dir = tempdir();
     let rules = dir.join("r.rules");
-    std::fs::write(&rules, RULE).unwrap();
+    std::fs::write(&rules, rule()).unwrap();
     let target = dir.join("target");
     std::fs::write(&target, "x").unwrap();
     let log = dir.join("audit.log");
@@ -336,7 +339,7 @@ fn max_log_file_action_syslog_says_so_and_keep_logs_keeps_every_log() {
     let rec = Recorders::new();
     let dir = tempdir();
     let rules = dir.join("r.rules");
-    std::fs::write(&rules, RULE).unwrap();
+    std::fs::write(&rules, rule()).unwrap();
     let target = dir.join("target");
     std::fs::write(&target, "x").unwrap();
     for action in ["syslog", "keep_logs"] {

@@ -18,11 +18,14 @@ use support::*;
 const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
 /// The workload's chmod mode (0o1601 = 0x381): its calls and no others.
-const RULE: &str = "-a always,exit -F arch=b64 -S chmod -F a1=0x381 -k fill\n";
+/// (`chmods_rule`: chmod's or fchmodat's mode argument, by machine.)
+fn rule() -> String {
+    chmods_rule("fill")
+}
 
 fn rules(dir: &Path) -> PathBuf {
     let r = dir.join("r.rules");
-    std::fs::write(&r, RULE).unwrap();
+    std::fs::write(&r, rule()).unwrap();
     r
 }
 

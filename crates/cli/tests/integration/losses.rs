@@ -17,7 +17,7 @@ use fastaudit_testsupport as support;
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
-use support::{tempdir, wait_until, FastauditRun, KernelAudit};
+use support::{chmods_rule, tempdir, wait_until, FastauditRun, KernelAudit};
 
 /// The binary under test (cargo gives its path to integration tests only).
 const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
@@ -69,11 +69,7 @@ fn ring_buffer_losses_show_while_running() {
     let dir = tempdir();
     let rules = dir.join("burst.rules");
     // 0o1601 as chmod's mode argument marks the workload's calls.
-    std::fs::write(
-        &rules,
-        "-a always,exit -F arch=b64 -S chmod -F a1=0x381 -k burst\n",
-    )
-    .unwrap();
+    std::fs::write(&rules, chmods_rule("burst")).unwrap();
     let log = dir.join("audit.log");
     let target = dir.join("target");
     std::fs::write(&target, "x").unwrap();

@@ -148,7 +148,7 @@ fn keys_away_from_their_defaults_take_effect_and_flags_win() {
     let rules = dir.join("r.rules");
     std::fs::write(
         &rules,
-        "-a always,exit -F arch=b64 -S chmod -S fchmodat -k opsconf\n",
+        target::rules_here("-a always,exit -F arch=b64 -S chmod -S fchmodat -k opsconf\n"),
     )
     .unwrap();
     let target = dir.join("target");
@@ -258,7 +258,10 @@ fn keys_away_from_their_defaults_take_effect_and_flags_win() {
         .expect("the chmod is logged");
     assert!(
         event.starts_with("node=ops-node type=SYSCALL")
-            && event.contains("\x1dARCH=x86_64 SYSCALL=fchmodat"),
+            && event.contains(&format!(
+                "\x1dARCH={} SYSCALL=fchmodat",
+                target::this_target().name()
+            )),
         "{event}"
     );
     assert_eq!(mode_gid(&flag_log), (0o640, adm));

@@ -211,11 +211,7 @@ fn burst_larger_than_the_ring_buffer_loses_nothing_silently() {
     let dir = tempdir();
     let rules = dir.join("burst.rules");
     // 0o1601 as chmod's mode argument marks the workload's calls.
-    std::fs::write(
-        &rules,
-        "-a always,exit -F arch=b64 -S chmod -F a1=0x381 -k burst\n",
-    )
-    .unwrap();
+    std::fs::write(&rules, chmods_rule("burst")).unwrap();
     let log = dir.join("audit.log");
     let target = dir.join("target");
     std::fs::write(&target, "x").unwrap();
