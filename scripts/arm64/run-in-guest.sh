@@ -84,6 +84,12 @@ for d in "${rodirs[@]}" "$VM_SHARE"; do
     echo "arm64/run-in-guest.sh: $d has no mount point in $root: mkdir -p $root$d" >&2; exit 2 ;; esac
 done
 
+# The script runs where it is when the guest sees that place (a shared
+# dir), else from a copy in OUT.
+shared=0
+for d in "${rodirs[@]}" "$VM_SHARE"; do case $script in "$(readlink -f "$d")"/*) shared=1 ;; esac; done
+if [ $shared = 0 ]; then cp -f "$script" "$OUT/.script"; [ -x "$script" ] && chmod +x "$OUT/.script"; script=$OUT/.script; fi
+
 # The guest's side, as in scripts/vm/run-in-guest.sh: arguments through a
 # file (the kernel command line mangles them), the status into $OUT/rc.
 runner=(); [ -x "$script" ] || runner=(bash)
@@ -113,8 +119,8 @@ chmod +x "$OUT/.guest-init.sh"
 
 vng_args=(--arch arm64 --root "$root" --busybox "$ARM64_DIR/busybox" -r "$vmlinuz"
   --disable-kvm --force-9p --memory "${VM_MEMORY:-3G}" --cpus "${VM_CPUS:-2}"
-  --rwdir "$VM_SHARE" --qemu-opts="-cpu max,pauth-impdef=on" --exec "$OUT/.guest-init.sh")
-for d in "${rodirs[@]}"; do vng_args+=(--rodir "$d"); done
+  --rwdir "$VM_SHARE=$VM_SHARE" --qemu-opts="-cpu max,pauth-impdef=on" --exec "$OUT/.guest-init.sh")
+for d in "${rodirs[@]}"; do vng_args+=(--rodir "$d=$d"); done
 [ -n "${VM_APPEND:-}" ] && vng_args+=(--append "$VM_APPEND")
 [ "${VM_VERBOSE:-0}" = 1 ] && vng_args=(-v "${vng_args[@]}")
 
