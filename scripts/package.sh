@@ -126,12 +126,28 @@ printf 'Source: fastaudit\n\nPackage: fastaudit\nArchitecture: any\n' > "$shl/de
 if [ "$arch" = "$native" ]; then
   shlibs=$(cd "$shl" && dpkg-shlibdeps -O "$OLDPWD/$root/usr/sbin/fastaudit" "$OLDPWD/$root/usr/sbin/fastaudit-bench")
 else
-  # The arm64 libraries and the packages that hold them are those of the
-  # arm64 root (its dpkg database: shlibs and symbols files), not this
-  # machine's.
-  shlibs=$(cd "$shl" && DEB_HOST_ARCH=$arch DEB_HOST_MULTIARCH=aarch64-linux-gnu DPKG_ROOT="$ARM64_DIR/root" \
-    dpkg-shlibdeps -O --admindir="$ARM64_DIR/root/var/lib/dpkg" \
-      "$OLDPWD/$root/usr/sbin/fastaudit" "$OLDPWD/$root/usr/sbin/fastaudit-bench")
+  # dpkg-shlibdeps looks for the libraries in this machine's directories
+  # only (no arm64 ones here: no multiarch), so the same lookup by hand,
+  # in the arm64 root: each NEEDED library's package in the root's dpkg
+  # database, and the dependency its shlibs file gives (dpkg-shlibdeps
+  # prefers the symbols file, which can give a lower version; shlibs'
+  # is the current upstream version's, never too low).
+  db=$ARM64_DIR/root/var/lib/dpkg
+  shlibs=$(aarch64-linux-gnu-readelf -d "$root/usr/sbin/fastaudit" "$root/usr/sbin/fastaudit-bench" |
+    sed -nE 's/.*\(NEEDED\).*\[(.*)\]$/\1/p' | sort -u | while read -r soname; do
+      pkg=$(dpkg-query --admindir="$db" -S "*/aarch64-linux-gnu/$soname" 2>/dev/null | head -n1 | cut -d: -f1)
+      [ -n "$pkg" ] || die "$soname: no package of the arm64 root holds it"
+      # libfoo.so.1 -> "libfoo 1"; libfoo-1.2.so -> "libfoo-1.2 " as shlibs name them.
+      case $soname in
+        *.so.*) name=${soname%%.so.*}; ver=${soname#*.so.} ;;
+        *-[0-9]*.so) name=${soname%-*}; ver=${soname##*-}; ver=${ver%.so} ;;
+        *) name=${soname%.so}; ver="" ;;
+      esac
+      dep=$(cat "$db/info/$pkg:$arch.shlibs" "$db/info/$pkg.shlibs" 2>/dev/null |
+        awk -v n="$name" -v v="$ver" '$1==n && $2==v {$1=$2=""; sub(/^ +/, ""); print; exit}')
+      [ -n "$dep" ] || die "$soname: no shlibs line in $pkg's (arm64 root)"
+      echo "$dep"
+    done | sort -u | paste -sd, | sed 's/,/, /g')
 fi
 rm -rf "$shl"
 shlibs=${shlibs#shlibs:Depends=}
