@@ -53,7 +53,9 @@ CHECKS=$(echo ${CHECKS:-"explain start:default start:stig start:neo23x0 listing 
 kernels=("$@"); [ ${#kernels[@]} -gt 0 ] || kernels=(bookworm trixie)
 
 [ -x "$FASTAUDIT" ] || echo "arm64-matrix.sh: no $FASTAUDIT (cross build first): the fastaudit checks will fail, listing gives the kernel's side only" >&2
-[ -x "$FASTAUDIT" ] && { file -b "$FASTAUDIT" 2>/dev/null | grep -q aarch64 || echo "arm64-matrix.sh: $FASTAUDIT is not an aarch64 binary" >&2; }
+if [ -x "$FASTAUDIT" ] && ! readelf -h "$FASTAUDIT" 2>/dev/null | grep -q 'Machine:.*AArch64'; then
+  echo "arm64-matrix.sh: $FASTAUDIT is not an aarch64 binary" >&2; exit 2
+fi
 case " $CHECKS" in *" test:"*)
   ls "$tdir"/debug/deps/integration-* >/dev/null 2>&1 ||
     echo "arm64-matrix.sh: no test binaries under $tdir/debug/deps (cargo test --no-run --target aarch64-unknown-linux-gnu first): test checks will skip" >&2 ;;
