@@ -43,19 +43,62 @@ mod tests {
         #include \"audit_abi.h\"\n\
         #include \"fastaudit.h\"\n";
 
-    /// Each `*.bpf.h` compiles alone after the prelude, twice over (its
-    /// include guard), with no warning: it includes what it uses, so the
-    /// headers work in any order.
-    #[test]
-    fn each_header_compiles_alone() {
+    /// The architectures the object is built for (`__TARGET_ARCH_*`), each
+    /// with its vmlinux.h (src/bpf/vmlinux/ARCH) and audit_abi.h
+    /// (OUT_DIR/ARCH, from build.rs).
+    const ARCHS: [&str; 2] = ["x86", "arm64"];
+
+    /// Compile C `unit` for `arch` without code (-fsyntax-only), every
+    /// warning an error: clang's complaint if it fails.
+    fn compile(unit: &str, arch: &str, libbpf: &Path) -> Result<(), String> {
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/bpf");
+        let mut clang = Command::new("clang")
+            .args(["-target", "bpf", "-O2", "-fsyntax-only"])
+            .arg(format!("-D__TARGET_ARCH_{arch}"))
+            .args(["-Wall", "-Werror", "-Wno-unused-function", "-x", "c", "-"])
+            .arg(format!("-I{}", libbpf.display()))
+            .arg(format!("-I{}", src.display()))
+            .arg(format!("-I{}", src.join("vmlinux").join(arch).display()))
+            .arg(format!("-I{}/{arch}", env!("OUT_DIR")))
+            .stdin(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run clang");
+        clang
+            .stdin
+            .take()
+            .expect("clang's stdin")
+            .write_all(unit.as_bytes())
+            .expect("write to clang");
+        let out = clang.wait_with_output().expect("wait for clang");
+        match out.status.success() {
+            true => Ok(()),
+            false => Err(String::from_utf8_lossy(&out.stderr).into_owned()),
+        }
+    }
+
+    /// libbpf's headers (<bpf/bpf_helpers.h>, ...) written to a fresh
+    /// directory, for clang's -I.
+    fn libbpf_headers(tag: &str) -> PathBuf {
         let libbpf =
-            std::env::temp_dir().join(format!("fastaudit-bpf-headers-{}", std::process::id()));
+            std::env::temp_dir().join(format!("fastaudit-bpf-{tag}-{}", std::process::id()));
         let bpf = libbpf.join("bpf");
         std::fs::create_dir_all(&bpf).expect("create the libbpf header directory");
         for (name, text) in API_HEADERS {
             std::fs::write(bpf.join(name), text).expect("write a libbpf header");
         }
+        libbpf
+    }
+
+    /// Each `*.bpf.h` compiles alone after the prelude, twice over (its
+    /// include guard), with no warning, for every architecture: it
+    /// includes what it uses, so the headers work in any order. The
+    /// architecture's own headers (arch_*.bpf.h) are parts of arch.bpf.h,
+    /// which picks one: alone they refuse to compile.
+    #[test]
+    fn each_header_compiles_alone() {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/bpf");
+        let libbpf = libbpf_headers("headers");
         let mut headers: Vec<PathBuf> = std::fs::read_dir(&src)
             .expect("read src/bpf")
             .map(|e| e.expect("read src/bpf").path())
@@ -64,35 +107,16 @@ mod tests {
         headers.sort();
         assert!(headers.len() > 10, "headers in {}", src.display());
         let mut failed = Vec::new();
-        for header in &headers {
-            let name = header.file_name().expect("file name").to_string_lossy();
-            let unit = format!("{PRELUDE}#include \"{name}\"\n#include \"{name}\"\n");
-            let mut clang = Command::new("clang")
-                .args([
-                    "-target",
-                    "bpf",
-                    "-O2",
-                    "-D__TARGET_ARCH_x86",
-                    "-fsyntax-only",
-                ])
-                .args(["-Wall", "-Werror", "-Wno-unused-function", "-x", "c", "-"])
-                .arg(format!("-I{}", libbpf.display()))
-                .arg(format!("-I{}", src.display()))
-                .arg(format!("-I{}", src.join("vmlinux").display()))
-                .arg(format!("-I{}", env!("OUT_DIR")))
-                .stdin(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("run clang");
-            clang
-                .stdin
-                .take()
-                .expect("clang's stdin")
-                .write_all(unit.as_bytes())
-                .expect("write to clang");
-            let out = clang.wait_with_output().expect("wait for clang");
-            if !out.status.success() {
-                failed.push(format!("{name}:\n{}", String::from_utf8_lossy(&out.stderr)));
+        for arch in ARCHS {
+            for header in &headers {
+                let name = header.file_name().expect("file name").to_string_lossy();
+                let unit = format!("{PRELUDE}#include \"{name}\"\n#include \"{name}\"\n");
+                let got = compile(&unit, arch, &libbpf);
+                match (name.starts_with("arch_"), got) {
+                    (false, Err(e)) => failed.push(format!("{name} ({arch}):\n{e}")),
+                    (true, Ok(())) => failed.push(format!("{name} ({arch}) compiles alone")),
+                    _ => {}
+                }
             }
         }
         let _ = std::fs::remove_dir_all(&libbpf);
@@ -101,5 +125,23 @@ mod tests {
             "headers that do not compile alone:\n{}",
             failed.join("\n")
         );
+    }
+
+    /// The whole program source compiles for every architecture, not only
+    /// for the one this build's object is for.
+    #[test]
+    fn the_source_compiles_for_every_architecture() {
+        let libbpf = libbpf_headers("source");
+        let unit = "#include \"fastaudit.bpf.c\"\n";
+        let failed: Vec<String> = ARCHS
+            .into_iter()
+            .filter_map(|arch| {
+                compile(unit, arch, &libbpf)
+                    .err()
+                    .map(|e| format!("{arch}:\n{e}"))
+            })
+            .collect();
+        let _ = std::fs::remove_dir_all(&libbpf);
+        assert!(failed.is_empty(), "{}", failed.join("\n"));
     }
 }

@@ -533,9 +533,10 @@ pub(crate) fn assemble(
     clock: &Clock,
 ) -> AuditEvent {
     let (sec, msec) = clock.wall(ev.msg.stamp);
-    let bytes = |v: &[std::ffi::c_char]| -> Vec<u8> {
-        v.iter().map(|&c| c as u8).take_while(|&c| c != 0).collect()
-    };
+    // The skeleton's char arrays are i8 on every target (BPF's char is
+    // signed), not the host's c_char (u8 on aarch64).
+    let bytes =
+        |v: &[i8]| -> Vec<u8> { v.iter().map(|&c| c as u8).take_while(|&c| c != 0).collect() };
     let exe = if ev.flags & fa_event_flag::FA_EV_EXE_TOO_LONG.0 != 0 {
         Some(EXE_TOO_LONG.to_vec())
     } else {

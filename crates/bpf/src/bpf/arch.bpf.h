@@ -1,75 +1,32 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Everything the BPF side knows about the architecture (x86_64 with its
- * ia32 compat ABI): which ABI a syscall came through, where its arguments
- * sit, and the syscall numbers that need special handling. Syscall
- * numbers come from audit_abi.h, generated from the syscall tables. */
+/* Everything the BPF side knows about the architecture: which ABI a
+ * syscall came through and where its arguments sit (arch_x86.bpf.h,
+ * arch_arm64.bpf.h: x86_64 with ia32, arm64 with AArch32), and the
+ * syscall numbers that need special handling. Syscall numbers come from
+ * audit_abi.h, generated from the target's syscall tables: a call one
+ * ABI lacks has a number no syscall has there, so its tests never match. */
 #ifndef FA_ARCH_BPF_H
 #define FA_ARCH_BPF_H
 
-#define TS_COMPAT 0x0002        /* thread_info.status: an ia32 syscall */
 #define PF_KTHREAD 0x00200000   /* task_struct.flags */
 #define FA_PF_IO_WORKER 0x10    /* task_struct.flags: an io_uring thread (io-wq, SQPOLL) */
 #define SYS_BIND 2              /* socketcall's call number of bind */
 
-/* Whether the task's current syscall came through the ia32 ABI. */
-static __always_inline __u32 task_compat(struct task_struct *t)
-{
-	return BPF_CORE_READ(t, thread_info.status) & TS_COMPAT ? 1 : 0;
-}
-
-/* As task_compat for the current task (bpf_get_current_task_btf's
- * trusted pointer): a direct load, not a probe read. The raw hooks'
- * first test, on every syscall. */
-static __always_inline __u32 current_compat(struct task_struct *t)
-{
-	return t->thread_info.status & TS_COMPAT ? 1 : 0;
-}
-
-/* The current syscall's number, by direct loads (any program kind). */
-static __always_inline __u32 current_syscall_nr(struct task_struct *t)
-{
-	struct pt_regs *r = (struct pt_regs *)bpf_task_pt_regs(t);
-	return (__u32)r->orig_ax;
-}
-
-/* The audit arch of an ABI (the `arch` field and arch= tests). */
-static __always_inline __u32 abi_arch(__u32 compat)
-{
-	return compat ? AUDIT_ARCH_I386 : AUDIT_ARCH_X86_64;
-}
+/* The machine's part: task_compat, current_compat, current_syscall_nr,
+ * abi_arch, regs_syscall_nr(_direct), regs_arg_raw, regs_arg45_raw,
+ * regs_arg01_direct. Every other header reaches registers through these. */
+#if defined(__TARGET_ARCH_x86)
+#include "arch_x86.bpf.h"
+#elif defined(__TARGET_ARCH_arm64)
+#include "arch_arm64.bpf.h"
+#else
+#error "fastaudit's BPF side is built for x86 or arm64 (-D__TARGET_ARCH_x86 or _arm64)"
+#endif
 
 /* Index of a syscall in the per-syscall maps (spans, sysclass, ...). */
 static __always_inline __u32 span_index(__u32 nr, __u32 compat)
 {
 	return nr + (compat ? FA_NR_SYSCALLS : 0);
-}
-
-/* The syscall number in a task's saved registers. */
-static __always_inline long regs_syscall_nr(struct pt_regs *r)
-{
-	return BPF_CORE_READ(r, orig_ax);
-}
-
-/* The register holding syscall argument n (0-3) of either ABI, whole:
- * what the kernel's SYSCALL record shows as a0-a3 (syscall_get_arguments
- * takes all 64 bits, also of an ia32 syscall a 64-bit process made with
- * int 0x80). */
-static __always_inline __u64 regs_arg_raw(struct pt_regs *r, __u32 compat, int n)
-{
-	if (compat) {
-		switch (n) {
-		case 0: return BPF_CORE_READ(r, bx);
-		case 1: return BPF_CORE_READ(r, cx);
-		case 2: return BPF_CORE_READ(r, dx);
-		default: return BPF_CORE_READ(r, si);
-		}
-	}
-	switch (n) {
-	case 0: return BPF_CORE_READ(r, di);
-	case 1: return BPF_CORE_READ(r, si);
-	case 2: return BPF_CORE_READ(r, dx);
-	default: return BPF_CORE_READ(r, r10);
-	}
 }
 
 /* Syscall argument n (0-3) as the syscall takes it: an ia32 syscall's

@@ -26,7 +26,7 @@ static __always_inline int loginuid_written(struct task_struct *task, __u32 comp
 		return 0;
 	/* Every write pays this much: direct BTF loads throughout. */
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	int fd = compat ? (int)regs->bx : (int)regs->di;
+	int fd = (int)regs_arg01_direct(regs, compat, 0);
 	struct file *fp = current_fd_file(task, fd);
 	if (!fp)
 		return 0;
@@ -74,7 +74,7 @@ static __always_inline int audit_config_sent(struct task_struct *task, __u32 nr,
 	if (ret < 0)
 		return 0;
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	struct file *fp = current_fd_file(task, (int)regs->di);
+	struct file *fp = current_fd_file(task, (int)regs_arg01_direct(regs, 0, 0));
 	if (!fp)
 		return 0;
 	if (bpf_ksym_exists(bpf_rdonly_cast)) {
@@ -99,7 +99,7 @@ static __always_inline int audit_config_sent(struct task_struct *task, __u32 nr,
 			return 0;
 	}
 	/* The message: sendto's buffer, or sendmsg's first iovec's. */
-	const void *buf = (const void *)regs->si;
+	const void *buf = (const void *)regs_arg01_direct(regs, 0, 1);
 	if (nr == FA_NR64_sendmsg) {
 		const void *iov = 0;
 		if (bpf_probe_read_user(&iov, sizeof(iov), buf + 16) || !iov ||

@@ -426,7 +426,7 @@ static __always_inline int raw_exit_body(__u64 *ctx, __u32 typed)
 {
 	struct pt_regs *regs = (struct pt_regs *)ctx[0];
 	long ret = (long)ctx[1];
-	__u32 nr = typed ? (__u32)regs->orig_ax : (__u32)regs_syscall_nr(regs);
+	__u32 nr = typed ? regs_syscall_nr_direct(regs) : (__u32)regs_syscall_nr(regs);
 	return on_end(nr, ret, 1);
 }
 
@@ -642,8 +642,9 @@ int BPF_PROG(fa_module_init, struct module *mod)
 }
 
 /* Probes: which hook kinds this kernel loads and attaches (fexit is the
- * zero-cost kind: a trampoline on the audited functions only). */
-SEC("fexit/__x64_sys_chmod")
+ * zero-cost kind: a trampoline on the audited functions only), on a
+ * syscall every target has natively (arm64 has no chmod). */
+SEC("fexit/" FA_SYSCALL_FN_PREFIX "fchmodat")
 int BPF_PROG(fa_probe_fexit, struct pt_regs *regs, long ret)
 {
 	return 0;

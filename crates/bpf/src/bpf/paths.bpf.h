@@ -349,7 +349,7 @@ static __always_inline void send_statbuf(struct subject *s, const struct fa_msg 
 		break;
 	case FA_NR64_statx: {
 		struct pt_regs *regs = s->regs;   /* CO-RE reads need a plain local */
-		buf = BPF_CORE_READ(regs, r8);    /* argument 4 */
+		buf = regs_arg45_raw(regs, 0, 4); /* argument 4 */
 		statx = 1;
 		len = FA_STATBUF_MAX;
 		break;

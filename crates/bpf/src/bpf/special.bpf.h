@@ -58,7 +58,7 @@ static __always_inline void send_mmap(struct subject *s, const struct fa_msg *m,
 	if (flags & FA_MAP_ANONYMOUS)
 		return;
 	struct pt_regs *regs = s->regs;
-	__s32 fd = (__s32)(s->compat ? BPF_CORE_READ(regs, di) : BPF_CORE_READ(regs, r8));
+	__s32 fd = (__s32)regs_arg45_raw(regs, s->compat, 4);
 	struct fa_mmap *r = aux_reserve(m, lost, AUDIT_MMAP, sizeof(*r));
 	if (!r)
 		return;

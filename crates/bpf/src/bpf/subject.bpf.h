@@ -65,8 +65,8 @@ static __always_inline __u64 arg6(struct subject *s, int n)
 		return arg(s, n);
 	struct pt_regs *r = s->regs;
 	if (s->compat)
-		return (__u32)(n == 4 ? BPF_CORE_READ(r, di) : BPF_CORE_READ(r, bp));
-	return n == 4 ? BPF_CORE_READ(r, r8) : BPF_CORE_READ(r, r9);
+		return (__u32)regs_arg45_raw(r, 1, n);
+	return regs_arg45_raw(r, 0, n);
 }
 
 /* An id of task t with credentials c, by its field code: the uid..fsgid

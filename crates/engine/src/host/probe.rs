@@ -12,30 +12,19 @@ use crate::plan::kinds::{
 use crate::plan::Environment;
 use std::path::Path;
 
-/// Whether this kernel runs ia32 syscalls: a child makes one (`int 0x80`,
-/// i386 getpid) and exits 0 if it got its pid. Without ia32 emulation
-/// (not built, or `ia32_emulation=false` on Linux 6.7+) the child is
-/// killed or gets an error, and compat hooks would watch for nothing.
-pub(crate) fn ia32_syscalls_run() -> bool {
+/// Whether this kernel runs the machine's compat (32-bit) syscalls: a
+/// child tries (`compat_syscall_works`) and exits 0 if it could. Where
+/// it cannot, compat hooks would watch for nothing.
+pub(crate) fn compat_syscalls_run() -> bool {
     use nix::sys::wait::{waitpid, WaitStatus};
     use nix::unistd::{fork, ForkResult};
-    // SAFETY: the child makes two syscalls and exits, all async-signal-safe.
+    // SAFETY: the child makes at most two syscalls and exits, all
+    // async-signal-safe.
     match unsafe { fork() } {
         Ok(ForkResult::Child) => {
-            // i386 getpid; int 0x80 returns in rax (and may clear r8-r11).
-            let mut ret: u64 = 20;
-            // SAFETY: the asm touches only the registers it declares.
-            unsafe {
-                std::arch::asm!(
-                    "int 0x80",
-                    inout("rax") ret,
-                    out("r8") _, out("r9") _, out("r10") _, out("r11") _,
-                    options(nostack)
-                );
-            }
-            let pid = nix::unistd::getpid().as_raw() as u64;
+            let ok = compat_syscall_works();
             // SAFETY: _exit ends the forked child without running anything else.
-            unsafe { nix::libc::_exit(if ret == pid { 0 } else { 1 }) }
+            unsafe { nix::libc::_exit(if ok { 0 } else { 1 }) }
         }
         Ok(ForkResult::Parent { child }) => {
             matches!(waitpid(child, None), Ok(WaitStatus::Exited(_, 0)))
@@ -44,6 +33,39 @@ pub(crate) fn ia32_syscalls_run() -> bool {
         // failure that matters).
         Err(_) => true,
     }
+}
+
+/// x86_64: make an ia32 syscall (`int 0x80`, i386 getpid) and check it
+/// returned the pid. Without ia32 emulation (not built, or
+/// `ia32_emulation=false` on Linux 6.7+) the process is killed or gets
+/// an error. Only for a forked child: it may die.
+#[cfg(target_arch = "x86_64")]
+fn compat_syscall_works() -> bool {
+    // i386 getpid; int 0x80 returns in rax (and may clear r8-r11).
+    let mut ret: u64 = 20;
+    // SAFETY: the asm touches only the registers it declares.
+    unsafe {
+        std::arch::asm!(
+            "int 0x80",
+            inout("rax") ret,
+            out("r8") _, out("r9") _, out("r10") _, out("r11") _,
+            options(nostack)
+        );
+    }
+    ret == nix::unistd::getpid().as_raw() as u64
+}
+
+/// arm64: AArch32 tasks run only where the CPU has 32-bit EL0 and the
+/// kernel has CONFIG_COMPAT; elsewhere (e.g. Neoverse V2/N3, Apple M)
+/// arm64's personality() refuses PER_LINUX32 with EINVAL
+/// (arch/arm64/kernel/sys.c, system_supports_32bit_el0). The persona
+/// changes in the calling process only: for a forked child.
+#[cfg(target_arch = "aarch64")]
+fn compat_syscall_works() -> bool {
+    const PER_LINUX32: nix::libc::c_ulong = 0x0008;
+    // SAFETY: personality() takes a number and changes only this
+    // process's execution domain (uname's machine, a later exec's ABI).
+    unsafe { nix::libc::personality(PER_LINUX32) != -1 }
 }
 
 /// The BPF features every plan with hooks needs, with the Linux version
@@ -224,7 +246,7 @@ impl Environment {
         let mut env = Environment {
             kinds,
             syscall_tracepoints,
-            ia32_disabled: !ia32_syscalls_run(),
+            ia32_disabled: !compat_syscalls_run(),
             no_prepare_exec: !tracepoint_exists("sched", "sched_prepare_exec"),
             features,
             ..Environment::default()

@@ -147,7 +147,7 @@ impl WatchTable {
                 continue;
             }
             for (d, &b) in k.name.iter_mut().zip(&name) {
-                *d = b as std::ffi::c_char;
+                *d = b as _; // the skeleton's char: i8 (BPF's char is signed) on every target
             }
             out.push((k, self.ids[i]));
         }
@@ -173,7 +173,7 @@ impl WatchTable {
                 continue;
             }
             for (d, &b) in k.path.iter_mut().zip(&path) {
-                *d = b as std::ffi::c_char;
+                *d = b as _; // the skeleton's char: i8 (BPF's char is signed) on every target
             }
             out.push((k, self.ids[i]));
         }
