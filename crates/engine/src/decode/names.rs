@@ -16,7 +16,6 @@ use fastaudit_bpf::types::fa_obj_flag;
 use fastaudit_bpf::types::fa_obj_flag as F;
 use fastaudit_records::path::{parent_len, NameType, PathItem};
 use fastaudit_records::Syscall;
-use fastaudit_rules::abi::arch;
 use fastaudit_rules::tables::Machine;
 
 /// The last component of a path (trailing slashes ignored).
@@ -86,18 +85,31 @@ impl Build<'_> {
     }
 }
 
-/// A native syscall's name, from an array built once from the syscall
-/// table (its hash lookup, once per event, showed in profiles).
-fn x86_64_name(nr: u32) -> Option<&'static str> {
-    static NAMES: std::sync::OnceLock<Vec<Option<&'static str>>> = std::sync::OnceLock::new();
+/// A syscall's name on machine `m` (a target's native or compat one),
+/// from arrays built once from the syscall tables (a hash lookup, once
+/// per event, showed in profiles).
+fn syscall_name(m: Machine, nr: u32) -> Option<&'static str> {
+    type Names = Vec<(Machine, Vec<Option<&'static str>>)>;
+    static NAMES: std::sync::OnceLock<Names> = std::sync::OnceLock::new();
     let names = NAMES.get_or_init(|| {
-        (0..crate::limits::NR_SYSCALLS)
-            .map(|nr| Machine::X86_64.syscall_name(nr))
+        fastaudit_rules::Target::ALL
+            .iter()
+            .flat_map(|t| [t.native, t.compat])
+            .map(|m| {
+                let names = (0..crate::limits::NR_SYSCALLS)
+                    .map(|nr| m.syscall_name(nr))
+                    .collect();
+                (m, names)
+            })
             .collect()
     });
-    match names.get(nr as usize) {
+    match names
+        .iter()
+        .find(|(at, _)| *at == m)
+        .and_then(|(_, names)| names.get(nr as usize))
+    {
         Some(name) => *name,
-        None => Machine::X86_64.syscall_name(nr),
+        None => m.syscall_name(nr),
     }
 }
 
@@ -147,17 +159,15 @@ fn lookup_failed(name: &str, exit: i64) -> bool {
 }
 
 /// The CWD and PATH records of ev's syscall (`None` when it names no
-/// path, or on an ABI other than x86_64 and i386).
+/// path, or on an ABI of no machine fastaudit runs on).
 pub(crate) fn path_records(sc: &Syscall, aux: &[Aux], kernel: Facts) -> Option<PathRecords> {
     let mut sent = decode(aux)?;
-    // An i386 syscall names what its x86_64 counterpart does.
-    let name = match sc.arch {
-        arch::X86_64 => x86_64_name(sc.syscall)?,
-        arch::I386 => {
-            crate::plan::path_args::as_x86_64(Machine::X86.syscall_name(sc.syscall)?, true)
-        }
-        _ => return None,
-    };
+    // The record's arch names the ABI the syscall came through, and so
+    // the table its number is read with; a compat (i386, arm) syscall
+    // names what its native counterpart does.
+    let machine = Machine::from_elf(sc.arch)?;
+    let compat = fastaudit_rules::Target::of_machine(machine)?.abi_of(sc.arch)?;
+    let name = crate::plan::path_args::as_native(syscall_name(machine, sc.syscall)?, compat);
     if name == "io_uring_enter" {
         return Some(crate::decode::uring_paths::enter_paths(sent, sc.pid));
     }
@@ -521,6 +531,7 @@ mod tests {
     use super::*;
     use crate::host::facts::NameOrder;
     use fastaudit_bpf::types::{fa_aux_kind, fa_obj, fa_objs};
+    use fastaudit_rules::abi::arch;
 
     const DIR: u32 = 0o040755;
     const FILE: u32 = 0o100644;
@@ -585,6 +596,55 @@ mod tests {
             ..Syscall::default()
         };
         path_records(&sc, aux, kernel).unwrap()
+    }
+
+    /// `records` of a syscall of another machine's ABI, by its record's arch.
+    fn records_of(m: fastaudit_rules::tables::Machine, syscall: &str, aux: &[Aux]) -> PathRecords {
+        let sc = Syscall {
+            arch: m.elf(),
+            syscall: m.syscall_number(syscall.as_bytes()).unwrap(),
+            exit: Some(0),
+            ..Syscall::default()
+        };
+        path_records(&sc, aux, Facts::at((6, 18))).unwrap()
+    }
+
+    #[test]
+    fn a_syscall_is_read_with_the_table_of_its_records_arch() {
+        use fa_obj_flag as F;
+        use fastaudit_rules::tables::Machine;
+        let aux = [
+            name(fa_aux_kind::FA_AUX_CWD, 0, "/w"),
+            name(fa_aux_kind::FA_AUX_NAME, 0, "/t/a"),
+            name(fa_aux_kind::FA_AUX_NAME, 1, "/t/b"),
+            objs(&[
+                (10, DIR, F::FA_OBJ_CHANGED, 2, "t"),
+                (11, FILE, F::FA_OBJ_CHANGED, 10, "a"),
+                (12, FILE, F::FA_OBJ_CHANGED, 10, "b"),
+            ]),
+        ];
+        // renameat2 is 316 on x86_64, 276 on aarch64 (x86_64's 276 is
+        // tee); rename is 38 on i386 and arm.
+        let x86 = shown(&records_of(Machine::X86_64, "renameat2", &aux));
+        assert_eq!(x86.len(), 5);
+        assert_eq!(shown(&records_of(Machine::Aarch64, "renameat2", &aux)), x86);
+        assert_eq!(shown(&records_of(Machine::Arm, "rename", &aux)), x86);
+        assert_eq!(shown(&records_of(Machine::X86, "rename", &aux)), x86);
+        let tee = Syscall {
+            arch: arch::X86_64,
+            syscall: 276,
+            exit: Some(0),
+            ..Syscall::default()
+        };
+        let as_tee = path_records(&tee, &aux, Facts::at((6, 18))).map(|p| shown(&p));
+        assert_ne!(as_tee, Some(x86), "276 read as x86_64's is not a rename");
+        // A machine fastaudit does not run on: nothing decoded.
+        let ppc = Syscall {
+            arch: Machine::Ppc.elf(),
+            syscall: 38,
+            ..Syscall::default()
+        };
+        assert!(path_records(&ppc, &aux, Facts::at((6, 18))).is_none());
     }
 
     #[test]

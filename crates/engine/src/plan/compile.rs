@@ -16,7 +16,7 @@ use crate::plan::rule::{
     arch_allows, compile_rule, CompileError, CompiledRule, RulePaths, Test, FIELD_NEVER,
 };
 use crate::plan::{Environment, Plan};
-use fastaudit_rules::abi::{arch, field, list, op};
+use fastaudit_rules::abi::{field, list, op};
 use fastaudit_rules::{Rule, RuleSet};
 use std::collections::HashMap;
 
@@ -83,6 +83,7 @@ fn compile_once(
 ) -> Result<Plan, CompileError> {
     let env = env.clone();
     let mut plan = Plan {
+        target: env.target,
         refused: env.refused.clone(),
         kinds: env.kinds.clone(),
         features: env.features.clone(),
@@ -120,19 +121,22 @@ fn compile_once(
         }
         let compiled = compile_rule(r, &loaded.origin, env.lsm_audit_rules, &mut paths)?;
         let idx = plan.exit_rules.len() as u32;
-        let selected = syscalls_of(&compiled, r, &mut every_syscall);
+        let selected = syscalls_of(env.target, &compiled, r, &mut every_syscall);
         for nr in selected {
             plan.by_syscall.entry(nr).or_default().push(idx);
         }
         plan.exit_rules.push(compiled);
     }
     keep_recordable(&mut plan);
-    // Native io_uring_enter only: the inline ops of an ia32 one are not
+    // Native io_uring_enter only: the inline ops of a compat one are not
     // followed (its per-syscall entry tracepoint never fires), so an
     // always rule of that ABI alone (Neo23x0's `-F arch=b32 -S all`)
     // attaches nothing for them.
     let enter_rules = plan
-        .candidates(crate::plan::syscalls::x86_64("io_uring_enter"), false)
+        .candidates(
+            crate::plan::syscalls::number(env.target.native, "io_uring_enter"),
+            false,
+        )
         .iter()
         .any(|&i| plan.exit_rules[i as usize].always);
     crate::plan::uring::finish(&mut plan.uring, enter_rules, env.audit_skipped_uring_ops);
@@ -142,6 +146,7 @@ fn compile_once(
     // Without a kind for the raw hooks nothing can be loaded:
     // `hook_kind_problem` says why.
     plan.attachments = hooks::attachments(
+        plan.target,
         &plan.hooks,
         plan.kinds.raw_kind(),
         &plan.features,
@@ -170,8 +175,12 @@ fn at_task_creation(mut compiled: CompiledRule) -> CompiledRule {
     compiled
 }
 
-/// The syscall numbers exit rule `r` (compiled as `compiled`) can record.
+/// The syscall numbers exit rule `r` (compiled as `compiled`) can record
+/// on `target`. A rule whose arch `target` never runs (`-F arch=i386` on
+/// arm64) keeps its numbers but no candidate list takes it: as in the
+/// kernel, which compares the task's arch, it loads and never matches.
 fn syscalls_of(
+    target: fastaudit_rules::Target,
     compiled: &CompiledRule,
     r: &Rule,
     every_syscall: &mut HashMap<FilterKind, Vec<u32>>,
@@ -185,13 +194,14 @@ fn syscalls_of(
         .map(|t| t.value)
         .collect();
     let abis = [
-        (false, arch_allows(compiled, arch::X86_64)),
-        (true, arch_allows(compiled, arch::I386)),
+        (false, arch_allows(compiled, target.audit_arch(false))),
+        (true, arch_allows(compiled, target.audit_arch(true))),
     ];
     let perm_possible = |nr: u32| {
         perms.iter().all(|&m| {
-            abis.iter()
-                .any(|&(compat, allowed)| allowed && crate::plan::perm::possible(nr, compat, m))
+            abis.iter().any(|&(compat, allowed)| {
+                allowed && crate::plan::perm::possible(target, nr, compat, m)
+            })
         })
     };
     // A rule of every syscall (a watch) is worked out once per kind of
@@ -231,7 +241,7 @@ fn keep_recordable(plan: &mut Plan) {
         .copied()
         .filter(|&nr| {
             [false, true].into_iter().any(|compat| {
-                crate::plan::syscalls::is_companion_syscall(nr, compat)
+                crate::plan::syscalls::is_companion_syscall(plan.target, nr, compat)
                     && !plan.candidates(nr, compat).is_empty()
             })
         })

@@ -7,14 +7,17 @@ use crate::plan::hook::{Attachment, Hook};
 use crate::plan::kinds::{Features, HookKinds, InodeSource, UringSubmit};
 use crate::plan::refusal::Refusal;
 use crate::plan::rule::{arch_allows, CompiledRule, Watch};
-use fastaudit_rules::abi::{arch, field};
+use fastaudit_rules::abi::field;
 use fastaudit_rules::syscall_sets::{obj_pid_senders, AUDIT_SIGNALS};
-use fastaudit_rules::Origin;
+use fastaudit_rules::{Origin, Target};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The compiled form of a rule set.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Plan {
+    /// The machine the plan is for (its native and compat ABIs): every
+    /// syscall number in it is of one of these.
+    pub target: Target,
     /// Exit-list rules in kernel order.
     pub exit_rules: Vec<CompiledRule>,
     /// Per syscall number: indexes into `exit_rules`, in order. Only numbers
@@ -51,8 +54,11 @@ pub struct Plan {
 }
 
 /// What the host offers that changes rule meaning or the hooks to use.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Environment {
+    /// The machine the plan is for: its native and compat syscall tables,
+    /// arches and hooks (default: the one this binary was built for).
+    pub target: Target,
     /// Whether an LSM that evaluates audit rule labels is active.
     pub lsm_audit_rules: bool,
     /// The hook kinds this kernel allows (default: all assumed to work).
@@ -64,9 +70,10 @@ pub struct Environment {
     /// Not a host fact but the user's choice (`--audit-skipped-uring-ops`):
     /// audit the io_uring ops the kernel never audits too.
     pub audit_skipped_uring_ops: bool,
-    /// The kernel runs no ia32 syscall (no CONFIG_IA32_EMULATION, or
-    /// `ia32_emulation=false`): rules on that ABI can never hold, so they
-    /// need no hook. Default: ia32 assumed on.
+    /// The kernel runs no compat syscall (x86_64: no
+    /// CONFIG_IA32_EMULATION, or `ia32_emulation=false`; arm64: no
+    /// CONFIG_COMPAT or a CPU without 32-bit EL0): rules on that ABI can
+    /// never hold, so they need no hook. Default: compat assumed on.
     pub ia32_disabled: bool,
     /// `sched:sched_prepare_exec` (Linux 6.10+) is missing: exec arguments
     /// need entry hooks (native execs their `sys_enter_NAME` tracepoints,
@@ -79,6 +86,44 @@ pub struct Environment {
     /// the plan: [`crate::EngineError::Refused`]); the plan is made
     /// without them.
     pub refused: Vec<Refusal>,
+}
+
+impl Default for Environment {
+    fn default() -> Environment {
+        Environment {
+            target: crate::plan::syscalls::BUILT_FOR,
+            lsm_audit_rules: false,
+            kinds: HookKinds::default(),
+            syscall_tracepoints: None,
+            audit_skipped_uring_ops: false,
+            ia32_disabled: false,
+            no_prepare_exec: false,
+            features: Features::default(),
+            refused: Vec::new(),
+        }
+    }
+}
+
+impl Default for Plan {
+    fn default() -> Plan {
+        Plan {
+            target: crate::plan::syscalls::BUILT_FOR,
+            exit_rules: Vec::new(),
+            by_syscall: BTreeMap::new(),
+            task_rules: Vec::new(),
+            exes: Vec::new(),
+            watches: Vec::new(),
+            hooks: Vec::new(),
+            attachments: Vec::new(),
+            not_applicable: Vec::new(),
+            kinds: HookKinds::default(),
+            uring: crate::plan::uring::UringPlan::default(),
+            features: Features::default(),
+            refused: Vec::new(),
+            degraded: Vec::new(),
+            unavailable: Vec::new(),
+        }
+    }
 }
 
 impl Environment {
@@ -108,23 +153,18 @@ impl Plan {
     /// (the kernel's `audit_signals`: only then does it note the tasks a
     /// syscall signals).
     pub fn has_signal_rules(&self) -> bool {
-        use fastaudit_rules::tables::Machine;
-        [(Machine::X86_64, false), (Machine::X86, true)]
-            .iter()
-            .any(|&(m, compat)| {
-                AUDIT_SIGNALS.iter().any(|name| {
-                    !self
-                        .candidates(crate::plan::syscalls::number(m, name), compat)
-                        .is_empty()
-                })
+        [false, true].into_iter().any(|compat| {
+            AUDIT_SIGNALS.iter().any(|name| {
+                let nr = crate::plan::syscalls::number(self.target.machine(compat), name);
+                !self.candidates(nr, compat).is_empty()
             })
+        })
     }
 
     /// Whether OBJ_PID can be written: signal rules (the kernel then notes
     /// every signal syscall's target), or a rule that can record ptrace.
     pub fn has_obj_pid_rules(&self) -> bool {
-        let ptrace =
-            crate::plan::syscalls::number(fastaudit_rules::tables::Machine::X86_64, "ptrace");
+        let ptrace = crate::plan::syscalls::number(self.target.native, "ptrace");
         self.has_signal_rules() || !self.candidates(ptrace, false).is_empty()
     }
 
@@ -136,8 +176,7 @@ impl Plan {
     pub fn native_signal_sender_recordable(&self) -> bool {
         self.has_always_task_rules()
             || obj_pid_senders().any(|name| {
-                let nr =
-                    crate::plan::syscalls::number(fastaudit_rules::tables::Machine::X86_64, name);
+                let nr = crate::plan::syscalls::number(self.target.native, name);
                 self.candidates(nr, false)
                     .iter()
                     .any(|&i| self.exit_rules[i as usize].always)
@@ -193,7 +232,7 @@ impl Plan {
     /// leaving them out changes no decision, and a syscall of an ABI no
     /// rule can record costs only the index lookup).
     pub fn candidates(&self, nr: u32, compat: bool) -> Vec<u32> {
-        let abi = if compat { arch::I386 } else { arch::X86_64 };
+        let abi = self.target.audit_arch(compat);
         self.by_syscall.get(&nr).map_or_else(Vec::new, |ids| {
             ids.iter()
                 .copied()
@@ -203,8 +242,9 @@ impl Plan {
                         && r.tests
                             .iter()
                             .filter(|t| t.field == field::PERM)
-                            .all(|t| crate::plan::perm::possible(nr, compat, t.value))
-                        && !(crate::plan::syscalls::names_nothing(nr, compat) && tests_names(r))
+                            .all(|t| crate::plan::perm::possible(self.target, nr, compat, t.value))
+                        && !(crate::plan::syscalls::names_nothing(self.target, nr, compat)
+                            && tests_names(r))
                 })
                 .collect()
         })

@@ -1,8 +1,10 @@
 //! `fastaudit run --explain`: the plan told in words, its hooks from the
 //! same attachment list `run` loads and attaches.
 
+use crate::plan::rule::arch_allows;
 use crate::plan::Plan;
 use fastaudit_rules::tables::Machine;
+use fastaudit_rules::Origin;
 use std::fmt::Write as _;
 
 impl Plan {
@@ -124,14 +126,37 @@ impl Plan {
             self.exit_rules.iter().filter(|r| !r.always).count(),
             self.task_rules.len()
         );
+        // As the kernel compares the task's arch, a rule for a machine this
+        // one does not run (x86 rules on arm64) is loaded and never matches.
+        let foreign: Vec<&Origin> = self
+            .exit_rules
+            .iter()
+            .filter(|r| {
+                [false, true]
+                    .iter()
+                    .all(|&compat| !arch_allows(r, self.target.audit_arch(compat)))
+            })
+            .map(|r| &r.origin)
+            .collect();
+        if !foreign.is_empty() {
+            let _ = writeln!(
+                s,
+                "rules of an arch {} does not run (they never match, as in its kernel): {}",
+                self.target.name(),
+                foreign.len()
+            );
+            for o in foreign {
+                let _ = writeln!(s, "  {o}");
+            }
+        }
         // The per-syscall spans as loaded: one per number and ABI that some
         // always rule can record, with the candidates of that ABI.
         let mut spans = Vec::new();
+        let compat_name = abi_name(self.target.compat);
+        let compat_abi = format!(" ({compat_name})");
         for &nr in self.by_syscall.keys() {
-            for (compat, machine, abi) in [
-                (false, Machine::X86_64, ""),
-                (true, Machine::X86, " (i386)"),
-            ] {
+            for (compat, abi) in [(false, ""), (true, compat_abi.as_str())] {
+                let machine = self.target.machine(compat);
                 let ids = self.candidates(nr, compat);
                 if ids.iter().any(|&i| self.exit_rules[i as usize].always) {
                     let name = machine
@@ -142,16 +167,26 @@ impl Plan {
             }
         }
         let max = spans.iter().map(|s| s.1).max().unwrap_or(0);
+        let in_compat = spans.iter().filter(|s| s.0.ends_with(&compat_abi)).count();
         let _ = writeln!(
             s,
-            "audited syscalls: {} ({} native, {} i386); most candidate rules for one syscall: {max}",
+            "audited syscalls: {} ({} native, {in_compat} {}); most candidate rules for one syscall: {max}",
             spans.len(),
-            spans.iter().filter(|s| !s.0.ends_with(" (i386)")).count(),
-            spans.iter().filter(|s| s.0.ends_with(" (i386)")).count(),
+            spans.len() - in_compat,
+            compat_name,
         );
         for (name, n) in &spans {
             let _ = writeln!(s, "  {name}: {n} rule(s)");
         }
+    }
+}
+
+/// How `--explain` names an ABI's machine: its `uname -m` spelling, but
+/// arm's plain name (the tables list it as `armeb` first).
+fn abi_name(m: Machine) -> &'static str {
+    match m {
+        Machine::Arm => "arm",
+        m => m.name(),
     }
 }
 

@@ -139,7 +139,8 @@ impl Plan {
     /// and PATH records, its object fields).
     pub fn names_paths(&self) -> bool {
         [false, true].into_iter().any(|compat| {
-            path_args::numbers(compat).any(|nr| !self.candidates(nr, compat).is_empty())
+            path_args::numbers(self.target, compat)
+                .any(|nr| !self.candidates(nr, compat).is_empty())
         })
     }
 
@@ -214,12 +215,12 @@ impl Plan {
             images.candidates.extend(ids);
         }
         if !self.watches.is_empty() || self.names_paths() {
-            images.path_args = path_args::image();
+            images.path_args = path_args::image(self.target);
         }
         if self.has_perm_tests() {
             for compat in [false, true] {
                 for nr in 0..NR_SYSCALLS {
-                    let v = crate::plan::perm::sysclass(nr, compat);
+                    let v = crate::plan::perm::sysclass(self.target, nr, compat);
                     if v != 0 {
                         images.sysclass.push((abi_key(nr, compat), v));
                     }
@@ -275,7 +276,7 @@ impl Plan {
         // Never-only spans are kept for writes: they judge a
         // loginuid write's companion.
         let judged_write =
-            crate::plan::syscalls::is_companion_syscall(nr, compat) && !ids.is_empty();
+            crate::plan::syscalls::is_companion_syscall(self.target, nr, compat) && !ids.is_empty();
         if !ids.iter().any(|&i| self.exit_rules[i as usize].always) && !judged_write {
             return;
         }
@@ -317,7 +318,9 @@ impl Plan {
         // an exec's has none (its arguments are the ones saved at
         // entry, which the gates do not read).
         let mut gates = gates::span_gates(&self.exit_rules, &ids);
-        if crate::plan::syscalls::special(compat).execs().contains(&nr)
+        if crate::plan::syscalls::special(self.target, compat)
+            .execs()
+            .contains(&nr)
             || images.gates.len() + gates.len() > gates::MAX_GATES
         {
             gates.clear();

@@ -23,6 +23,8 @@ pub(crate) mod refusal;
 pub(crate) mod rule;
 pub mod syscalls;
 #[cfg(test)]
+mod target_tests;
+#[cfg(test)]
 pub(crate) mod test_rules;
 pub(crate) mod uring;
 

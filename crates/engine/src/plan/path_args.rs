@@ -2,14 +2,16 @@
 //! the BPF side's `path_args` map (failed syscalls are matched by them).
 
 use fastaudit_bpf::types::{fa_path_arg, fa_path_args};
-use fastaudit_rules::tables::Machine;
+use fastaudit_rules::Target;
 
 /// No dirfd argument: the path is relative to the working directory.
 const CWD: u8 = 0xFF;
 
-/// Path arguments of the x86_64 syscalls a watch can select (the write,
+/// Path arguments of the native syscalls a watch can select (the write,
 /// attribute and read classes, opens and execs), as `(dirfd, path)`
-/// argument indexes, from their kernel signatures. Failed syscalls are
+/// argument indexes, from their kernel signatures, by their x86_64 names
+/// (aarch64's are the same where it has the call: it lacks open, creat,
+/// stat, ...). Failed syscalls are
 /// judged by these (they change no inode the tracepoints could see).
 const PATH_ARGS: &[(&str, &[(u8, u8)])] = &[
     ("open", &[(CWD, 0)]),
@@ -98,10 +100,10 @@ pub fn names_fd_file(name: &str) -> Option<bool> {
         .map(|&(_, k)| k == fa_path_arg::FA_FD_MQUEUE)
 }
 
-/// i386 syscalls that name their paths as the x86_64 syscall of another
-/// name does (the same arguments, the same lookups); the others that
-/// share an x86_64 name do as it does.
-const IA32_AS: &[(&str, &str)] = &[
+/// Compat (i386, arm) syscalls that name their paths as the native
+/// syscall of another name does (the same arguments, the same lookups);
+/// the others that share a native name do as it does.
+const COMPAT_AS: &[(&str, &str)] = &[
     ("chown32", "chown"),
     ("lchown32", "lchown"),
     ("fchown32", "fchown"),
@@ -114,11 +116,11 @@ const IA32_AS: &[(&str, &str)] = &[
     ("statfs64", "statfs"),
 ];
 
-/// The x86_64 syscall whose names an ABI's syscall `name` takes as it
-/// does: `name` itself, or (i386) its x86_64 counterpart.
-pub fn as_x86_64(name: &str, compat: bool) -> &str {
+/// The native syscall whose names an ABI's syscall `name` takes as it
+/// does: `name` itself, or (compat) its native counterpart.
+pub fn as_native(name: &str, compat: bool) -> &str {
     if compat {
-        if let Some(&(_, native)) = IA32_AS.iter().find(|&&(n, _)| n == name) {
+        if let Some(&(_, native)) = COMPAT_AS.iter().find(|&&(n, _)| n == name) {
             return native;
         }
     }
@@ -146,42 +148,43 @@ fn args_of(name: &str) -> Option<fa_path_args> {
     Some(a)
 }
 
-/// The syscalls of an ABI (`compat`: i386) that name paths or a
-/// descriptor's file (whose CWD and PATH records and object fields
-/// fastaudit knows), with where their names are.
-fn named(compat: bool) -> Vec<(u32, fa_path_args)> {
+/// The syscalls of an ABI (`compat`: i386, arm) of `target` that name
+/// paths or a descriptor's file (whose CWD and PATH records and object
+/// fields fastaudit knows), with where their names are.
+fn named(target: Target, compat: bool) -> Vec<(u32, fa_path_args)> {
+    let m = target.machine(compat);
     if compat {
-        Machine::X86
-            .syscall_names()
+        m.syscall_names()
             .filter_map(|name| {
-                let a = args_of(as_x86_64(name, true))?;
-                Some((crate::plan::syscalls::i386(name), a))
+                let a = args_of(as_native(name, true))?;
+                Some((crate::plan::syscalls::number(m, name), a))
             })
             .collect()
     } else {
-        // The tables' own names: some are newer than the syscall table.
+        // The tables' own names: some are newer than the syscall table,
+        // some (open, creat, ...) not on every machine.
         PATH_ARGS
             .iter()
             .map(|&(name, _)| name)
             .chain(FD_FILE.iter().map(|&(name, _)| name))
-            .filter_map(|name| Some((crate::plan::syscalls::x86_64(name), args_of(name)?)))
+            .filter_map(|name| Some((crate::plan::syscalls::lookup(m, name)?, args_of(name)?)))
             .collect()
     }
 }
 
-/// The syscalls of an ABI (`compat`: i386) that name paths or a
-/// descriptor's file.
-pub fn numbers(compat: bool) -> impl Iterator<Item = u32> {
-    named(compat).into_iter().map(|(nr, _)| nr)
+/// The syscalls of an ABI (`compat`: i386, arm) of `target` that name
+/// paths or a descriptor's file.
+pub fn numbers(target: Target, compat: bool) -> impl Iterator<Item = u32> {
+    named(target, compat).into_iter().map(|(nr, _)| nr)
 }
 
 /// The `path_args` map: span index (the syscall's number, plus
-/// FA_NR_SYSCALLS for i386's) → where its names are.
-pub fn image() -> Vec<(u32, fa_path_args)> {
-    let compat = named(true)
+/// FA_NR_SYSCALLS for the compat ABI's) → where its names are.
+pub fn image(target: Target) -> Vec<(u32, fa_path_args)> {
+    let compat = named(target, true)
         .into_iter()
         .map(|(nr, a)| (crate::limits::NR_SYSCALLS + nr, a));
-    named(false).into_iter().chain(compat).collect()
+    named(target, false).into_iter().chain(compat).collect()
 }
 
 #[cfg(test)]
@@ -190,7 +193,8 @@ mod tests {
 
     #[test]
     fn every_syscall_has_a_number() {
-        let image = image();
+        let image = image(Target::X86_64);
+        let numbers = |compat| numbers(Target::X86_64, compat);
         assert_eq!(
             numbers(false).count(),
             PATH_ARGS.len() + FD_FILE.len(),
@@ -213,7 +217,7 @@ mod tests {
                 "{name}"
             );
         }
-        for &(ia32, _) in IA32_AS {
+        for &(ia32, _) in COMPAT_AS {
             assert!(
                 numbers(true).any(|nr| nr == crate::plan::syscalls::i386(ia32)),
                 "{ia32} is an i386 syscall"

@@ -6,24 +6,52 @@ use fastaudit_rules::syscall_sets::{
     sysv_ipc, AUDIT_CONFIG_SENDS, EXECS, LOGINUID_WRITES, NO_RETURN,
 };
 use fastaudit_rules::tables::Machine;
+use fastaudit_rules::Target;
 use std::sync::OnceLock;
 
-/// x86_64 syscalls newer than the libaudit the tables were generated from
-/// (so `-S` cannot name them, but `-S all` and watches select them): their
-/// numbers from the kernel's `syscall_64.tbl`.
-const NEWER_X86_64: &[(&str, u32)] = &[
-    ("fchmodat2", 452),
-    ("setxattrat", 463),
-    ("getxattrat", 464),
-    ("listxattrat", 465),
-    ("removexattrat", 466),
+/// The machine this binary was built for: the plan's target unless one is
+/// given (a plan for another machine is made only to test or explain it).
+#[cfg(target_arch = "x86_64")]
+pub const BUILT_FOR: Target = Target::X86_64;
+/// The machine this binary was built for.
+#[cfg(target_arch = "aarch64")]
+pub const BUILT_FOR: Target = Target::AARCH64;
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+compile_error!("fastaudit plans syscalls for x86_64 and aarch64 only");
+
+/// Where the kernel's `syscalls:sys_exit_NAME` tracepoint (its
+/// SYSCALL_DEFINE name) differs from libaudit's aarch64 name of the same
+/// number: a per-syscall hook is named by the former. (lookup_dcookie and
+/// nfsservctl have neither a tracepoint nor a syscall on arm64.)
+const AARCH64_TRACEPOINTS: &[(&str, &str)] = &[
+    ("getdents", "getdents64"),
+    ("pread", "pread64"),
+    ("pwrite", "pwrite64"),
+    ("sendfile", "sendfile64"),
+    ("uname", "newuname"),
+    ("personality", "arm64_personality"),
+    ("fadvise64", "fadvise64_64"),
+    ("umount2", "umount"),
 ];
+
+/// The name of native syscall `nr` of `target` as its `syscalls:` tracepoints
+/// are named. (x86_64's names are the table's, as they always were here: a
+/// table name without a tracepoint sends the plan to the raw hooks.)
+pub fn tracepoint_name(target: Target, nr: u32) -> Option<&'static str> {
+    let name = target.native.syscall_name(nr)?;
+    if target.native == Machine::Aarch64 {
+        if let Some(&(_, tp)) = AARCH64_TRACEPOINTS.iter().find(|(n, _)| *n == name) {
+            return Some(tp);
+        }
+    }
+    Some(name)
+}
 
 /// The syscalls one ABI handles specially.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Special {
-    /// `open` (perm= judged by the access mode in a1).
-    pub open: u32,
+    /// `open` (perm= judged by the access mode in a1; aarch64 has none).
+    pub open: Option<u32>,
     /// `openat` (access mode in a2).
     pub openat: u32,
     /// `openat2` (access mode in struct open_how).
@@ -32,11 +60,16 @@ pub struct Special {
     pub execve: u32,
     /// `execveat`: likewise.
     pub execveat: u32,
+    /// Whether the kernel's `audit_classify_syscall` takes execveat for an
+    /// exec (perm=x): x86's both ABIs and the generic native one do, the
+    /// generic compat one (arm on arm64, lib/compat_audit.c) only execve.
+    pub execveat_perm_exec: bool,
     /// `exit`: never returns, judged at entry.
     pub exit: u32,
     /// `exit_group`: likewise.
     pub exit_group: u32,
-    /// `socketcall` (i386 only: a bind through it is a write for perm=).
+    /// `socketcall` (i386 only: a bind through it is a write for perm=;
+    /// arm64's compat ABI is EABI, which has none).
     pub socketcall: Option<u32>,
     /// `chdir`: its working directory is kept at entry.
     pub chdir: Option<u32>,
@@ -59,6 +92,11 @@ impl Special {
         [self.execve, self.execveat]
     }
 
+    /// Whether `nr` is an exec for perm= (`AUDITSC_EXECVE`).
+    pub fn perm_exec(&self, nr: u32) -> bool {
+        nr == self.execve || (self.execveat_perm_exec && nr == self.execveat)
+    }
+
     /// The syscalls that never return, judged at entry.
     pub fn no_return(&self) -> [u32; 2] {
         [self.exit, self.exit_group]
@@ -79,56 +117,68 @@ impl Special {
         v
     }
 
-    fn of(m: Machine) -> Special {
+    fn of(target: Target, compat: bool) -> Special {
+        let m = target.machine(compat);
         let nr = |name: &str| number(m, name);
         let [execve, execveat] = EXECS.map(nr);
         let [exit, exit_group] = NO_RETURN.map(nr);
+        let native = |names: &[&str]| -> Vec<u32> {
+            if compat {
+                Vec::new()
+            } else {
+                names.iter().map(|n| nr(n)).collect()
+            }
+        };
+        let generic_compat = compat && target.native == Machine::Aarch64;
         Special {
-            open: nr("open"),
+            open: m.syscall_number(b"open"),
             openat: nr("openat"),
             openat2: nr("openat2"),
             execve,
             execveat,
+            execveat_perm_exec: !generic_compat,
             exit,
             exit_group,
-            socketcall: m.syscall_number(b"socketcall"),
+            socketcall: m.syscall_number(b"socketcall").filter(|_| !generic_compat),
             chdir: Some(nr("chdir")),
-            mq_getsetattr: (m == Machine::X86_64).then(|| nr("mq_getsetattr")),
-            sysv_ipc: match m {
-                Machine::X86_64 => sysv_ipc().map(nr).collect(),
-                _ => Vec::new(),
+            mq_getsetattr: (!compat).then(|| nr("mq_getsetattr")),
+            sysv_ipc: if compat {
+                Vec::new()
+            } else {
+                sysv_ipc().map(nr).collect()
             },
-            clock_adjust: match m {
-                Machine::X86_64 => vec![nr("adjtimex"), nr("clock_adjtime")],
-                _ => Vec::new(),
-            },
-            module_load: match m {
-                Machine::X86_64 => vec![nr("init_module"), nr("finit_module")],
-                _ => Vec::new(),
-            },
+            clock_adjust: native(&["adjtimex", "clock_adjtime"]),
+            module_load: native(&["init_module", "finit_module"]),
         }
     }
 }
 
+/// The index of one ABI of one target in per-ABI tables.
+fn abi_index(target: Target, compat: bool) -> usize {
+    let t = Target::ALL.iter().position(|&t| t == target).unwrap_or(0);
+    t * 2 + usize::from(compat)
+}
+
 /// Special syscalls of the native (x86_64) ABI.
 pub fn native() -> &'static Special {
-    static S: OnceLock<Special> = OnceLock::new();
-    S.get_or_init(|| Special::of(Machine::X86_64))
+    special(Target::X86_64, false)
 }
 
 /// Special syscalls of the compat (i386) ABI.
 pub fn ia32() -> &'static Special {
-    static S: OnceLock<Special> = OnceLock::new();
-    S.get_or_init(|| Special::of(Machine::X86))
+    special(Target::X86_64, true)
 }
 
-/// The special syscalls of one ABI.
-pub fn special(compat: bool) -> &'static Special {
-    if compat {
-        ia32()
-    } else {
-        native()
-    }
+/// The special syscalls of one ABI of `target`.
+pub fn special(target: Target, compat: bool) -> &'static Special {
+    static S: OnceLock<Vec<Special>> = OnceLock::new();
+    let all = S.get_or_init(|| {
+        Target::ALL
+            .iter()
+            .flat_map(|&t| [false, true].map(|c| Special::of(t, c)))
+            .collect()
+    });
+    &all[abi_index(target, compat)]
 }
 
 /// The native syscalls during which the kernel makes a record that stock
@@ -138,21 +188,22 @@ pub fn special(compat: bool) -> &'static Special {
 /// (CONFIG_CHANGE): number and `syscalls:sys_exit_NAME` tracepoint name
 /// (the rules crate's `syscall_sets`, which the BPF side's tests are
 /// generated from).
-pub fn companion_exits() -> Vec<(u32, &'static str)> {
-    let writes = LOGINUID_WRITES
-        .iter()
-        .map(|n| (x86_64(n.native), n.tracepoint));
-    let sends = AUDIT_CONFIG_SENDS.into_iter().map(|n| (x86_64(n), n));
+pub fn companion_exits(target: Target) -> Vec<(u32, &'static str)> {
+    let nr = |name: &str| number(target.native, name);
+    let writes = LOGINUID_WRITES.iter().map(|n| (nr(n.native), n.tracepoint));
+    let sends = AUDIT_CONFIG_SENDS.into_iter().map(|n| (nr(n), n));
     writes.chain(sends).collect()
 }
 
 /// Whether syscall `nr` of one ABI can have a companion (the BPF side's
 /// `is_write`, `is_send`): its never rules judge the companion.
-pub fn is_companion_syscall(nr: u32, compat: bool) -> bool {
+pub fn is_companion_syscall(target: Target, nr: u32, compat: bool) -> bool {
     if compat {
-        LOGINUID_WRITES.iter().any(|n| i386(n.compat) == nr)
+        LOGINUID_WRITES
+            .iter()
+            .any(|n| number(target.compat, n.compat) == nr)
     } else {
-        companion_exits().iter().any(|w| w.0 == nr)
+        companion_exits(target).iter().any(|w| w.0 == nr)
     }
 }
 
@@ -345,8 +396,8 @@ const NAMES_NOTHING: &[&str] = &[
 ];
 
 /// Whether syscall `nr` of one ABI names no object (see NAMES_NOTHING).
-pub fn names_nothing(nr: u32, compat: bool) -> bool {
-    static SETS: OnceLock<[Vec<u32>; 2]> = OnceLock::new();
+pub fn names_nothing(target: Target, nr: u32, compat: bool) -> bool {
+    static SETS: OnceLock<Vec<Vec<u32>>> = OnceLock::new();
     let sets = SETS.get_or_init(|| {
         let of = |m: Machine| -> Vec<u32> {
             NAMES_NOTHING
@@ -354,22 +405,27 @@ pub fn names_nothing(nr: u32, compat: bool) -> bool {
                 .filter_map(|n| m.syscall_number(n.as_bytes()))
                 .collect()
         };
-        [of(Machine::X86_64), of(Machine::X86)]
+        Target::ALL
+            .iter()
+            .flat_map(|t| [of(t.native), of(t.compat)])
+            .collect()
     });
-    sets[usize::from(compat)].contains(&nr)
+    sets[abi_index(target, compat)].contains(&nr)
 }
 
 /// The number of syscall `name` on machine `m`. Only called with names of
 /// the engine's own tables (a unit test checks every one), so a missing
 /// name is a bug in this crate, not an input error.
 pub fn number(m: Machine, name: &str) -> u32 {
+    lookup(m, name).unwrap_or_else(|| panic!("syscall {name} is in no table of {}", m.name()))
+}
+
+/// The number of syscall `name` on machine `m`, if it has one: from
+/// libaudit's table, else from the kernel's for syscalls newer than it
+/// (since Linux 5.1 one number on every machine).
+pub fn lookup(m: Machine, name: &str) -> Option<u32> {
     m.syscall_number(name.as_bytes())
-        .or_else(|| {
-            (m == Machine::X86_64)
-                .then(|| NEWER_X86_64.iter().find(|(n, _)| *n == name).map(|e| e.1))
-                .flatten()
-        })
-        .unwrap_or_else(|| panic!("syscall {name} is in no table of {}", m.name()))
+        .or_else(|| m.newer_syscall_number(name.as_bytes()))
 }
 
 /// The number of native (x86_64) syscall `name`.
@@ -406,15 +462,16 @@ mod tests {
         assert_eq!((native().socketcall, ia32().socketcall), (None, Some(102)));
         assert_eq!(x86_64("fchmodat2"), 452);
         assert_eq!(
-            companion_exits()
+            companion_exits(Target::X86_64)
                 .into_iter()
                 .map(|w| w.0)
                 .collect::<Vec<_>>(),
             [1, 18, 20, 296, 328, 44, 46],
             "the numbers the BPF side tests (FA_LOGINUID_WRITE64, FA_AUDIT_CONFIG_SEND64)"
         );
-        assert!(is_companion_syscall(4, true) && !is_companion_syscall(4, false));
-        assert!(is_companion_syscall(181, true) && is_companion_syscall(18, false));
-        assert!(is_companion_syscall(44, false) && !is_companion_syscall(369, true));
+        let is_companion = |nr, compat| is_companion_syscall(Target::X86_64, nr, compat);
+        assert!(is_companion(4, true) && !is_companion(4, false));
+        assert!(is_companion(181, true) && is_companion(18, false));
+        assert!(is_companion(44, false) && !is_companion(369, true));
     }
 }

@@ -9,8 +9,12 @@ use std::collections::BTreeSet;
 /// The write family's and sendto/sendmsg's exits that `hooks` do not hook
 /// already, for companions (a missing tracepoint is left out: only its
 /// LOGINs or CONFIG_CHANGEs come alone).
-pub(super) fn companion_hooks(hooks: &[Hook], tracepoints: Option<&BTreeSet<String>>) -> Vec<Hook> {
-    syscalls::companion_exits()
+pub(super) fn companion_hooks(
+    target: fastaudit_rules::Target,
+    hooks: &[Hook],
+    tracepoints: Option<&BTreeSet<String>>,
+) -> Vec<Hook> {
+    syscalls::companion_exits(target)
         .into_iter()
         .filter(|&(nr, _)| {
             !hooks

@@ -4,7 +4,6 @@
 use crate::plan::hook::Hook;
 use crate::plan::syscalls;
 use crate::plan::{Environment, Plan};
-use fastaudit_rules::tables::Machine;
 
 /// Whether execs of either ABI have their arguments saved by
 /// `sched:sched_prepare_exec` (Linux 6.10+) instead of an entry hook: it
@@ -22,9 +21,10 @@ pub(super) fn execs_by_prepare(plan: &Plan, env: &Environment) -> bool {
 /// some rule can record, but the execs where `sched_prepare_exec` saves
 /// them and the note-clearing ones where nothing can be noted.
 pub(super) fn native_entries(plan: &Plan, env: &Environment) -> Vec<u32> {
-    let execs = syscalls::native().execs();
+    let native = syscalls::special(plan.target, false);
+    let execs = native.execs();
     let by_prepare = execs_by_prepare(plan, env);
-    syscalls::native()
+    native
         .entry_hooked()
         .into_iter()
         .filter(|&nr| {
@@ -37,7 +37,7 @@ pub(super) fn native_entries(plan: &Plan, env: &Environment) -> Vec<u32> {
 
 /// Whether some rule can record a native exec.
 pub(super) fn native_execs_audited(plan: &Plan) -> bool {
-    syscalls::native()
+    syscalls::special(plan.target, false)
         .execs()
         .iter()
         .any(|&nr| !plan.candidates(nr, false).is_empty())
@@ -49,12 +49,13 @@ pub(super) fn native_execs_audited(plan: &Plan) -> bool {
 /// hook would cost every syscall as much as the raw exit hook does, so
 /// execs of both ABIs take `sched:sched_prepare_exec` where it exists,
 /// other native syscalls their own `sys_enter_NAME` tracepoints; only
-/// ia32 exit/exit_group and chdir, a missing tracepoint or an unusable
-/// tracepoint kind take the raw entry hook.
+/// compat (ia32, arm) exit/exit_group and chdir, a missing tracepoint or
+/// an unusable tracepoint kind take the raw entry hook.
 pub(super) fn raw_entry_hooks(plan: &Plan, env: &Environment) -> Vec<Hook> {
     let native = native_entries(plan, env);
     let native_execs = execs_by_prepare(plan, env) && native_execs_audited(plan);
-    let ia32: Vec<u32> = syscalls::ia32()
+    let compat = syscalls::special(plan.target, true);
+    let ia32: Vec<u32> = compat
         .entry_hooked()
         .into_iter()
         .filter(|&nr| !env.ia32_disabled && !plan.candidates(nr, true).is_empty())
@@ -62,8 +63,8 @@ pub(super) fn raw_entry_hooks(plan: &Plan, env: &Environment) -> Vec<Hook> {
     if native.is_empty() && ia32.is_empty() && !native_execs {
         return Vec::new();
     }
-    // No tracepoint sees an ia32 syscall's entry but the exec's.
-    let ia32_execs = syscalls::ia32().execs();
+    // No tracepoint sees a compat syscall's entry but the exec's.
+    let ia32_execs = compat.execs();
     let ia32_raw = ia32.iter().any(|nr| !ia32_execs.contains(nr));
     let present = |syscall: &String| {
         env.syscall_tracepoints
@@ -73,7 +74,7 @@ pub(super) fn raw_entry_hooks(plan: &Plan, env: &Environment) -> Vec<Hook> {
     let enters: Option<Vec<Hook>> = native
         .iter()
         .map(|&nr| {
-            let syscall = Machine::X86_64.syscall_name(nr)?.to_string();
+            let syscall = syscalls::tracepoint_name(plan.target, nr)?.to_string();
             present(&syscall).then_some(Hook::SyscallEnter { nr, syscall })
         })
         .collect();

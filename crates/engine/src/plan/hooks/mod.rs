@@ -10,6 +10,8 @@ use crate::plan::{Environment, Plan};
 use companion::companion_hooks;
 use entry::raw_entry_hooks;
 use fastaudit_bpf::programs as prog;
+#[cfg(test)]
+use fastaudit_rules::Target;
 use noted::{noted_attachments, noted_hooks};
 use per_syscall::per_syscall;
 use programs::{
@@ -69,7 +71,9 @@ pub(crate) fn essential(program: &str) -> bool {
 /// programs (tp_btf or raw_tp); `None` when a hook needs a raw kind and
 /// there is none. The raw hooks come first, the per-syscall ones after.
 /// A raw program this kernel `refused` is replaced by its other kind.
+/// `target` names the per-syscall hooks' syscalls.
 pub fn attachments(
+    target: fastaudit_rules::Target,
     hooks: &[Hook],
     raw_kind: Option<Kind>,
     features: &Features,
@@ -109,7 +113,7 @@ pub fn attachments(
             }
             Hook::UringOps => &uring_ops,
             Hook::UringEnter => {
-                exits.extend(uring_enter_attachments(hooks, &mut enters));
+                exits.extend(uring_enter_attachments(target, hooks, &mut enters));
                 continue;
             }
             Hook::SyscallExit { nr, syscall } => {
@@ -140,7 +144,7 @@ pub fn attachments(
                 continue;
             }
             Hook::SyscallEnter { nr, syscall } => {
-                let (program, why) = if syscalls::native().no_return().contains(nr) {
+                let (program, why) = if syscalls::special(target, false).no_return().contains(nr) {
                     (prog::FA_SYSCALL_ENTER_END, "never returns: judged at entry")
                 } else {
                     (prog::FA_SYSCALL_ENTER, "arguments")
@@ -192,7 +196,7 @@ pub(crate) fn choose(plan: &Plan, env: &Environment) -> Vec<Hook> {
         }
     }
     if hooks.is_empty() && plan.kinds.tracepoint.usable() {
-        hooks = companion_hooks(&hooks, tracepoints);
+        hooks = companion_hooks(plan.target, &hooks, tracepoints);
     }
     if !hooks.is_empty() && !plan.task_rules.is_empty() {
         hooks.push(Hook::TaskLifecycle);
@@ -300,7 +304,9 @@ pub(crate) fn every_attachment() -> Vec<Attachment> {
     let mut all: Vec<Attachment> = Vec::new();
     for kind in [Kind::TpBtf, Kind::RawTp] {
         for features in [&newest, &oldest] {
-            for a in attachments(&hooks, Some(kind), features, &[]).unwrap_or_default() {
+            for a in
+                attachments(Target::X86_64, &hooks, Some(kind), features, &[]).unwrap_or_default()
+            {
                 if !all.contains(&a) {
                     all.push(a);
                 }
@@ -327,7 +333,7 @@ mod tests {
     /// The companion hooks a per-syscall plan adds (all seven: no test
     /// rule here names a write or send).
     fn companion_hooks() -> Vec<Hook> {
-        syscalls::companion_exits()
+        syscalls::companion_exits(Target::X86_64)
             .into_iter()
             .map(|(nr, tp)| Hook::CompanionExit {
                 nr,
@@ -369,7 +375,7 @@ mod tests {
         assert!(p
             .by_syscall
             .keys()
-            .all(|&nr| syscalls::is_companion_syscall(nr, false)));
+            .all(|&nr| syscalls::is_companion_syscall(Target::X86_64, nr, false)));
         let p = plan_in("", Environment::assumed(&[Kind::TpBtf])).unwrap();
         assert!(
             p.hooks.is_empty(),

@@ -67,10 +67,11 @@ const MODULE: OnFunction = OnFunction {
 };
 
 /// The native syscalls whose records each kind of note feeds.
-fn syscalls_of(noted: Noted) -> Vec<u32> {
+fn syscalls_of(target: fastaudit_rules::Target, noted: Noted) -> Vec<u32> {
+    let native = syscalls::special(target, false);
     match noted {
-        Noted::Ntp => syscalls::native().clock_adjust.to_vec(),
-        Noted::Module => syscalls::native().module_load.to_vec(),
+        Noted::Ntp => native.clock_adjust.to_vec(),
+        Noted::Module => native.module_load.to_vec(),
     }
 }
 
@@ -90,7 +91,7 @@ fn has_function(noted: Noted, functions: &KernelFunctions) -> bool {
 
 /// Whether some rule can record one of the syscalls a note feeds.
 fn audited(plan: &Plan, noted: Noted) -> bool {
-    syscalls_of(noted)
+    syscalls_of(plan.target, noted)
         .iter()
         .any(|&nr| !plan.candidates(nr, false).is_empty())
 }
@@ -103,7 +104,7 @@ fn audited(plan: &Plan, noted: Noted) -> bool {
 /// would otherwise send the plan to the raw entry hook, on every syscall.
 pub(super) fn entry_needed(plan: &Plan, nr: u32) -> bool {
     [Noted::Ntp, Noted::Module].into_iter().all(|n| {
-        !syscalls_of(n).contains(&nr)
+        !syscalls_of(plan.target, n).contains(&nr)
             || (plan.kinds.fexit.usable() && has_function(n, &plan.features.functions))
     })
 }

@@ -7,8 +7,6 @@ use crate::plan::hook::Hook;
 use crate::plan::rule::arch_allows;
 use crate::plan::syscalls;
 use crate::plan::{Environment, Plan};
-use fastaudit_rules::abi::arch;
-use fastaudit_rules::tables::Machine;
 
 /// Per-syscall tracepoint hooks for the plan, if it can use them: no rule
 /// can record a compat syscall (or the kernel runs none: ia32 disabled),
@@ -21,12 +19,12 @@ pub(super) fn per_syscall(plan: &Plan, env: &Environment) -> Option<Vec<Hook>> {
             .by_syscall
             .values()
             .flatten()
-            .any(|&i| arch_allows(&plan.exit_rules[i as usize], arch::I386));
+            .any(|&i| arch_allows(&plan.exit_rules[i as usize], plan.target.audit_arch(true)));
     if compat || !plan.kinds.tracepoint.usable() {
         return None;
     }
-    let name = |nr: u32| Machine::X86_64.syscall_name(nr).map(str::to_string);
-    // Without ia32, a number only an i386 rule selects needs no hook.
+    let name = |nr: u32| syscalls::tracepoint_name(plan.target, nr).map(str::to_string);
+    // Without compat, a number only a compat rule selects needs no hook.
     let exits = plan
         .by_syscall
         .keys()
@@ -36,7 +34,7 @@ pub(super) fn per_syscall(plan: &Plan, env: &Environment) -> Option<Vec<Hook>> {
     if exits.len() >= 64 {
         return None;
     }
-    let special = syscalls::native();
+    let special = syscalls::special(plan.target, false);
     // exit/exit_group's exit tracepoints never fire: judged at entry below.
     let mut hooks: Vec<Hook> = exits
         .into_iter()
@@ -63,7 +61,7 @@ pub(super) fn per_syscall(plan: &Plan, env: &Environment) -> Option<Vec<Hook>> {
     if !all_present {
         return None;
     }
-    let mut login = companion_hooks(&hooks, tracepoints);
+    let mut login = companion_hooks(plan.target, &hooks, tracepoints);
     hooks.append(&mut login);
     Some(hooks)
 }

@@ -51,10 +51,11 @@ pub(super) fn uring_hooks(plan: &crate::plan::Plan) -> Vec<Hook> {
 /// io_uring_enter's entry (into `enters`) and, unless another hook of
 /// `hooks` runs the end-of-syscall code for it already, its exit.
 pub(super) fn uring_enter_attachments(
+    target: fastaudit_rules::Target,
     hooks: &[Hook],
     enters: &mut Vec<Attachment>,
 ) -> Vec<Attachment> {
-    let nr = syscalls::x86_64("io_uring_enter");
+    let nr = syscalls::number(target.native, "io_uring_enter");
     enters.push(Attachment {
         program: prog::FA_URING_ENTER,
         point: AttachPoint::Syscall {
