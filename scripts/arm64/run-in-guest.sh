@@ -23,7 +23,8 @@
 #   VM_APPEND    extra kernel command line
 #   VM_VERBOSE=1 show the guest console on stderr
 #   VM_PASS_ENV  extended regex of environment variable names passed to the
-#                guest script (default as scripts/vm/run-in-guest.sh's)
+#                guest script (default as scripts/vm/run-in-guest.sh's, and
+#                TEST_DEPS)
 # Exit status: the script's (from $OUT/rc), 124 on timeout, 125 when the
 # guest died before the script finished. One guest at a time (the lock
 # under VM_SHARE that scripts/vm/run-in-guest.sh takes too).
@@ -94,7 +95,7 @@ if [ $shared = 0 ]; then cp -f "$script" "$OUT/.script"; [ -x "$script" ] && chm
 # file (the kernel command line mangles them), the status into $OUT/rc.
 runner=(); [ -x "$script" ] || runner=(bash)
 printf '%q ' "${runner[@]}" "$script" "$@" > "$OUT/.cmd"
-pass=${VM_PASS_ENV:-'^(CHECK_|FASTAUDIT|LIBBPF_|RUST_|ROOT$|CORPUS$|BPF_OBJ$|PROGPROBE$|READY_TIMEOUT$|TEST_TIMEOUT$|VM_SHARE$|ARM64_TEST_DIR$)'}
+pass=${VM_PASS_ENV:-'^(CHECK_|FASTAUDIT|LIBBPF_|RUST_|ROOT$|CORPUS$|BPF_OBJ$|PROGPROBE$|READY_TIMEOUT$|TEST_TIMEOUT$|VM_SHARE$|TEST_DEPS$)'}
 : > "$OUT/.env"
 while IFS= read -r name; do
   [[ $name =~ $pass ]] && printf 'export %s=%q\n' "$name" "${!name}" >> "$OUT/.env"
@@ -124,16 +125,17 @@ for d in "${rodirs[@]}"; do vng_args+=(--rodir "$d=$d"); done
 [ -n "${VM_APPEND:-}" ] && vng_args+=(--append "$VM_APPEND")
 [ "${VM_VERBOSE:-0}" = 1 ] && vng_args=(-v "${vng_args[@]}")
 
-start=$(date +%s.%N)
 set +e
 (
-  # One guest at a time: 2 CPUs, shared (the amd64 harness's lock).
+  # One guest at a time: 2 CPUs, shared (the amd64 harness's lock). The
+  # time reported is the guest's, from when the lock is ours.
   flock 9
+  date +%s.%N > "$OUT/.start"
   cd "$OUT" && timeout --kill-after=10 "${VM_TIMEOUT:-1500}" nice -n 10 vng "${vng_args[@]}" </dev/null > "$OUT/vng.log" 2>&1
 ) 9>"$VM_SHARE/.vm.lock"
 vng_rc=$?
 set -e
-secs=$(echo "$(date +%s.%N) - $start" | bc)
+secs=$(echo "$(date +%s.%N) - $(cat "$OUT/.start" 2>/dev/null || date +%s.%N)" | bc)
 printf 'arm64/run-in-guest: kernel %s, %.1f s, vng exit %s, out %s\n' "$kver" "$secs" "$vng_rc" "$OUT" >&2
 if [ -f "$OUT/rc" ]; then exit "$(cat "$OUT/rc")"; fi
 if [ "$vng_rc" = 124 ] || [ "$vng_rc" = 137 ]; then echo "arm64/run-in-guest: timed out after ${VM_TIMEOUT:-1500} s" >&2; exit 124; fi
