@@ -25,7 +25,20 @@
 #   test:BIN:NAME  a cargo test binary's one test (BIN: the crate's test
 #                  target name, found as target/debug/deps/BIN-<hash>, the
 #                  newest that lists NAME, e.g. integration:differential::basic;
-#                  NAME: exact test name), run with --exact --test-threads=1
+#                  NAME: exact test name), run with --exact --test-threads=1;
+#                  TEST_DEPS: where to look instead (a cross build's
+#                  target/aarch64-unknown-linux-gnu/debug/deps)
+#   listing[:FILE] each rules file of the corpus (or FILE), line by line
+#                  through this kernel's `auditctl -R`, then `auditctl -l`;
+#                  pass when `fastaudit rules check` refuses the same lines
+#                  and `fastaudit rules list` of the accepted ones equals
+#                  that listing (testsupport's rules::differential, in
+#                  shell). The kernel's verdicts and listing of each file
+#                  are kept in $OUT/oracle/NAME.{verdicts,listing}; without
+#                  $FASTAUDIT, the check only writes those (skip)
+#   deb            dpkg -i of $FASTAUDIT_DEB, then the installed
+#                  /usr/sbin/fastaudit started (as start:) on the
+#                  package's default.rules: ready and a clean stop
 #   cmd:NAME       run the shell command in env CHECK_CMD_NAME (NAME
 #                  upper-cased, - and . as _); pass on exit 0, skip on 77
 # To add a check: a function check_NAME (args after the first colon), that
@@ -39,6 +52,7 @@ VM_SHARE=${VM_SHARE:-/tmp/vm-matrix}
 BPF_OBJ=${BPF_OBJ:-$VM_SHARE/fastaudit.bpf.o}
 PROGPROBE=${PROGPROBE:-$VM_SHARE/progprobe}
 READY_TIMEOUT=${READY_TIMEOUT:-90}
+TEST_DEPS=${TEST_DEPS:-$ROOT/target/debug/deps}
 mkdir -p "$OUT/checks"
 SCRATCH=$(mktemp -d /var/tmp/guest-checks.XXXXXX)   # guest-private (tmpfs)
 
@@ -162,12 +176,12 @@ check_test() {
   # Several crates have a binary of that name (each crate's tests are one
   # `integration` binary): the newest one that lists the test.
   local exe="" cand
-  for cand in $(ls -t "$ROOT"/target/debug/deps/"$bin"-* 2>/dev/null | grep -vE '\.(d|rlib|rmeta|o)$'); do
+  for cand in $(ls -t "$TEST_DEPS"/"$bin"-* 2>/dev/null | grep -vE '\.(d|rlib|rmeta|o)$'); do
     # grep reads the whole list: with pipefail, a grep -q that stops at
     # the match can fail the test binary's next write (EPIPE, exit 101).
     [ -x "$cand" ] && "$cand" --list --exact "$name" 2>/dev/null | grep "^$name: test" >/dev/null && { exe=$cand; break; }
   done
-  [ -n "$exe" ] || { result skip "no test binary target/debug/deps/$bin-* with $name"; return; }
+  [ -n "$exe" ] || { result skip "no test binary $TEST_DEPS/$bin-* with $name"; return; }
   # Tests write scratch files under TMPDIR (guest-private here) and run
   # from their crate's dir, as cargo test would (read-only in the guest):
   # the crate whose tests/BIN/ holds the test's module.
@@ -177,6 +191,123 @@ check_test() {
   (cd "${crate_dir:-$ROOT}" && FASTAUDIT_TEST_PREBUILT=1 TMPDIR=/var/tmp RUST_BACKTRACE=1 timeout "${TEST_TIMEOUT:-600}" "$exe" --exact "$name" --test-threads=1 --nocapture) 2>&1
   local rc=$?
   [ $rc = 0 ] && result pass "$(basename "$exe") $name" || result fail "exit $rc ($(basename "$exe") $name)"
+}
+
+# Whether a rules line only adds or deletes rules (testsupport's
+# safe_to_send): a control option anywhere (-e 2 above all) keeps it from
+# the kernel. Short options are read as getopt clusters them.
+safe_to_send() {
+  local control=ebfrmtqslvichRU takes_value=CefrbaAdSFmRwWkpqU w c i skip=0
+  local -a words; read -r -a words <<<"$1"
+  [[ ${words[0]:-} == \#* ]] && return 0
+  for w in "${words[@]}"; do
+    if [ $skip = 1 ]; then skip=0; continue; fi
+    [ "$w" = -- ] && break
+    [[ $w == --* ]] && return 1
+    [[ ${#w} -lt 2 || $w != -* ]] && continue
+    for ((i = 1; i < ${#w}; i++)); do
+      c=${w:i:1}
+      [[ $control == *"$c"* || $c != [A-Za-z] ]] && return 1
+      if [[ $takes_value == *"$c"* ]]; then [ $((i + 1)) = ${#w} ] && skip=1; break; fi
+    done
+  done
+  return 0
+}
+
+# One rules file against this kernel: verdicts and listing into
+# $OUT/oracle; with fastaudit, the differences into $SCRATCH/diffs.
+listing_file() {
+  local file=$1 name; name=$(basename "$file")
+  local dir=$OUT/oracle one=$SCRATCH/one.rules kept=$SCRATCH/kept/$name n=0 line v
+  mkdir -p "$dir" "$SCRATCH/kept"
+  auditctl -D >/dev/null 2>&1
+  : > "$dir/$name.verdicts"; : > "$kept"
+  local -a lines=() verdicts=()
+  while IFS= read -r line || [ -n "$line" ]; do lines+=("$line"); done < "$file"
+  for line in "${lines[@]}"; do
+    n=$((n + 1))
+    if safe_to_send "$line"; then
+      printf '%s\n' "$line" > "$one"
+      if auditctl -R "$one" >/dev/null 2>&1; then v=accepts; else v=refuses; fi
+    else
+      v=control
+    fi
+    verdicts+=("$v")
+    printf '%s\t%s\t%s\n' "$n" "$v" "$line" >> "$dir/$name.verdicts"
+    # The accepted lines, the refused ones blanked (line numbers kept).
+    if [ $v = refuses ]; then echo; else printf '%s\n' "$line"; fi >> "$kept"
+  done
+  auditctl -l > "$dir/$name.listing" 2>&1
+  auditctl -D >/dev/null 2>&1
+  [ -x "$FASTAUDIT" ] || return 0
+  # As testsupport writes them: joined with newlines, no final one.
+  local all=$SCRATCH/all.rules
+  printf '%s\n' "${lines[@]}" | head -c -1 > "$all"
+  local refused; refused=$("$FASTAUDIT" rules check --max-messages 0 "$all" 2>&1 >/dev/null |
+    grep -v -e ': warning: ' -e ': note: ' | sed -nE "s|^$all:([0-9]+):.*|\1|p" | sort -un | tr '\n' ' ')
+  for ((n = 1; n <= ${#lines[@]}; n++)); do
+    v=${verdicts[n - 1]}
+    case "$v $refused" in
+      "accepts "*" $n "*|"accepts $n "*) echo "$name:$n: kernel accepts but fastaudit refuses: ${lines[n - 1]}" ;;
+      "refuses "*" $n "*|"refuses $n "*) ;;
+      "refuses "*) echo "$name:$n: kernel refuses but fastaudit accepts: ${lines[n - 1]}" ;;
+      "control "*" $n "*|"control $n "*) echo "$name:$n: control line refused by fastaudit: ${lines[n - 1]}" ;;
+    esac
+  done >> "$SCRATCH/diffs"
+  head -c -1 "$kept" > "$kept.t" && mv "$kept.t" "$kept"
+  "$FASTAUDIT" rules list "$kept" > "$dir/$name.fastaudit" 2> "$SCRATCH/list.err"
+  if ! cmp -s "$dir/$name.listing" "$dir/$name.fastaudit"; then
+    echo "$name: listing differs (< auditctl -l, > fastaudit rules list):"
+    diff "$dir/$name.listing" "$dir/$name.fastaudit" | head -n 6
+    [ -s "$SCRATCH/list.err" ] && sed 's/^/  fastaudit: /' "$SCRATCH/list.err" | head -n 3
+  fi >> "$SCRATCH/diffs"
+}
+
+check_listing() {
+  local files=()
+  if [ -n "$1" ]; then files=("$1")
+  else
+    local d; for d in audit-userspace community; do
+      while IFS= read -r f; do files+=("$f"); done < <(ls "$CORPUS/$d"/*.rules 2>/dev/null | LC_ALL=C sort)
+    done
+  fi
+  [ ${#files[@]} -gt 0 ] || { result skip "no rules files under $CORPUS"; return; }
+  : > "$SCRATCH/diffs"
+  local f; for f in "${files[@]}"; do listing_file "$f"; done
+  cat "$SCRATCH/diffs"
+  # This check's files only (another listing check may share OUT/oracle).
+  local kernel_ok=0 n
+  for f in "${files[@]}"; do
+    n=$(awk -F'\t' '$2=="accepts"' "$OUT/oracle/$(basename "$f").verdicts" | wc -l); kernel_ok=$((kernel_ok + n))
+  done
+  if [ ! -x "$FASTAUDIT" ]; then
+    result skip "no $FASTAUDIT: only the kernel's side, ${#files[@]} files ($kernel_ok lines accepted) in $OUT/oracle"
+  elif [ -s "$SCRATCH/diffs" ]; then
+    local nf; nf=$(grep -c . "$SCRATCH/diffs")
+    result fail "${#files[@]} files: $nf difference lines; first: $(grep -m1 -v '^[<>-]' "$SCRATCH/diffs" | cut -c1-200)"
+  else
+    result pass "${#files[@]} files, $kernel_ok accepted lines: same verdicts, same listing"
+  fi
+}
+
+# The Debian package as it installs: dpkg -i (the guest's root is an
+# overlay: nothing stays), then the installed binary on the installed
+# rules, as the unit starts it.
+check_deb() {
+  local deb=${FASTAUDIT_DEB:-}
+  [ -f "$deb" ] || { result skip "no package (FASTAUDIT_DEB=$deb)"; return; }
+  dpkg-deb -f "$deb" Package Version Architecture Depends
+  # Nothing may start a service here: no init system in the guest.
+  printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d; chmod 755 /usr/sbin/policy-rc.d
+  if ! dpkg -i "$deb"; then result fail "dpkg -i $(basename "$deb") failed"; return; fi
+  dpkg -s fastaudit | grep -E '^(Status|Version|Architecture)'
+  local bin=/usr/sbin/fastaudit; [ -x "$bin" ] || { result fail "no $bin after install"; return; }
+  "$bin" --version
+  local rules=/usr/share/fastaudit/rules/default.rules
+  [ -f "$rules" ] || { result fail "no $rules after install"; return; }
+  FASTAUDIT=$bin check_start "$rules"
+  local r; r=$(cat "$SCRATCH/result")
+  result "${r%%	*}" "installed $(dpkg-query -W -f='${Version} ${Architecture}' fastaudit); on its default.rules: ${r#*	}"
 }
 
 check_cmd() {

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Run fastaudit's checks on Debian's arm64 kernels, each in an emulated
+# arm64 guest over a Debian arm64 root with auditd (scripts/arm64/), as
+# scripts/kernel-matrix.sh does for amd64.
+#
+# Usage: scripts/arm64-matrix.sh [KERNEL...]
+#   KERNEL: bookworm (6.1), trixie (6.12); default both
+# Before: scripts/arm64/setup.sh (once), then the cross build:
+#   . scripts/arm64/cross-env.sh
+#   cargo build --release --locked --target aarch64-unknown-linux-gnu -p fastaudit
+#   cargo test --no-run --locked --target aarch64-unknown-linux-gnu -p fastaudit --test integration
+#   bash scripts/package.sh --arch arm64     # for the `deb` check
+# Environment:
+#   CHECKS      space-separated checks (default: explain, start on the
+#               default, STIG and Neo23x0 rules, the rules listing against
+#               the guest's auditctl on the whole corpus, the arm64 .deb,
+#               then the differential tests; kinds in
+#               scripts/vm/guest-checks.sh)
+#   FASTAUDIT   the arm64 binary (default
+#               target/aarch64-unknown-linux-gnu/release/fastaudit)
+#   ARM64_TARGET_DIR  the cross build's target dir (default
+#               target/aarch64-unknown-linux-gnu): test binaries from its
+#               debug/deps
+#   FASTAUDIT_DEB  the package for `deb` (default the newest
+#               target/debian/fastaudit_*_arm64.deb)
+#   ARM64_DIR, VM_SHARE, VM_TIMEOUT, VM_APPEND: see scripts/arm64/run-in-guest.sh
+# Each check prints CHECK<TAB>pass|fail|skip<TAB>reason; at the end a
+# table kernel x check. A guest's output is kept under
+# $VM_SHARE/arm64-matrix-DATE/RELEASE/ (checks/*.log, oracle/ with the
+# kernel's verdicts and `auditctl -l` of each corpus file, guest.log,
+# vng.log). Exit status: 0 when no check failed.
+# Needs root; one guest at a time; nothing runs against the host's kernel.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+if [ "$(id -u)" != 0 ]; then echo "arm64-matrix.sh: run as root" >&2; exit 2; fi
+export ARM64_DIR=${ARM64_DIR:-/var/cache/fastaudit-arm64}
+export VM_SHARE=${VM_SHARE:-/tmp/vm-matrix}
+tdir=${ARM64_TARGET_DIR:-$root/target/aarch64-unknown-linux-gnu}
+FASTAUDIT=${FASTAUDIT:-$tdir/release/fastaudit}
+# The SYSCALL, PATH, CWD, EXECVE, SOCKADDR and record differentials of the
+# amd64 matrix, less the ia32 ones (x86's compat ABI).
+DIFFERENTIAL="test:integration:differential::basic_success_and_failure test:integration:differential::file_and_directory_watches
+ test:integration:differential_paths::attribute_changes_that_keep_the_attributes test:integration:differential_paths::creates_deletes_links_renames_and_symlinks
+ test:integration:differential_paths::exec_of_binaries_and_a_script test:integration:differential_paths::failed_lookups_and_refused_objects
+ test:integration:differential_paths::relative_paths_and_dirfd test:integration:differential_paths::watched_file_deleted_and_recreated
+ test:integration:differential_paths::syscalls_on_a_file_descriptor_name_its_file
+ test:integration:differential_paths::chdir_and_chroot_name_the_directory_they_reached test:integration:differential_paths::stats_by_descriptor
+ test:integration:differential_paths::a_failed_exec_after_an_exec_no_rule_judged
+ test:integration:daemon::kernel_and_user_records_match_auditd_and_the_kernel_is_put_back
+ test:integration:differential_records::posix_message_queues test:integration:differential_records::system_v_ipc_objects
+ test:integration:differential_records::clock_adjustments test:integration:differential_records::module_loads_and_unloads"
+CHECKS=$(echo ${CHECKS:-"explain start:default start:stig start:neo23x0 listing deb $DIFFERENTIAL"})
+kernels=("$@"); [ ${#kernels[@]} -gt 0 ] || kernels=(bookworm trixie)
+
+[ -x "$FASTAUDIT" ] || echo "arm64-matrix.sh: no $FASTAUDIT (cross build first): the fastaudit checks will fail, listing gives the kernel's side only" >&2
+if [ -x "$FASTAUDIT" ] && ! readelf -h "$FASTAUDIT" 2>/dev/null | grep -q 'Machine:.*AArch64'; then
+  echo "arm64-matrix.sh: $FASTAUDIT is not an aarch64 binary" >&2; exit 2
+fi
+case " $CHECKS" in *" test:"*)
+  ls "$tdir"/debug/deps/integration-* >/dev/null 2>&1 ||
+    echo "arm64-matrix.sh: no test binaries under $tdir/debug/deps (cargo test --no-run --target aarch64-unknown-linux-gnu first): test checks will skip" >&2 ;;
+esac
+if [ -z "${FASTAUDIT_DEB:-}" ]; then
+  FASTAUDIT_DEB=$(ls -t "$root"/target/debian/fastaudit_*_arm64.deb 2>/dev/null | head -n1 || true)
+fi
+export FASTAUDIT_DEB
+mkdir -p "$VM_SHARE"
+run=$VM_SHARE/arm64-matrix-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$run"
+# The package goes through the share: the guest sees VM_SHARE whatever
+# the checkout's place.
+if [ -f "$FASTAUDIT_DEB" ]; then cp -f "$FASTAUDIT_DEB" "$run/"; FASTAUDIT_DEB=$run/$(basename "$FASTAUDIT_DEB"); fi
+
+declare -A res times
+names=()
+status=0
+for k in "${kernels[@]}"; do
+  case $k in
+    bookworm|12|6.1) rel=bookworm ;;
+    trixie|13|6.12) rel=trixie ;;
+    *) echo "arm64-matrix.sh: unknown kernel $k (bookworm, trixie, 6.1, 6.12)" >&2; exit 2 ;;
+  esac
+  [ -f "$ARM64_DIR/kernels/$rel/VERSION" ] || { echo "arm64-matrix.sh: no kernel $rel in $ARM64_DIR (scripts/arm64/setup.sh)" >&2; exit 2; }
+  ver=$(cut -f1 "$ARM64_DIR/kernels/$rel/VERSION"); debver=$(cut -f2 "$ARM64_DIR/kernels/$rel/VERSION")
+  name="$rel ${debver%%-*}"; names+=("$name")
+  out=$run/$rel; mkdir -p "$out"
+  echo "=== arm64 $name ($ver)"
+  t0=$(date +%s)
+  set +e
+  OUT=$out ROOT=$root FASTAUDIT=$FASTAUDIT FASTAUDIT_DEB=$FASTAUDIT_DEB TEST_DEPS=$tdir/debug/deps \
+    VM_PASS_ENV='^(CHECK_|FASTAUDIT|LIBBPF_|RUST_|ROOT$|CORPUS$|READY_TIMEOUT$|TEST_TIMEOUT$|VM_SHARE$|TEST_DEPS$)' \
+    "$root/scripts/arm64/run-in-guest.sh" "$rel" "$root/scripts/vm/guest-checks.sh" $CHECKS </dev/null
+  rc=$?
+  set -e
+  times[$name]=$(( $(date +%s) - t0 ))
+  [ $rc = 0 ] || status=1
+  for c in $CHECKS; do
+    r=$(awk -F'\t' -v c="$c" '$1==c{print $2"\t"$3}' "$out/checks/results.tsv" 2>/dev/null | tail -n1)
+    if [ -z "$r" ]; then
+      case $rc in 124) r="fail	guest timed out" ;; *) r="fail	no result (guest exit $rc; see $out/vng.log)" ;; esac
+      printf '%s\t%s\n' "$c" "$r" >> "$out/checks/missing.tsv" 2>/dev/null || true
+    fi
+    res[$name/$c]=${r%%	*}
+  done
+  [ -f "$out/checks/results.tsv" ] && cat "$out/checks/results.tsv"
+done
+
+echo
+echo "=== arm64 kernel x check ($run)"
+{
+  printf 'check'; for n in "${names[@]}"; do printf '\t%s' "$n"; done; echo
+  for c in $CHECKS; do
+    printf '%s' "$c"; for n in "${names[@]}"; do printf '\t%s' "${res[$n/$c]:-?}"; done; echo
+  done
+  printf 'boot+checks (s)'; for n in "${names[@]}"; do printf '\t%s' "${times[$n]}"; done; echo
+} | column -t -s $'\t' | tee "$run/table.txt"
+{
+  echo
+  echo "=== reasons (fail/skip)"
+  for n in "${names[@]}"; do
+    rel=${n%% *}
+    cat "$run/$rel/checks/results.tsv" "$run/$rel/checks/missing.tsv" 2>/dev/null |
+      awk -F'\t' -v k="$n" '$2!="pass"{printf "%s\t%s\t%s\t%s\n", k, $1, $2, $3}'
+  done
+} | tee -a "$run/table.txt"
+exit $status
