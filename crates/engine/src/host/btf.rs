@@ -105,7 +105,7 @@ impl Drop for KernelBtf {
 
 /// The order a kernel takes the two names of link, symlink and rename in
 /// ([`name_order`]); each name's PATH item comes in that
-/// order. Default: the new name first, as 6.18 and before.
+/// order. Default: the new name first, as x86_64's 6.18 and before.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct NameOrder {
     /// link/linkat take the old name first.
@@ -121,19 +121,52 @@ pub(crate) struct NameOrder {
 /// `filename_*at` rework (Debian's 7.2 and 7.3 have it; 6.18 does not)
 /// each syscall takes its names in two statements, old first, then calls
 /// `filename_linkat`, `filename_symlinkat`, `filename_renameat2`; before,
-/// both names were arguments of one call (`do_linkat`, ...), which x86_64
-/// builds evaluated last first: the new name's directory was item 0. Told
-/// from those functions in the kernel's BTF (none: the older order).
+/// both names were arguments of one call (`do_linkat`, ...), evaluated
+/// in the order the kernel's compiler chose: x86_64 builds evaluated them
+/// last first (the new name's directory was item 0), arm64 builds first
+/// first (seen in Debian's arm64 6.12: linkat's old name, symlinkat's
+/// target are item 0). Told from those functions in the kernel's BTF and,
+/// without them, from the machine.
 pub(crate) fn name_order() -> NameOrder {
     static ORDER: std::sync::OnceLock<NameOrder> = std::sync::OnceLock::new();
-    *ORDER.get_or_init(|| match KernelBtf::load() {
-        Some(b) => NameOrder {
-            link_old_first: b.has_func("filename_linkat"),
-            symlink_target_first: b.has_func("filename_symlinkat"),
-            rename_old_first: b.has_func("filename_renameat2"),
-        },
-        None => NameOrder::default(),
+    *ORDER.get_or_init(|| {
+        let b = KernelBtf::load();
+        let has = |f: &str| b.as_ref().is_some_and(|b| b.has_func(f));
+        order_of(crate::plan::syscalls::BUILT_FOR, has)
     })
+}
+
+/// The name order of a kernel of `target` that has the functions `has`
+/// says it has.
+fn order_of(target: fastaudit_rules::Target, has: impl Fn(&str) -> bool) -> NameOrder {
+    let first_first = target == fastaudit_rules::Target::AARCH64;
+    NameOrder {
+        link_old_first: first_first || has("filename_linkat"),
+        symlink_target_first: first_first || has("filename_symlinkat"),
+        rename_old_first: first_first || has("filename_renameat2"),
+    }
+}
+
+#[cfg(test)]
+mod order_tests {
+    use super::*;
+    use fastaudit_rules::Target;
+
+    #[test]
+    fn the_older_call_takes_its_names_in_the_compilers_order() {
+        let none = |_: &str| false;
+        assert_eq!(order_of(Target::X86_64, none), NameOrder::default());
+        let all = NameOrder {
+            link_old_first: true,
+            symlink_target_first: true,
+            rename_old_first: true,
+        };
+        assert_eq!(order_of(Target::AARCH64, none), all);
+        // The filename_* rework takes them old first on every machine.
+        let reworked = |f: &str| f.starts_with("filename_");
+        assert_eq!(order_of(Target::X86_64, reworked), all);
+        assert_eq!(order_of(Target::AARCH64, reworked), all);
+    }
 }
 
 /// Whether this kernel's `io_uring_complete` passes the result as an
