@@ -23,6 +23,12 @@
 #               debug/deps
 #   FASTAUDIT_DEB  the package for `deb` (default the newest
 #               target/debian/fastaudit_*_arm64.deb)
+#   FASTAUDIT_TEST_ARMHF_BUSYBOX  a static armhf busybox (Debian's
+#               busybox-static, armhf; default $ARM64_DIR/busybox-armhf if
+#               there) for the arm compat tests; without it they print
+#               SKIPPED and pass
+#   FASTAUDIT_TEST_READY_TIMEOUT  seconds a test's fastaudit run may take
+#               to be ready (default here 300: BPF loads slowly emulated)
 #   ARM64_DIR, VM_SHARE, VM_TIMEOUT, VM_APPEND: see scripts/arm64/run-in-guest.sh
 # Each check prints CHECK<TAB>pass|fail|skip<TAB>reason; at the end a
 # table kernel x check. A guest's output is kept under
@@ -38,7 +44,8 @@ export VM_SHARE=${VM_SHARE:-/tmp/vm-matrix}
 tdir=${ARM64_TARGET_DIR:-$root/target/aarch64-unknown-linux-gnu}
 FASTAUDIT=${FASTAUDIT:-$tdir/release/fastaudit}
 # The SYSCALL, PATH, CWD, EXECVE, SOCKADDR and record differentials of the
-# amd64 matrix, less the ia32 ones (x86's compat ABI).
+# amd64 matrix, less the ia32 ones (x86's compat ABI), with their arm
+# compat counterparts.
 DIFFERENTIAL="test:integration:differential::basic_success_and_failure test:integration:differential::file_and_directory_watches
  test:integration:differential_paths::attribute_changes_that_keep_the_attributes test:integration:differential_paths::creates_deletes_links_renames_and_symlinks
  test:integration:differential_paths::exec_of_binaries_and_a_script test:integration:differential_paths::failed_lookups_and_refused_objects
@@ -46,6 +53,9 @@ DIFFERENTIAL="test:integration:differential::basic_success_and_failure test:inte
  test:integration:differential_paths::syscalls_on_a_file_descriptor_name_its_file
  test:integration:differential_paths::chdir_and_chroot_name_the_directory_they_reached test:integration:differential_paths::stats_by_descriptor
  test:integration:differential_paths::a_failed_exec_after_an_exec_no_rule_judged
+ test:integration:differential_paths::arm_compat_syscalls_name_their_paths
+ test:integration:differential_paths::a_failed_arm_exec_after_an_exec_no_rule_judged
+ test:integration:differential_records::socket_addresses_passed_and_returned
  test:integration:daemon::kernel_and_user_records_match_auditd_and_the_kernel_is_put_back
  test:integration:differential_records::posix_message_queues test:integration:differential_records::system_v_ipc_objects
  test:integration:differential_records::clock_adjustments test:integration:differential_records::module_loads_and_unloads"
@@ -71,6 +81,16 @@ mkdir -p "$run"
 # the checkout's place.
 if [ -f "$FASTAUDIT_DEB" ]; then cp -f "$FASTAUDIT_DEB" "$run/"; FASTAUDIT_DEB=$run/$(basename "$FASTAUDIT_DEB"); fi
 
+# The armhf busybox goes through the share too.
+FASTAUDIT_TEST_ARMHF_BUSYBOX=${FASTAUDIT_TEST_ARMHF_BUSYBOX:-$ARM64_DIR/busybox-armhf}
+if [ -f "$FASTAUDIT_TEST_ARMHF_BUSYBOX" ]; then
+  install -m 0755 "$FASTAUDIT_TEST_ARMHF_BUSYBOX" "$run/busybox-armhf"
+  export FASTAUDIT_TEST_ARMHF_BUSYBOX=$run/busybox-armhf
+else
+  echo "arm64-matrix.sh: no armhf busybox ($FASTAUDIT_TEST_ARMHF_BUSYBOX): the arm compat tests will skip" >&2
+  unset FASTAUDIT_TEST_ARMHF_BUSYBOX
+fi
+
 declare -A res times
 names=()
 status=0
@@ -87,7 +107,9 @@ for k in "${kernels[@]}"; do
   echo "=== arm64 $name ($ver)"
   t0=$(date +%s)
   set +e
-  OUT=$out ROOT=$root FASTAUDIT=$FASTAUDIT FASTAUDIT_DEB=$FASTAUDIT_DEB TEST_DEPS=$tdir/debug/deps \
+  OUT=$out ROOT=$root FASTAUDIT=$FASTAUDIT CHECK_PLAIN_TMP=1 \
+    FASTAUDIT_TEST_READY_TIMEOUT=${FASTAUDIT_TEST_READY_TIMEOUT:-300} \
+    FASTAUDIT_DEB=$FASTAUDIT_DEB TEST_DEPS=$tdir/debug/deps \
     VM_PASS_ENV='^(CHECK_|FASTAUDIT|LIBBPF_|RUST_|ROOT$|CORPUS$|READY_TIMEOUT$|TEST_TIMEOUT$|VM_SHARE$|TEST_DEPS$)' \
     "$root/scripts/arm64/run-in-guest.sh" "$rel" "$root/scripts/vm/guest-checks.sh" $CHECKS </dev/null
   rc=$?

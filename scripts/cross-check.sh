@@ -11,10 +11,11 @@
 # Needs: rustup's aarch64-unknown-linux-gnu target, gcc-aarch64-linux-gnu
 # and libc6-dev-arm64-cross (the linker, arm64 libc), qemu-user-static,
 # and an arm64 sysroot with libelf, zlib and libzstd (their -dev packages
-# and libraries unpacked from Debian's arm64 .debs: see
-# docs/arm64.md or the arm64 setup script), given as ARM64_SYSROOT or
-# $ARM64_DIR/sysroot. The arm64 libc comes from /usr/aarch64-linux-gnu,
-# or from ARM64_ROOT (an arm64 root, e.g. debootstrap's) when set.
+# and libraries unpacked from Debian's arm64 .debs), as
+# `scripts/arm64/setup.sh host rust apt sysroot` makes them under
+# $ARM64_DIR (or ARM64_SYSROOT=$ARM64_DIR/sysroot). The arm64 libc comes
+# from /usr/aarch64-linux-gnu, or from $ARM64_DIR/root when setup.sh made
+# that root too.
 # Environment: CARGO_TARGET_DIR as cargo reads it (default target/).
 # Exit status: 0 when everything built and passed, 1 when something
 # failed, 2 when the tools or the sysroot are missing.
@@ -45,19 +46,16 @@ if ! rustup target list --installed 2>/dev/null | grep -qx "$triple"; then
     exit 2
 fi
 
-# The linker and the C parts (libbpf-sys builds libbpf for the target)
-# find arm64 libelf/zlib in the sysroot; its libraries stay out of the
-# host's search path.
-libs="$sysroot/usr/lib/aarch64-linux-gnu:$sysroot/lib/aarch64-linux-gnu"
-export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
-export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc
-export AR_aarch64_unknown_linux_gnu=aarch64-linux-gnu-ar
-export LIBBPF_SYS_EXTRA_CFLAGS="-I$sysroot/usr/include"
-export LIBBPF_SYS_LIBRARY_PATH_aarch64_unknown_linux_gnu="$libs"
-export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUSTFLAGS="-C link-arg=-Wl,-rpath-link,$sysroot/usr/lib/aarch64-linux-gnu -C link-arg=-Wl,-rpath-link,$sysroot/lib/aarch64-linux-gnu"
-# Test binaries run under qemu-user: the arm64 loader and libc from
-# ARM64_ROOT or the cross libc, libelf and zlib from the sysroot.
-export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64-static -L ${ARM64_ROOT:-/usr/aarch64-linux-gnu} -E LD_LIBRARY_PATH=$libs"
+# The linker, the C parts (libbpf-sys builds libbpf for the target) and
+# the qemu-user runner of the test binaries: scripts/arm64/cross-env.sh,
+# on the sysroot found above.
+ARM64_DIR=${ARM64_DIR:-$(dirname "$sysroot")}
+if [ "$sysroot" != "$ARM64_DIR/sysroot" ]; then
+    echo "cross-check.sh: ARM64_SYSROOT must be \$ARM64_DIR/sysroot (scripts/arm64/cross-env.sh reads it there)" >&2
+    exit 2
+fi
+# shellcheck source=scripts/arm64/cross-env.sh
+. "$root/scripts/arm64/cross-env.sh"
 
 t0=$(date +%s)
 echo "== cargo build --release --target $triple (the whole workspace)"

@@ -46,6 +46,8 @@ export PKG_CONFIG_PATH_aarch64_unknown_linux_gnu=$_fa_sr/usr/lib/aarch64-linux-g
 if [ -d "$ARM64_DIR/root/lib" ]; then
   export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64-static -L $ARM64_DIR/root"
 else
-  export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64-static -L /usr/aarch64-linux-gnu"
+  # Without the root: the cross libc's loader, and libelf, zlib, libzstd
+  # from the sysroot (the cross libc has none of them).
+  export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64-static -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=$_fa_sr/usr/lib/aarch64-linux-gnu:$_fa_sr/lib/aarch64-linux-gnu"
 fi
 unset _fa_sr

@@ -20,6 +20,7 @@ pub mod oracle;
 pub mod plugins;
 pub mod rules;
 pub mod run;
+pub mod skipped;
 #[cfg(test)]
 mod structure;
 pub mod target;

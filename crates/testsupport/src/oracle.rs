@@ -29,17 +29,7 @@ pub fn skip_without_kernel_oracle(test: &str) -> bool {
         std::env::var_os("FASTAUDIT_REQUIRE_ORACLE").is_none(),
         "{test}: {why}"
     );
-    eprintln!("SKIPPED {test}: {why}");
-    if let Some(log) = std::env::var_os("FASTAUDIT_SKIPPED_LOG") {
-        use std::io::Write;
-        if let Ok(mut f) = std::fs::OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(log)
-        {
-            let _ = writeln!(f, "{test}");
-        }
-    }
+    crate::skipped::say_skipped(test, why);
     true
 }
 

@@ -249,25 +249,8 @@ pub fn armhf_busybox(test: &str) -> Option<std::path::PathBuf> {
             }
         }
     };
-    say_skipped(test, &why);
+    crate::skipped::say_skipped(test, &why);
     None
-}
-
-/// Print that `test` is skipped and why, and append its name to
-/// `$FASTAUDIT_SKIPPED_LOG` (scripts/test.sh's summary), as the
-/// kernel-oracle skips are.
-fn say_skipped(test: &str, why: &str) {
-    eprintln!("SKIPPED {test}: {why}");
-    if let Some(log) = std::env::var_os("FASTAUDIT_SKIPPED_LOG") {
-        use std::io::Write;
-        if let Ok(mut f) = std::fs::OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(log)
-        {
-            let _ = writeln!(f, "{test}");
-        }
-    }
 }
 
 /// Whether the running test, one of x86_64's ia32 ABI (`int 0x80` from a
@@ -283,7 +266,7 @@ pub fn skip_unless_x86_64(test: &str, why_not_here: &str) -> bool {
         "an x86_64 ia32-ABI test, on {}: {why_not_here}",
         this_target().name()
     );
-    say_skipped(test, &why);
+    crate::skipped::say_skipped(test, &why);
     true
 }
 
