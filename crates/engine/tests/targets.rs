@@ -5,30 +5,8 @@
 
 use fastaudit_engine::{compile, Environment, Kind, Plan};
 use fastaudit_rules::tables::Machine;
-use fastaudit_rules::{lexer, FixedHost, Host, Origin, RuleSet, Target};
+use fastaudit_rules::{lexer, FixedHostOn, Origin, RuleSet, Target};
 use std::path::PathBuf;
-
-/// [`FixedHost`] (every path present, no users but root) on `machine`:
-/// `b64`/`b32` and `-S` names read as auditctl there reads them.
-struct HostOn(Machine);
-
-impl Host for HostOn {
-    fn machine(&self) -> Option<Machine> {
-        Some(self.0)
-    }
-    fn user_id(&self, name: &[u8]) -> Option<u32> {
-        FixedHost.user_id(name)
-    }
-    fn group_id(&self, name: &[u8]) -> Option<u32> {
-        FixedHost.group_id(name)
-    }
-    fn is_dir(&self, path: &[u8]) -> bool {
-        FixedHost.is_dir(path)
-    }
-    fn lookup(&self, path: &[u8]) -> std::io::Result<()> {
-        FixedHost.lookup(path)
-    }
-}
 
 fn corpus(file: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -40,7 +18,7 @@ fn corpus(file: &str) -> PathBuf {
 /// `auditctl -c` goes past the others), and the refused lines' numbers.
 fn load(target: Target, file: &str) -> (RuleSet, Vec<usize>) {
     let text = std::fs::read(corpus(file)).expect("shared corpus beside the checkout");
-    let host = HostOn(target.native);
+    let host = FixedHostOn(target.native);
     let mut set = RuleSet::default();
     let mut refused = Vec::new();
     for l in lexer::lines(&text) {

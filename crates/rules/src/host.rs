@@ -93,6 +93,34 @@ impl Host for FixedHost {
     }
 }
 
+/// [`FixedHost`] on another machine: `b64`/`b32`, arch-less rules and `-S`
+/// names mean that machine's, as auditctl run there reads them (plans and
+/// listings for a target other than the one running the tests).
+#[derive(Clone, Copy, Debug)]
+pub struct FixedHostOn(pub Machine);
+
+impl Host for FixedHostOn {
+    fn machine(&self) -> Option<Machine> {
+        Some(self.0)
+    }
+
+    fn user_id(&self, name: &[u8]) -> Option<u32> {
+        FixedHost.user_id(name)
+    }
+
+    fn group_id(&self, name: &[u8]) -> Option<u32> {
+        FixedHost.group_id(name)
+    }
+
+    fn is_dir(&self, path: &[u8]) -> bool {
+        FixedHost.is_dir(path)
+    }
+
+    fn lookup(&self, path: &[u8]) -> io::Result<()> {
+        FixedHost.lookup(path)
+    }
+}
+
 /// The directory part of a path as the kernel's parent lookup sees it.
 pub fn parent_of(path: &[u8]) -> &[u8] {
     match path.iter().rposition(|&b| b == b'/') {

@@ -34,7 +34,7 @@ pub mod tables;
 pub mod target;
 pub mod warning;
 
-pub use host::{FixedHost, Host, SystemHost};
+pub use host::{FixedHost, FixedHostOn, Host, SystemHost};
 pub use partial::Partial;
 pub use rule::{Field, Rule};
 pub use ruleset::{LineError, LoadErrors, Loaded, Origin, RuleSet};

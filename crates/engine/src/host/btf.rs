@@ -147,6 +147,27 @@ fn order_of(target: fastaudit_rules::Target, has: impl Fn(&str) -> bool) -> Name
     }
 }
 
+/// Whether this kernel's `io_uring_complete` passes the result as an
+/// argument (ctx, req, user_data, res, ...) rather than a CQE pointer,
+/// from its BTF prototype (the CQE pointer when unknown).
+pub(crate) fn uring_complete_res_arg() -> bool {
+    KernelBtf::load()
+        .and_then(|b| b.trace_args("io_uring_complete"))
+        .is_some_and(|a| a.len() > 3)
+}
+
+/// Which of the noted hooks' functions ([`noted_functions`]) this kernel
+/// lacks, from its BTF (all of them without one).
+pub(crate) fn kernel_functions() -> KernelFunctions {
+    let btf = KernelBtf::load();
+    KernelFunctions::Missing(
+        noted_functions()
+            .filter(|f| !btf.as_ref().is_some_and(|b| b.has_func(f)))
+            .map(String::from)
+            .collect(),
+    )
+}
+
 #[cfg(test)]
 mod order_tests {
     use super::*;
@@ -167,25 +188,4 @@ mod order_tests {
         assert_eq!(order_of(Target::X86_64, reworked), all);
         assert_eq!(order_of(Target::AARCH64, reworked), all);
     }
-}
-
-/// Whether this kernel's `io_uring_complete` passes the result as an
-/// argument (ctx, req, user_data, res, ...) rather than a CQE pointer,
-/// from its BTF prototype (the CQE pointer when unknown).
-pub(crate) fn uring_complete_res_arg() -> bool {
-    KernelBtf::load()
-        .and_then(|b| b.trace_args("io_uring_complete"))
-        .is_some_and(|a| a.len() > 3)
-}
-
-/// Which of the noted hooks' functions ([`noted_functions`]) this kernel
-/// lacks, from its BTF (all of them without one).
-pub(crate) fn kernel_functions() -> KernelFunctions {
-    let btf = KernelBtf::load();
-    KernelFunctions::Missing(
-        noted_functions()
-            .filter(|f| !btf.as_ref().is_some_and(|b| b.has_func(f)))
-            .map(String::from)
-            .collect(),
-    )
 }

@@ -134,7 +134,7 @@ fn arm64_has_no_native_open_or_chmod() {
         let r = RuleSet::from_text(
             rule.as_bytes(),
             "t.rules",
-            &crate::plan::test_rules::HostOn(ARM64.native),
+            &fastaudit_rules::FixedHostOn(ARM64.native),
         );
         assert!(r.is_err(), "{rule}");
     }

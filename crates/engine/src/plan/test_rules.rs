@@ -5,8 +5,7 @@
 use crate::plan::compile::compile;
 use crate::plan::rule::CompileError;
 use crate::plan::{Environment, Plan};
-use fastaudit_rules::tables::Machine;
-use fastaudit_rules::{FixedHost, Host, RuleSet, Target};
+use fastaudit_rules::{FixedHost, FixedHostOn, RuleSet, Target};
 
 /// The rule set of `text` (panics on a rule the rules crate refuses).
 pub fn set(text: &str) -> RuleSet {
@@ -27,31 +26,9 @@ pub fn plan_in(text: &str, env: Environment) -> Result<Plan, CompileError> {
     compile(&set(text), env)
 }
 
-/// [`FixedHost`] on another machine: `b64`/`b32` and arch-less rules
-/// mean that machine's ABIs, as auditctl run there makes them.
-pub struct HostOn(pub Machine);
-
-impl Host for HostOn {
-    fn machine(&self) -> Option<Machine> {
-        Some(self.0)
-    }
-    fn user_id(&self, name: &[u8]) -> Option<u32> {
-        FixedHost.user_id(name)
-    }
-    fn group_id(&self, name: &[u8]) -> Option<u32> {
-        FixedHost.group_id(name)
-    }
-    fn is_dir(&self, path: &[u8]) -> bool {
-        FixedHost.is_dir(path)
-    }
-    fn lookup(&self, path: &[u8]) -> std::io::Result<()> {
-        FixedHost.lookup(path)
-    }
-}
-
 /// The rule set of `text` as auditctl on `target`'s machine reads it.
 pub fn set_on(target: Target, text: &str) -> RuleSet {
-    RuleSet::from_text(text.as_bytes(), "t.rules", &HostOn(target.native)).expect("valid rule")
+    RuleSet::from_text(text.as_bytes(), "t.rules", &FixedHostOn(target.native)).expect("valid rule")
 }
 
 /// `text` read and compiled for `target` in `env`.
