@@ -52,7 +52,6 @@ DIFFERENTIAL="test:integration:differential::basic_success_and_failure test:inte
  test:integration:differential_paths::relative_paths_and_dirfd test:integration:differential_paths::watched_file_deleted_and_recreated
  test:integration:differential_paths::syscalls_on_a_file_descriptor_name_its_file
  test:integration:differential_paths::chdir_and_chroot_name_the_directory_they_reached test:integration:differential_paths::stats_by_descriptor
- test:integration:differential_paths::a_failed_exec_after_an_exec_no_rule_judged
  test:integration:differential_paths::arm_compat_syscalls_name_their_paths
  test:integration:differential_paths::a_failed_arm_exec_after_an_exec_no_rule_judged
  test:integration:differential_records::socket_addresses_passed_and_returned
