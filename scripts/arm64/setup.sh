@@ -31,22 +31,10 @@ mkdir -p "$ARM64_DIR"
 log() { echo "arm64-setup: $*" >&2; }
 apt64() { "$here/apt64.sh" "$@"; }
 
-# The first URI of a Debian main archive (not -security) in the host's apt
-# sources, deb822 or one-line style (as scripts/vm/fetch-kernels.sh).
-mirror() {
-  local f u
-  for f in /etc/apt/sources.list.d/*.sources; do
-    [ -f "$f" ] || continue
-    u=$(awk 'BEGIN{IGNORECASE=1} /^URIs:/{for(i=2;i<=NF;i++) print $i}' "$f" | grep -v -- '-security' | grep -E '/debian/?$' | head -n1 || true)
-    [ -n "$u" ] && { echo "${u%/}"; return; }
-  done
-  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-    [ -f "$f" ] || continue
-    u=$(awk '$1=="deb"{for(i=2;i<=NF;i++) if($i ~ /^[a-z]+:\/\//){print $i; break}}' "$f" | grep -v -- '-security' | grep -E '/debian/?$' | head -n1 || true)
-    [ -n "$u" ] && { echo "${u%/}"; return; }
-  done
-  echo http://deb.debian.org/debian
-}
+# The host's Debian mirror (scripts/vm/debian-mirror.sh), else Debian's own.
+# shellcheck source=scripts/vm/debian-mirror.sh
+. "$here/../vm/debian-mirror.sh"
+mirror() { debian_mirror || echo http://deb.debian.org/debian; }
 
 step_host() {
   local need=() p

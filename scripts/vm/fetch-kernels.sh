@@ -68,20 +68,10 @@ fi
 command -v vng >/dev/null || { echo "fetch-kernels.sh: vng not on PATH after install" >&2; exit 1; }
 
 # --- the host's Debian mirror ------------------------------------------
-# The first URI of a Debian main archive (not -security) in the host's
-# apt sources, deb822 or one-line style.
+# shellcheck source=scripts/vm/debian-mirror.sh
+. "$(dirname "$0")/debian-mirror.sh"
 mirror() {
-  local f u
-  for f in /etc/apt/sources.list.d/*.sources; do
-    [ -f "$f" ] || continue
-    u=$(awk 'BEGIN{IGNORECASE=1} /^URIs:/{for(i=2;i<=NF;i++) print $i}' "$f" | grep -v -- '-security' | grep -E '/debian/?$' | head -n1 || true)
-    [ -n "$u" ] && { echo "${u%/}"; return; }
-  done
-  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-    [ -f "$f" ] || continue
-    u=$(awk '$1=="deb"{for(i=2;i<=NF;i++) if($i ~ /^[a-z]+:\/\//){print $i; break}}' "$f" | grep -v -- '-security' | grep -E '/debian/?$' | head -n1 || true)
-    [ -n "$u" ] && { echo "${u%/}"; return; }
-  done
+  debian_mirror && return
   echo "fetch-kernels.sh: no Debian mirror found in /etc/apt/sources.list*" >&2
   return 1
 }
