@@ -33,6 +33,9 @@ case "${1:-}" in
     *) echo "usage: scripts/cross-check.sh [--build-only]" >&2; exit 2 ;;
 esac
 
+# rustup's toolchain (it has the aarch64 target), where a non-login shell
+# has not put it on PATH, first: as scripts/test.sh.
+if [ -x "$HOME/.cargo/bin/cargo" ]; then export PATH="$HOME/.cargo/bin:$PATH"; fi
 sysroot=${ARM64_SYSROOT:-${ARM64_DIR:+$ARM64_DIR/sysroot}}
 if [ -z "$sysroot" ] || [ ! -d "$sysroot/usr/lib/aarch64-linux-gnu" ]; then
     echo "cross-check.sh: no arm64 sysroot (set ARM64_SYSROOT or ARM64_DIR)" >&2

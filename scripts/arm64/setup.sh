@@ -55,6 +55,8 @@ step_host() {
 }
 
 step_rust() {
+  # rustup's, where a non-login shell has not put it on PATH (as setup.sh).
+  if [ -x "$HOME/.cargo/bin/rustup" ]; then export PATH="$HOME/.cargo/bin:$PATH"; fi
   command -v rustup >/dev/null || { log "no rustup: install Rust with rustup first"; return 1; }
   rustup target list --installed | grep -qx aarch64-unknown-linux-gnu || rustup target add aarch64-unknown-linux-gnu
 }
