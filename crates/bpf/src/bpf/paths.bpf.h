@@ -331,23 +331,14 @@ static __always_inline int unix_path_lookup(struct subject *s)
 	return head[0] == 1 /* AF_UNIX */ && head[1] == 0 && head[2] != 0;
 }
 
-/* FA_AUX_STAT for a successful stat of s: the buffer it filled (struct
- * stat: its first 48 bytes hold dev, ino, mode, uid, gid, rdev; struct
- * statx). A compat ABI's statx too: struct statx has one layout on every
- * ABI (its compat struct stat layouts differ: not read). */
+/* FA_AUX_STAT for a successful native stat of s: the buffer it filled
+ * (struct stat: its first 48 bytes hold dev, ino, mode, uid, gid, rdev). */
 static __always_inline void send_statbuf(struct subject *s, const struct fa_msg *m, __u32 *lost)
 {
-	if (s->ret < 0 || (s->compat && s->nr != FA_NR32_statx))
+	if (s->compat || s->ret < 0)
 		return;
 	__u64 buf;
 	__u32 statx = 0, len = 48;
-	if (s->compat) {
-		struct pt_regs *regs = s->regs;   /* CO-RE reads need a plain local */
-		buf = (__u32)regs_arg45_raw(regs, 1, 4); /* argument 4, a 32-bit pointer */
-		statx = 1;
-		len = FA_STATBUF_MAX;
-		goto read;
-	}
 	switch (s->nr) {
 	case FA_NR64_stat:
 	case FA_NR64_lstat:
@@ -366,7 +357,6 @@ static __always_inline void send_statbuf(struct subject *s, const struct fa_msg 
 	default:
 		return;
 	}
-read:;
 	struct fa_aux_stat *r = aux_reserve(m, lost, FA_AUX_STAT, sizeof(*r));
 	if (!r)
 		return;
