@@ -125,22 +125,7 @@ while IFS=$'\t' read -r rel ver _ debver; do
   [ -f "$out/checks/results.tsv" ] && cat "$out/checks/results.tsv"
 done < "$run/kernels.tsv"
 
-echo
-echo "=== kernel x check ($run)"
-{
-  printf 'check'; for n in "${names[@]}"; do printf '\t%s' "$n"; done; echo
-  for c in $CHECKS; do
-    printf '%s' "$c"; for n in "${names[@]}"; do printf '\t%s' "${res[$n/$c]:-?}"; done; echo
-  done
-  printf 'boot+checks (s)'; for n in "${names[@]}"; do printf '\t%s' "${times[$n]}"; done; echo
-} | column -t -s $'\t' | tee "$run/table.txt"
-# Why each check that did not pass did not, per kernel.
-{
-  echo
-  echo "=== reasons (fail/skip)"
-  for n in "${names[@]}"; do
-    rel=${n%% *}
-    awk -F'\t' -v k="$n" '$2!="pass"{printf "%s\t%s\t%s\t%s\n", k, $1, $2, $3}' "$run/$rel/checks/results.tsv" 2>/dev/null
-  done
-} | tee -a "$run/table.txt"
+# shellcheck source=scripts/vm/matrix-table.sh
+. "$(dirname "$0")/vm/matrix-table.sh"
+matrix_table "$run" "kernel x check"
 exit $status
