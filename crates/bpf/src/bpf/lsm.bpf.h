@@ -4,7 +4,10 @@
  * LSM Debian and Ubuntu run. The label hangs off the credentials' LSM
  * blob at an offset the kernel fixes at boot (apparmor_blob_sizes.lbs_cred,
  * which depends on the LSMs before it): user space finds that variable in
- * /proc/kallsyms and gives its address here. */
+ * /proc/kallsyms and gives its address here, or, where kallsyms has no
+ * data symbols (arm64's Debian 12 kernel), works the offset out from the
+ * LSM order and the sizes of the earlier LSMs' blobs in BTF and gives the
+ * offset itself. */
 #ifndef FA_LSM_BPF_H
 #define FA_LSM_BPF_H
 
@@ -16,6 +19,15 @@
 /* The address of the kernel's apparmor_blob_sizes, 0 when AppArmor does
  * not give the tasks' contexts (not running, or another LSM does). */
 const volatile __u64 apparmor_blob_sizes_addr = 0;
+/* AppArmor's credential blob offset when user space computed it (-1: read
+ * it at apparmor_blob_sizes_addr). */
+const volatile __s32 apparmor_cred_offset = -1;
+
+/* Whether tasks' labels are read at all. */
+static __always_inline bool lsm_labels_read(void)
+{
+	return apparmor_blob_sizes_addr || apparmor_cred_offset >= 0;
+}
 
 /* AppArmor's types are not in the committed vmlinux.h (its kernel ran no
  * AppArmor): the fields read, matched against the running kernel's BTF. */
@@ -42,11 +54,16 @@ struct aa_label___fa {
  * namespace than the root's is printed as its name alone. */
 static __noinline __u32 read_lsm_label(const struct cred *c, char *buf)
 {
-	if (!apparmor_blob_sizes_addr || !bpf_core_type_exists(struct aa_label___fa))
+	if (!lsm_labels_read() || !bpf_core_type_exists(struct aa_label___fa))
 		return 0;
-	int off = -1;
-	__u64 at = apparmor_blob_sizes_addr + bpf_core_field_offset(struct lsm_blob_sizes, lbs_cred);
-	if (bpf_probe_read_kernel(&off, sizeof(off), (void *)at) || off < 0 || off > 4096)
+	int off = apparmor_cred_offset;
+	if (off < 0) {
+		__u64 at = apparmor_blob_sizes_addr +
+			   bpf_core_field_offset(struct lsm_blob_sizes, lbs_cred);
+		if (bpf_probe_read_kernel(&off, sizeof(off), (void *)at))
+			return 0;
+	}
+	if (off < 0 || off > 4096)
 		return 0;
 	void *blob = BPF_CORE_READ(c, security);
 	struct aa_label___fa *l = 0;

@@ -68,7 +68,7 @@ static __always_inline void uring_emit_op(struct subject *s, const struct uring_
 		return;
 	/* Room for the LSM label only where there can be one (the
 	 * reservation's size must be a constant). */
-	struct fa_event *ev = apparmor_blob_sizes_addr
+	struct fa_event *ev = lsm_labels_read()
 				      ? bpf_ringbuf_reserve(&events, sizeof(*ev) + FA_SUBJ_MAX, 0)
 				      : bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
 	if (!ev) {
@@ -76,7 +76,7 @@ static __always_inline void uring_emit_op(struct subject *s, const struct uring_
 		return;
 	}
 	const struct cred *c = s->cred;
-	ev->subj_len = apparmor_blob_sizes_addr ? read_lsm_label(c, (char *)(ev + 1)) : 0;
+	ev->subj_len = lsm_labels_read() ? read_lsm_label(c, (char *)(ev + 1)) : 0;
 	struct task_struct *task = s->task;
 	ev->msg.kind = FA_MSG_EVENT;
 	ev->msg.tid = tid;

@@ -34,6 +34,14 @@ impl KernelBtf {
             .is_some()
     }
 
+    /// The size of struct `name` in this kernel, if it has one.
+    pub(crate) fn struct_size(&self, name: &str) -> Option<u32> {
+        let id = self.find(name, libbpf_rs::libbpf_sys::BTF_KIND_STRUCT)?;
+        // SAFETY: valid BTF and a type id from it.
+        let n = unsafe { libbpf_rs::libbpf_sys::btf__resolve_size(self.0.as_ptr(), id) };
+        u32::try_from(n).ok()
+    }
+
     pub(crate) fn ty(&self, id: u32) -> Option<&libbpf_rs::libbpf_sys::btf_type> {
         // SAFETY: libbpf returns NULL or a type inside the BTF, which lives as long as self.
         unsafe { libbpf_rs::libbpf_sys::btf__type_by_id(self.0.as_ptr(), id).as_ref() }

@@ -21,7 +21,8 @@ impl Facts {
     /// This kernel's, probed now (its version, BTF and LSM list).
     pub(crate) fn probe() -> Facts {
         use crate::host::btf::name_order;
-        use crate::host::probe::{active_lsms, kernel_version};
+        use crate::host::lsm::active_lsms;
+        use crate::host::probe::kernel_version;
         Facts {
             version: kernel_version(),
             order: name_order(),

@@ -10,5 +10,6 @@ pub(crate) mod facts;
 pub(crate) mod identity;
 pub(crate) mod kallsyms;
 pub(crate) mod kinds;
+pub(crate) mod lsm;
 pub(crate) mod probe;
 pub(crate) mod tracefs;

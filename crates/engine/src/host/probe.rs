@@ -4,11 +4,9 @@
 //! plain data a plan is made for ([`crate::plan::kinds`], [`Environment`]).
 
 use crate::host::btf::{kernel_functions, KernelBtf};
-use crate::host::kallsyms::{kernel_function_range, kernel_symbol};
+use crate::host::kallsyms::kernel_function_range;
 use crate::host::tracefs::{inode_tracepoints, syscall_tracepoint_names, tracepoint_exists};
-use crate::plan::kinds::{
-    Features, HookKinds, InodeSource, KernelFunctions, LsmLabels, UringSubmit,
-};
+use crate::plan::kinds::{Features, HookKinds, InodeSource, KernelFunctions, UringSubmit};
 use crate::plan::Environment;
 use std::path::Path;
 
@@ -144,63 +142,10 @@ impl Features {
             uring_complete_res_arg,
             functions: KernelFunctions::Assumed,
             release: kernel_release(),
-            labels: lsm_labels(),
+            labels: crate::host::lsm::lsm_labels(),
             fmode_backing: fmode_backing(),
         }
     }
-}
-
-/// Who gives the tasks' LSM labels. The kernel's audit takes the first
-/// LSM with task contexts; Debian and Ubuntu run AppArmor, whose label
-/// fastaudit reads (its blob offset from `apparmor_blob_sizes`, which
-/// root sees in /proc/kallsyms).
-fn lsm_labels() -> LsmLabels {
-    let lsms = active_lsms();
-    let apparmor = match lsms {
-        Some(l) => l.iter().any(|m| m == "apparmor"),
-        // securityfs not mounted: AppArmor's own switch and attribute.
-        None => {
-            std::fs::read_to_string("/sys/module/apparmor/parameters/enabled")
-                .is_ok_and(|v| v.trim() == "Y")
-                && Path::new("/proc/self/attr/apparmor/current").exists()
-        }
-    };
-    let other = ["selinux", "smack"].into_iter().find(|m| match lsms {
-        Some(l) => l.iter().any(|x| x == m),
-        None => *m == "selinux" && Path::new("/sys/fs/selinux/enforce").exists(),
-    });
-    match (other, apparmor) {
-        (Some(m), _) => LsmLabels::Unread(format!("{m} labels are not read")),
-        (None, false) => LsmLabels::None,
-        (None, true) => match kernel_symbol("apparmor_blob_sizes") {
-            Some(a) => LsmLabels::AppArmor(a),
-            None => LsmLabels::Unread(
-                "AppArmor runs, but /proc/kallsyms does not show apparmor_blob_sizes (kptr_restrict?)"
-                    .into(),
-            ),
-        },
-    }
-}
-
-/// The LSMs this kernel runs, in order (securityfs' `lsm`, mounted if
-/// it is not, as systemd does at boot); `None` when unreadable.
-pub(crate) fn active_lsms() -> Option<&'static [String]> {
-    static LSMS: std::sync::OnceLock<Option<Vec<String>>> = std::sync::OnceLock::new();
-    LSMS.get_or_init(|| {
-        const LIST: &str = "/sys/kernel/security/lsm";
-        if !Path::new(LIST).exists() {
-            let _ = nix::mount::mount(
-                Some("securityfs"),
-                "/sys/kernel/security",
-                Some("securityfs"),
-                nix::mount::MsFlags::empty(),
-                None::<&str>,
-            );
-        }
-        let list = std::fs::read_to_string(LIST).ok()?;
-        Some(list.split(',').map(|m| m.trim().to_string()).collect())
-    })
-    .as_deref()
 }
 
 /// FMODE_BACKING on this kernel: bit 25 from Linux 6.6 (backing files),

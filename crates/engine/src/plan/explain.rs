@@ -92,10 +92,18 @@ impl Plan {
         }
         match &self.features.labels {
             crate::plan::kinds::LsmLabels::None => {}
-            crate::plan::kinds::LsmLabels::AppArmor(_) => {
+            crate::plan::kinds::LsmLabels::AppArmor(blob) => {
+                let whence = match blob {
+                    crate::plan::kinds::AppArmorBlob::SizesAt(_) => {
+                        "its place there read from the kernel's apparmor_blob_sizes".to_string()
+                    }
+                    crate::plan::kinds::AppArmorBlob::Offset(off) => {
+                        format!("at offset {off} of their LSM blob, from the LSM order and BTF")
+                    }
+                };
                 let _ = writeln!(
                     s,
-                    "LSM labels (subj=, obj=): AppArmor's, read from the tasks' credentials"
+                    "LSM labels (subj=, obj=): AppArmor's, read from the tasks' credentials, {whence}"
                 );
             }
             crate::plan::kinds::LsmLabels::Unread(why) => {

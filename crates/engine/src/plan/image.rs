@@ -5,7 +5,7 @@
 use crate::limits::{MAX_TESTS, NR_SYSCALLS, TASK_SPAN};
 use crate::plan::gates;
 use crate::plan::hook::AttachPoint;
-use crate::plan::kinds::{InodeSource, Kind, LsmLabels};
+use crate::plan::kinds::{AppArmorBlob, InodeSource, Kind, LsmLabels};
 use crate::plan::path_args;
 use crate::plan::Plan;
 use fastaudit_bpf::types::{
@@ -81,8 +81,11 @@ pub struct Rodata {
     /// The text range of the function whose clock reads are atime
     /// updates, where the inode hooks are kprobes (BPF `atime_fn_*`).
     pub atime_fn: Option<(u64, u64)>,
-    /// AppArmor's `apparmor_blob_sizes` address (0: labels not read).
+    /// AppArmor's `apparmor_blob_sizes` address (0: not read there).
     pub apparmor_blob_sizes_addr: u64,
+    /// AppArmor's credential blob offset when known at load (-1: read at
+    /// `apparmor_blob_sizes_addr`, or labels not read when that is 0).
+    pub apparmor_cred_offset: i32,
     /// `file->f_mode`'s FMODE_BACKING bit here (BPF `fmode_backing`).
     pub fmode_backing: u32,
 }
@@ -173,8 +176,12 @@ impl Plan {
                 _ => None,
             },
             apparmor_blob_sizes_addr: match self.features.labels {
-                LsmLabels::AppArmor(addr) => addr,
+                LsmLabels::AppArmor(AppArmorBlob::SizesAt(addr)) => addr,
                 _ => 0,
+            },
+            apparmor_cred_offset: match self.features.labels {
+                LsmLabels::AppArmor(AppArmorBlob::Offset(off)) => i32::try_from(off).unwrap_or(-1),
+                _ => -1,
             },
             fmode_backing: self.features.fmode_backing,
         }

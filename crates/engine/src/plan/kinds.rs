@@ -226,13 +226,24 @@ pub enum LsmLabels {
     /// No LSM with task contexts runs: the kernel writes no `subj=`.
     #[default]
     None,
-    /// AppArmor: its credential blob offset is read at the kernel's
-    /// `apparmor_blob_sizes`, at this address.
-    AppArmor(u64),
+    /// AppArmor, its credential blob found as said.
+    AppArmor(AppArmorBlob),
     /// An LSM gives labels fastaudit cannot read (named), or AppArmor's
     /// blob offset could not be found: the kernel writes `subj=`,
     /// fastaudit does not.
     Unread(String),
+}
+
+/// Where AppArmor's label pointer lies in the credentials' LSM blob: at
+/// an offset the kernel fixed at boot after the blobs of the LSMs before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AppArmorBlob {
+    /// Read by BPF from the kernel's `apparmor_blob_sizes`, at this
+    /// address (/proc/kallsyms).
+    SizesAt(u64),
+    /// This offset, worked out from the LSM order and the earlier LSMs'
+    /// blob sizes in BTF (kallsyms without data symbols).
+    Offset(u32),
 }
 
 impl Features {
