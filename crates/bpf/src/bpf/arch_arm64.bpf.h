@@ -95,4 +95,12 @@ static __always_inline __u64 regs_arg01_direct(struct pt_regs *r, __u32 compat, 
 	return n == 0 ? r->orig_x0 : r->regs[1];
 }
 
+/* The return address of a kprobe at a kernel function's entry (ctx: the
+ * kprobe's registers): the link register, x30, before the prologue saves
+ * it. */
+static __always_inline __u64 kprobe_entry_caller(struct pt_regs *ctx)
+{
+	return ctx->regs[30];
+}
+
 #endif

@@ -93,4 +93,13 @@ static __always_inline __u64 regs_arg01_direct(struct pt_regs *r, __u32 compat, 
 	return n == 0 ? r->di : r->si;
 }
 
+/* The return address of a kprobe at a kernel function's entry (ctx: the
+ * kprobe's registers): the call pushed it, so it is the stack's top. */
+static __always_inline __u64 kprobe_entry_caller(struct pt_regs *ctx)
+{
+	__u64 caller = 0;
+	bpf_probe_read_kernel(&caller, sizeof(caller), (void *)ctx->sp);
+	return caller;
+}
+
 #endif

@@ -489,10 +489,8 @@ static __always_inline int inode_kprobe(struct inode *inode)
 
 static __always_inline int ctime_kprobe(struct pt_regs *ctx, struct inode *inode)
 {
-	/* At a function's entry the stack's top is the return address. */
 	if (atime_fn_end) {
-		__u64 caller = 0;
-		bpf_probe_read_kernel(&caller, sizeof(caller), (void *)PT_REGS_SP(ctx));
+		__u64 caller = kprobe_entry_caller(ctx);
 		if (caller >= atime_fn_start && caller < atime_fn_end)
 			return 0;
 	}

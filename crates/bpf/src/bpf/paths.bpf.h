@@ -331,32 +331,10 @@ static __always_inline int unix_path_lookup(struct subject *s)
 	return head[0] == 1 /* AF_UNIX */ && head[1] == 0 && head[2] != 0;
 }
 
-/* FA_AUX_STAT for a successful native stat of s: the buffer it filled
- * (struct stat: its first 48 bytes hold dev, ino, mode, uid, gid, rdev). */
-static __always_inline void send_statbuf(struct subject *s, const struct fa_msg *m, __u32 *lost)
+/* FA_AUX_STAT with len bytes of the stat buffer at user address buf. */
+static __always_inline void send_statbuf_at(const struct fa_msg *m, __u32 *lost, __u64 buf,
+					    __u32 statx, __u32 len)
 {
-	if (s->compat || s->ret < 0)
-		return;
-	__u64 buf;
-	__u32 statx = 0, len = 48;
-	switch (s->nr) {
-	case FA_NR64_stat:
-	case FA_NR64_lstat:
-		buf = arg(s, 1);
-		break;
-	case FA_NR64_newfstatat:
-		buf = arg(s, 2);
-		break;
-	case FA_NR64_statx: {
-		struct pt_regs *regs = s->regs;   /* CO-RE reads need a plain local */
-		buf = regs_arg45_raw(regs, 0, 4); /* argument 4 */
-		statx = 1;
-		len = FA_STATBUF_MAX;
-		break;
-	}
-	default:
-		return;
-	}
 	struct fa_aux_stat *r = aux_reserve(m, lost, FA_AUX_STAT, sizeof(*r));
 	if (!r)
 		return;
@@ -365,6 +343,37 @@ static __always_inline void send_statbuf(struct subject *s, const struct fa_msg 
 	if (!bpf_probe_read_user(r->data, len, (const void *)buf))
 		r->len = len;
 	aux_submit(r);
+}
+
+/* FA_AUX_STAT for a successful stat of s: the buffer it filled (struct
+ * stat: its first 48 bytes hold dev, ino, mode, uid, gid, rdev; struct
+ * statx). Of a compat ABI's calls only statx: struct statx has one
+ * layout on every ABI, its compat struct stat layouts differ (not read).
+ * Each case reads with a constant length of its own: the paths stay
+ * apart for the verifier (6.1's stalled on one merged read). */
+static __always_inline void send_statbuf(struct subject *s, const struct fa_msg *m, __u32 *lost)
+{
+	if (s->ret < 0)
+		return;
+	struct pt_regs *regs = s->regs; /* CO-RE reads need a plain local */
+	if (s->compat) {
+		/* argument 4, a 32-bit pointer */
+		if (s->nr == FA_NR32_statx)
+			send_statbuf_at(m, lost, (__u32)regs_arg45_raw(regs, 1, 4), 1, FA_STATBUF_MAX);
+		return;
+	}
+	switch (s->nr) {
+	case FA_NR64_stat:
+	case FA_NR64_lstat:
+		send_statbuf_at(m, lost, arg(s, 1), 0, 48);
+		return;
+	case FA_NR64_newfstatat:
+		send_statbuf_at(m, lost, arg(s, 2), 0, 48);
+		return;
+	case FA_NR64_statx:
+		send_statbuf_at(m, lost, regs_arg45_raw(regs, 0, 4), 1, FA_STATBUF_MAX);
+		return;
+	}
 }
 
 /* emit_aux's sender: the addresses fa_emit_paths reads names from. */

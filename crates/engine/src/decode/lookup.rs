@@ -70,14 +70,21 @@ impl Call<'_> {
         }
         // Relative to an open directory: the one BPF spelled, else
         // through the task's fd, if it is still there.
+        // An empty name (AT_EMPTY_PATH) is the open file itself: no
+        // trailing slash, which would make a file's path fail.
         if let Some(base) = self.bases.get(i).and_then(Option::as_ref) {
             let mut p = base.clone();
-            p.push(b'/');
-            p.extend_from_slice(n);
+            if !n.is_empty() {
+                p.push(b'/');
+                p.extend_from_slice(n);
+            }
             return Some(resolve(None, &p));
         }
-        let base = format!("/proc/{}/fd/{}", self.pid, dfd as i64);
-        Some(PathBuf::from(base).join(std::ffi::OsStr::new(std::str::from_utf8(n).ok()?)))
+        let base = PathBuf::from(format!("/proc/{}/fd/{}", self.pid, dfd as i64));
+        if n.is_empty() {
+            return Some(base);
+        }
+        Some(base.join(std::ffi::OsStr::new(std::str::from_utf8(n).ok()?)))
     }
 
     fn stat(&self, i: usize, parent: bool, follow: bool) -> Option<Inode> {
@@ -128,7 +135,7 @@ impl Call<'_> {
     }
 
     /// Whether the syscall follows a final symlink.
-    fn follows(&self) -> bool {
+    pub(crate) fn follows(&self) -> bool {
         match self.name {
             "lchown" | "lsetxattr" | "lremovexattr" | "lgetxattr" | "llistxattr" | "readlink"
             | "readlinkat" => false,
@@ -343,6 +350,29 @@ mod tests {
             bases: NO_BASES,
             kernel: Facts::at((6, 18)),
         }
+    }
+
+    #[test]
+    fn an_empty_name_by_descriptor_is_the_open_file_itself() {
+        // statx(fd, "", AT_EMPTY_PATH): a file's path with a slash added
+        // would fail (ENOTDIR), and its device could not be looked up.
+        let dir = std::env::temp_dir().join(format!("fa-lookup-empty-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("file");
+        std::fs::write(&file, b"x").unwrap();
+        let names = [Some(Vec::new()), None, None];
+        let bases = [Some(file.as_os_str().as_bytes().to_vec()), None];
+        let mut c = call("statx", [3, 0, 0x1000, 0], b"/", &names);
+        c.bases = &bases;
+        assert_eq!(c.path(0, false), Some(file.clone()));
+        let fd = std::fs::File::open(&file).unwrap();
+        let no_bases = [None, None];
+        c.bases = &no_bases;
+        c.args[0] = std::os::fd::AsRawFd::as_raw_fd(&fd) as u64;
+        let by_fd = c.path(0, false).unwrap();
+        assert_eq!(std::fs::canonicalize(&by_fd).unwrap(), file);
+        assert!(std::fs::metadata(&by_fd).unwrap().is_file());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

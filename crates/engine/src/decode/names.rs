@@ -508,7 +508,13 @@ impl Build<'_> {
             None if self.sent.stat.is_some() && nargs == 1 => {
                 // Its st_dev: on overlayfs a layer's, not the kernel's.
                 let mut inode = self.sent.stat;
-                if let (Some(i), Some(p)) = (inode.as_mut(), lookup::path_of(call, 0)) {
+                // A followed symlink's target decides: its directory, not
+                // the link's, may lie on another overlay.
+                let path = lookup::path_of(call, 0).map(|p| match call.follows() {
+                    true => std::fs::canonicalize(&p).unwrap_or(p),
+                    false => p,
+                });
+                if let (Some(i), Some(p)) = (inode.as_mut(), path) {
                     i.dev = crate::host::identity::kernel_dev_of(
                         &p,
                         i.mode & 0o170000 == 0o040000,
