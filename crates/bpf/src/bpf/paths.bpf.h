@@ -349,8 +349,8 @@ static __always_inline void send_statbuf_at(const struct fa_msg *m, __u32 *lost,
  * stat: its first 48 bytes hold dev, ino, mode, uid, gid, rdev; struct
  * statx). Of a compat ABI's calls only statx: struct statx has one
  * layout on every ABI, its compat struct stat layouts differ (not read).
- * Each case reads with a constant length of its own: the paths stay
- * apart for the verifier (6.1's stalled on one merged read). */
+ * Each case reads with a constant length of its own, which leaves the
+ * verifier no merged length to track. */
 static __always_inline void send_statbuf(struct subject *s, const struct fa_msg *m, __u32 *lost)
 {
 	if (s->ret < 0)
