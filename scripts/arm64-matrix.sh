@@ -90,6 +90,8 @@ else
   unset FASTAUDIT_TEST_ARMHF_BUSYBOX
 fi
 
+# shellcheck source=scripts/vm/matrix-table.sh
+. "$(dirname "$0")/vm/matrix-table.sh"
 declare -A res times
 names=()
 status=0
@@ -115,18 +117,9 @@ for k in "${kernels[@]}"; do
   set -e
   times[$name]=$(( $(date +%s) - t0 ))
   [ $rc = 0 ] || status=1
-  for c in $CHECKS; do
-    r=$(awk -F'\t' -v c="$c" '$1==c{print $2"\t"$3}' "$out/checks/results.tsv" 2>/dev/null | tail -n1)
-    if [ -z "$r" ]; then
-      case $rc in 124) r="fail	guest timed out" ;; *) r="fail	no result (guest exit $rc; see $out/vng.log)" ;; esac
-      printf '%s\t%s\n' "$c" "$r" >> "$out/checks/missing.tsv" 2>/dev/null || true
-    fi
-    res[$name/$c]=${r%%	*}
-  done
+  matrix_collect "$name" "$out" "$rc"
   [ -f "$out/checks/results.tsv" ] && cat "$out/checks/results.tsv"
 done
 
-# shellcheck source=scripts/vm/matrix-table.sh
-. "$(dirname "$0")/vm/matrix-table.sh"
 matrix_table "$run" "arm64 kernel x check"
 exit $status

@@ -91,6 +91,8 @@ esac
 "$vm/fetch-kernels.sh" "${kernels[@]}" > "$run/kernels.tsv"
 cp -f "$run/kernels.tsv" "$VM_SHARE/kernels.tsv"
 
+# shellcheck source=scripts/vm/matrix-table.sh
+. "$(dirname "$0")/vm/matrix-table.sh"
 declare -A res times
 names=()
 status=0
@@ -113,19 +115,10 @@ while IFS=$'\t' read -r rel ver _ debver; do
   set -e
   times[$name]=$(( $(date +%s) - t0 ))
   [ $rc = 0 ] || status=1
-  for c in $CHECKS; do
-    r=$(awk -F'\t' -v c="$c" '$1==c{print $2"\t"$3}' "$out/checks/results.tsv" 2>/dev/null | tail -n1)
-    if [ -z "$r" ]; then
-      case $rc in 124) r="fail	guest timed out" ;; *) r="fail	no result (guest exit $rc; see $out/vng.log)" ;; esac
-      printf '%s\t%s\n' "$c" "$r"
-    fi
-    res[$name/$c]=${r%%	*}
-  done
+  matrix_collect "$name" "$out" "$rc"
   # The guest's own lines were printed to guest.log; show them here.
   [ -f "$out/checks/results.tsv" ] && cat "$out/checks/results.tsv"
 done < "$run/kernels.tsv"
 
-# shellcheck source=scripts/vm/matrix-table.sh
-. "$(dirname "$0")/vm/matrix-table.sh"
 matrix_table "$run" "kernel x check"
 exit $status
