@@ -60,21 +60,24 @@ fn main() {
 
     let dir = "src/bpf";
     let arch = bpf_arch(target);
-    let src = format!("{dir}/fastaudit.bpf.c");
-    let obj = out.join("fastaudit.bpf.o");
-    SkeletonBuilder::new()
-        .source(&src)
-        .obj(&obj)
-        .clang_args([
-            format!("-D__TARGET_ARCH_{arch}"),
-            format!("-I{}", out.join(arch).display()),
-            format!("-I{dir}/vmlinux/{arch}"),
-            "-Wall".to_string(),
-        ])
-        .build_and_generate(out.join("fastaudit.skel.rs"))
-        .expect("compile src/bpf/fastaudit.bpf.c (needs clang)");
-    std::fs::write(out.join("programs.rs"), programs_module(&obj, target))
-        .expect("write programs.rs");
+    // The object with everything, and the hook kind probes' own small one.
+    for (name, programs) in [("fastaudit", "programs.rs"), ("probe", "probe_programs.rs")] {
+        let src = format!("{dir}/{name}.bpf.c");
+        let obj = out.join(format!("{name}.bpf.o"));
+        SkeletonBuilder::new()
+            .source(&src)
+            .obj(&obj)
+            .clang_args([
+                format!("-D__TARGET_ARCH_{arch}"),
+                format!("-I{}", out.join(arch).display()),
+                format!("-I{dir}/vmlinux/{arch}"),
+                "-Wall".to_string(),
+            ])
+            .build_and_generate(out.join(format!("{name}.skel.rs")))
+            .unwrap_or_else(|e| panic!("compile {src} (needs clang): {e}"));
+        std::fs::write(out.join(programs), programs_module(&obj, target))
+            .unwrap_or_else(|e| panic!("write {programs}: {e}"));
+    }
     println!("cargo:rerun-if-changed={dir}");
     for t in Target::ALL {
         println!(

@@ -20,6 +20,26 @@ mod skel {
 
 pub use skel::*;
 
+/// The hook kind probes' own object (src/bpf/probe.bpf.c): programs that
+/// do nothing, loaded and attached to learn what this kernel allows.
+#[allow(
+    clippy::all,
+    clippy::undocumented_unsafe_blocks,
+    unsafe_op_in_unsafe_fn,
+    missing_docs,
+    non_camel_case_types,
+    non_upper_case_globals,
+    dead_code
+)]
+pub mod probe {
+    include!(concat!(env!("OUT_DIR"), "/probe.skel.rs"));
+
+    /// Its programs by name, generated from the compiled object.
+    pub mod programs {
+        include!(concat!(env!("OUT_DIR"), "/probe_programs.rs"));
+    }
+}
+
 /// The object's programs by name (`programs::FA_RAW_EXIT` is
 /// `"fa_raw_exit"`) and every program with its section
 /// ([`programs::ALL`]), generated from the compiled object: a name the

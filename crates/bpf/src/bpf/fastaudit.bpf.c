@@ -639,27 +639,6 @@ int BPF_PROG(fa_module_init, struct module *mod)
 	return module_init_body(mod);
 }
 
-/* Probes: which hook kinds this kernel loads and attaches (fexit is the
- * zero-cost kind: a trampoline on the audited functions only), on a
- * syscall every target has natively (arm64 has no chmod). */
-SEC("fexit/" FA_SYSCALL_FN_PREFIX "fchmodat")
-int BPF_PROG(fa_probe_fexit, struct pt_regs *regs, long ret)
-{
-	return 0;
-}
-
-SEC("tp_btf/sys_enter")
-int BPF_PROG(fa_probe_tp_btf, struct pt_regs *regs, long id)
-{
-	return 0;
-}
-
-SEC("raw_tp/sys_enter")
-int BPF_PROG(fa_probe_raw_tp, struct pt_regs *regs, long id)
-{
-	return 0;
-}
-
 /* Per-syscall entry hooks: what a native syscall's exit cannot read any
  * more (exec arguments, the cwd before chdir, ...), and apart from it,
  * exit/exit_group, judged at their entry since they never return. Two

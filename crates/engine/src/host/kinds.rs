@@ -4,8 +4,8 @@
 
 use crate::host::tracefs::{syscall_tracepoints, TRACEFS};
 use crate::plan::kinds::{HookKinds, Kind, Probe};
-use fastaudit_bpf::programs as prog;
-use fastaudit_bpf::FastauditSkelBuilder;
+use fastaudit_bpf::probe::programs as prog;
+use fastaudit_bpf::probe::ProbeSkelBuilder;
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
 use std::mem::MaybeUninit;
 
@@ -143,17 +143,12 @@ pub(crate) fn load_and_attach_once(names: &[&str]) -> Result<Vec<Probe>, String>
         return Ok(Vec::new());
     }
     let mut storage = MaybeUninit::uninit();
-    let mut open = FastauditSkelBuilder::default()
+    let mut open = ProbeSkelBuilder::default()
         .open(&mut storage)
         .map_err(|e| e.to_string())?;
     for mut p in open.open_object_mut().progs_mut() {
         let wanted = names.iter().any(|n| p.name() == *n);
         p.set_autoload(wanted);
-    }
-    // The probe programs use no map: create none.
-    for mut m in open.open_object_mut().maps_mut() {
-        m.set_autocreate(false)
-            .map_err(|_| "cannot leave the maps out".to_string())?;
     }
     let skel = open.load().map_err(|e| e.to_string())?;
     Ok(names
