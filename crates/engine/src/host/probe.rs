@@ -184,14 +184,10 @@ impl Environment {
     /// This host's facts, probed (root needed): the usable hook kinds among
     /// `allowed` and the syscall tracepoints.
     pub fn probe(allowed: &[crate::plan::kinds::Kind]) -> Environment {
-        use crate::load::start_trace::mark;
         let kinds = HookKinds::probe(allowed);
-        mark("probe: hook kinds loaded and attached");
         let features = Features::probe();
-        mark("probe: kernel features");
         // Read (and tracefs mounted) only where per-syscall tracepoints may be used.
         let syscall_tracepoints = kinds.tracepoint.usable().then(syscall_tracepoint_names);
-        mark("probe: syscall tracepoints listed");
         let mut env = Environment {
             kinds,
             syscall_tracepoints,
@@ -200,7 +196,6 @@ impl Environment {
             features,
             ..Environment::default()
         };
-        mark("probe: compat ABI tried");
         env.look_up_functions();
         env
     }
