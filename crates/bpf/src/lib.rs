@@ -14,31 +14,26 @@
     non_upper_case_globals,
     dead_code
 )]
-mod skel {
-    include!(concat!(env!("OUT_DIR"), "/fastaudit.skel.rs"));
+mod generated {
+    pub mod skel {
+        include!(concat!(env!("OUT_DIR"), "/fastaudit.skel.rs"));
+    }
+
+    pub mod probe {
+        include!(concat!(env!("OUT_DIR"), "/probe.skel.rs"));
+
+        /// Its programs by name, generated from the compiled object.
+        pub mod programs {
+            include!(concat!(env!("OUT_DIR"), "/probe_programs.rs"));
+        }
+    }
 }
 
-pub use skel::*;
+pub use generated::skel::*;
 
 /// The hook kind probes' own object (src/bpf/probe.bpf.c): programs that
 /// do nothing, loaded and attached to learn what this kernel allows.
-#[allow(
-    clippy::all,
-    clippy::undocumented_unsafe_blocks,
-    unsafe_op_in_unsafe_fn,
-    missing_docs,
-    non_camel_case_types,
-    non_upper_case_globals,
-    dead_code
-)]
-pub mod probe {
-    include!(concat!(env!("OUT_DIR"), "/probe.skel.rs"));
-
-    /// Its programs by name, generated from the compiled object.
-    pub mod programs {
-        include!(concat!(env!("OUT_DIR"), "/probe_programs.rs"));
-    }
-}
+pub use generated::probe;
 
 /// The object's programs by name (`programs::FA_RAW_EXIT` is
 /// `"fa_raw_exit"`) and every program with its section
