@@ -91,15 +91,11 @@ shared=0
 for d in "${rodirs[@]}" "$VM_SHARE"; do case $script in "$(readlink -f "$d")"/*) shared=1 ;; esac; done
 if [ $shared = 0 ]; then cp -f "$script" "$OUT/.script"; [ -x "$script" ] && chmod +x "$OUT/.script"; script=$OUT/.script; fi
 
-# The guest's side, as in scripts/vm/run-in-guest.sh: arguments through a
-# file (the kernel command line mangles them), the status into $OUT/rc.
-runner=(); [ -x "$script" ] || runner=(bash)
-printf '%q ' "${runner[@]}" "$script" "$@" > "$OUT/.cmd"
-pass=${VM_PASS_ENV:-'^(CHECK_|FASTAUDIT|LIBBPF_|RUST_|ROOT$|CORPUS$|BPF_OBJ$|PROGPROBE$|READY_TIMEOUT$|TEST_TIMEOUT$|VM_SHARE$|TEST_DEPS$)'}
-: > "$OUT/.env"
-while IFS= read -r name; do
-  [[ $name =~ $pass ]] && printf 'export %s=%q\n' "$name" "${!name}" >> "$OUT/.env"
-done < <(compgen -e)
+# The guest's side, as in scripts/vm/run-in-guest.sh: the script and its
+# environment handed over in files, the status into $OUT/rc.
+# shellcheck source=scripts/vm/guest-handoff.sh
+. "$here/../vm/guest-handoff.sh"
+guest_handoff "$OUT" '^(CHECK_|FASTAUDIT|LIBBPF_|RUST_|ROOT$|CORPUS$|BPF_OBJ$|PROGPROBE$|READY_TIMEOUT$|TEST_TIMEOUT$|VM_SHARE$|TEST_DEPS$)' "$script" "$@"
 cat > "$OUT/.guest-init.sh" <<GUEST
 #!/bin/bash
 cd "$OUT"

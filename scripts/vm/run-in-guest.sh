@@ -51,15 +51,10 @@ mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
 case "$OUT/" in "$(cd "$VM_SHARE" && pwd)/"*) ;; *) echo "run-in-guest.sh: OUT ($OUT) must be under VM_SHARE ($VM_SHARE)" >&2; exit 2 ;; esac
 rm -f "$OUT/rc" "$OUT/guest.log"
 
-# The guest's side: run the script, keep its status. Arguments are passed
-# through a file (the kernel command line mangles them).
-runner=(); [ -x "$script" ] || runner=(bash)
-printf '%q ' "${runner[@]}" "$script" "$@" > "$OUT/.cmd"
-pass=${VM_PASS_ENV:-'^(CHECK_|FASTAUDIT|LIBBPF_|RUST_|ROOT$|CORPUS$|BPF_OBJ$|PROGPROBE$|READY_TIMEOUT$|TEST_TIMEOUT$|VM_SHARE$)'}
-: > "$OUT/.env"
-while IFS= read -r name; do
-  [[ $name =~ $pass ]] && printf 'export %s=%q\n' "$name" "${!name}" >> "$OUT/.env"
-done < <(compgen -e)
+# The guest's side: run the script, keep its status.
+# shellcheck source=scripts/vm/guest-handoff.sh
+. "$here/guest-handoff.sh"
+guest_handoff "$OUT" '^(CHECK_|FASTAUDIT|LIBBPF_|RUST_|ROOT$|CORPUS$|BPF_OBJ$|PROGPROBE$|READY_TIMEOUT$|TEST_TIMEOUT$|VM_SHARE$)' "$script" "$@"
 cat > "$OUT/.guest-init.sh" <<GUEST
 #!/bin/bash
 cd "$OUT"
