@@ -10,14 +10,27 @@
 #include "subject.bpf.h"
 #include "proctitle.bpf.h"
 
+#define FA_SIGKILL 9 /* on every architecture */
+
+/* Whether the task has a fatal signal pending: SIGKILL queued to it, as
+ * it is for any signal whose default action kills the whole group. */
+static __always_inline bool fatal_signal_pending_in(struct task_struct *task)
+{
+	unsigned long first = BPF_CORE_READ(task, pending.signal.sig[0]);
+	return first & (1UL << (FA_SIGKILL - 1));
+}
+
 /* The command line as the kernel's get_cmdline reads it for
  * audit_log_proctitle: the first FA_PROCTITLE_LEN bytes of the argument
- * area. */
+ * area. It reads through get_user_pages, which gives up before the first
+ * page while the reader (the task itself) has a fatal signal pending: a
+ * process killed before its syscall's record (`sleep 5 & kill $!` during
+ * the exec) gets `proctitle="(null)"` from the kernel, and so here. */
 static __always_inline void read_cmdline(struct task_struct *task, struct fa_event *ev)
 {
 	struct mm_struct *mm = BPF_CORE_READ(task, mm);
 	ev->proctitle_len = 0;
-	if (!mm)
+	if (!mm || fatal_signal_pending_in(task))
 		return;
 	unsigned long start = BPF_CORE_READ(mm, arg_start);
 	unsigned long end = BPF_CORE_READ(mm, arg_end);
