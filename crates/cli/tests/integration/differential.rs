@@ -584,7 +584,10 @@ fn untyped_raw_tracepoints_where_tp_btf_is_refused() {
             "echo more >> FILE",
             "setpriv --reuid=65534 --regid=65534 --clear-groups sh -c 'chmod 600 FILE; true'",
             "sh -c 'exit 3'",
-            "sleep 5 & kill $!; wait",
+            // Killed once it sleeps (blocked in clock_nanosleep), its exec
+            // long over: a kill during the exec would end it at a point
+            // neither side can choose (EINTR, the interpreter opened or not).
+            "sleep 5 & p=$!; s=; until [ \"$s\" = NR(clock_nanosleep) ]; do read -r s _ < /proc/$p/syscall; done; kill $p; wait",
         ],
         &["--hook-kinds", "raw_tp"],
     );
