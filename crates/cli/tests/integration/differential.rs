@@ -410,7 +410,10 @@ fn syscalls_that_never_return() {
             "/usr/bin/true",
             "sh -c 'exit 3'",
             "sh -c 'exit 4'",
-            "python3 -c 'import threading; t=threading.Thread(target=lambda: None); t.start(); t.join()'",
+            // The join returns as the thread's exit clears its tid, before
+            // the kernel's record of it (do_exit's audit_free): the workload
+            // ends once the thread is gone from /proc.
+            "python3 -c 'import threading, os\nt=threading.Thread(target=lambda: None); t.start(); n=t.native_id; t.join()\nwhile os.path.exists(f\"/proc/self/task/{n}\"): pass'",
         ],
     ))
 }
