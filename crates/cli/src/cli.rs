@@ -174,13 +174,14 @@ pub struct RunArgs {
     #[arg(long)]
     pub explain: bool,
     /// BPF hook kinds fastaudit may use, comma-separated. Each is probed at
-    /// start and the cheapest that works is chosen: tracepoint for the
+    /// start and the cheapest that works is chosen: fexit (fentry and fexit
+    /// programs on kernel functions) on the audited syscalls' own functions,
+    /// so that no other syscall runs a program; else tracepoint for the
     /// native syscalls rules name, tp_btf (else raw_tp) for the raw
-    /// syscall, task and inode hooks; fexit (fentry and fexit programs on
-    /// kernel functions) only for the records no tracepoint gives: module
-    /// loads (KERN_MODULE) and clock adjustments (TIME_ADJNTPVAL,
-    /// TIME_INJOFFSET), which are not written without it (--explain says so).
-    #[arg(long, value_name = "KINDS", value_delimiter = ',',
+    /// syscall, task and inode hooks. Without fexit, module loads
+    /// (KERN_MODULE) and clock adjustments (TIME_ADJNTPVAL, TIME_INJOFFSET)
+    /// are not written (--explain says so).
+    #[arg(long, value_name = "KINDS", value_delimiter = ',', env = "FASTAUDIT_HOOK_KINDS",
           value_parser = Words { words: HOOK_KINDS, parse: parse_kind },
           default_value = "fexit,tracepoint,tp_btf,raw_tp")]
     pub hook_kinds: Vec<Kind>,

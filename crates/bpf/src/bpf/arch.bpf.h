@@ -14,7 +14,8 @@
 
 /* The machine's part: task_compat, current_compat, current_syscall_nr,
  * abi_arch, regs_syscall_nr(_direct), regs_arg_raw, regs_arg45_raw,
- * regs_arg01_direct. Every other header reaches registers through these. */
+ * regs_arg01_direct, syscall_function_ret, kprobe_entry_caller. Every
+ * other header reaches registers through these. */
 #if defined(__TARGET_ARCH_x86)
 #include "arch_x86.bpf.h"
 #elif defined(__TARGET_ARCH_arm64)

@@ -95,6 +95,15 @@ static __always_inline __u64 regs_arg01_direct(struct pt_regs *r, __u32 compat, 
 	return n == 0 ? r->orig_x0 : r->regs[1];
 }
 
+/* A syscall's result as its exit sees it, from its function's return
+ * value (fexit): an AArch32 syscall's is cut to 32 bits into x0
+ * (invoke_syscall), which the exit's view (regs_return_value,
+ * syscall_get_return_value) sign-extends. */
+static __always_inline long syscall_function_ret(long ret, __u32 compat)
+{
+	return compat ? (long)(int)ret : ret;
+}
+
 /* The return address of a kprobe at a kernel function's entry (ctx: the
  * kprobe's registers): the link register, x30, before the prologue saves
  * it. */

@@ -93,6 +93,13 @@ static __always_inline __u64 regs_arg01_direct(struct pt_regs *r, __u32 compat, 
 	return n == 0 ? r->di : r->si;
 }
 
+/* A syscall's result as its exit sees it, from its function's return
+ * value (fexit): both ABIs store the whole long in ax. */
+static __always_inline long syscall_function_ret(long ret, __u32 compat)
+{
+	return ret;
+}
+
 /* The return address of a kprobe at a kernel function's entry (ctx: the
  * kprobe's registers): the call pushed it, so it is the stack's top. */
 static __always_inline __u64 kprobe_entry_caller(struct pt_regs *ctx)

@@ -31,6 +31,7 @@
 #include "companion.bpf.h"   /* syscalls that make a kernel record (LOGIN) */
 #include "handover.bpf.h"    /* live rule changes: which object judges */
 #include "uring_hooks.bpf.h" /* io_uring ops (URINGOP) */
+#include "syscall_functions.bpf.h" /* hooks on the audited syscalls' functions */
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -394,16 +395,13 @@ static __always_inline int task_exit_body(__u64 *ctx)
 	return 0;
 }
 
-/* Entry hook, attached only when exec syscalls (their arguments) or
- * exit/exit_group (judged here) are audited. */
-static __always_inline int raw_enter_body(__u64 *ctx)
+/* A syscall's entry, for the work only its entry can do: an exec's
+ * arguments saved, and what the exits of chdir, mq_getsetattr, System V
+ * IPC, clock and module syscalls need noted. */
+static __always_inline int entry_notes(struct pt_regs *regs, long id)
 {
-	struct pt_regs *regs = (struct pt_regs *)ctx[0];
-	long id = (long)ctx[1];
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 compat = task_compat(task);
-	if (is_noreturn((__u32)id, compat))
-		return on_end((__u32)id, 0, 0);
 	if (is_exec((__u32)id, compat))
 		save_entry_args(regs, compat);
 	else if (id == (compat ? FA_NR32_chdir : FA_NR64_chdir))
@@ -417,6 +415,28 @@ static __always_inline int raw_enter_body(__u64 *ctx)
 	else if (!compat && is_module_load((__u32)id))
 		module_forget();
 	return 0;
+}
+
+/* exit and exit_group, judged at their entry (they never return). */
+static __always_inline int entry_end(long id)
+{
+	__u32 compat = task_compat(bpf_get_current_task_btf());
+	return is_noreturn((__u32)id, compat) ? on_end((__u32)id, 0, 0) : 0;
+}
+
+/* A syscall's entry: what entry_notes does, and exit/exit_group judged. */
+static __always_inline int on_enter(struct pt_regs *regs, long id)
+{
+	if (is_noreturn((__u32)id, task_compat(bpf_get_current_task_btf())))
+		return entry_end(id);
+	return entry_notes(regs, id);
+}
+
+/* Entry hook, attached only when exec syscalls (their arguments) or
+ * exit/exit_group (judged here) are audited. */
+static __always_inline int raw_enter_body(__u64 *ctx)
+{
+	return on_enter((struct pt_regs *)ctx[0], (long)ctx[1]);
 }
 
 /* Raw exit hook: every syscall of both ABIs. `typed` (tp_btf): the
@@ -676,3 +696,69 @@ int fa_syscall_exit(struct syscall_trace_exit *ctx)
 {
 	return on_end((__u32)ctx->nr, ctx->ret, 1);
 }
+
+/* The hooks on the audited syscalls' own functions (syscall_functions.bpf.h):
+ * the stubs attached to them, and the bodies they tail-call, one per
+ * prototype group, loaded for a function of their group and attached
+ * nowhere. The function's one argument is the syscall's registers; an
+ * fexit program's next is its return value. */
+static __always_inline int fexit_body(__u64 *ctx)
+{
+	struct pt_regs *regs = (struct pt_regs *)ctx[0];
+	__u32 compat = current_compat(bpf_get_current_task_btf());
+	return on_end((__u32)regs_syscall_nr(regs), syscall_function_ret((long)ctx[1], compat), 1);
+}
+
+/* Entries: the notes, and apart from them (the exit's work, verified
+ * only where exit/exit_group are audited) the syscalls that never return. */
+static __always_inline int fentry_body(__u64 *ctx)
+{
+	struct pt_regs *regs = (struct pt_regs *)ctx[0];
+	return entry_notes(regs, regs_syscall_nr(regs));
+}
+
+static __always_inline int fentry_end_body(__u64 *ctx)
+{
+	return entry_end(regs_syscall_nr((struct pt_regs *)ctx[0]));
+}
+
+/* A number this kernel does not implement reaches sys_ni_syscall (x86's
+ * __x64_sys_ni_syscall and __do_sys_ni_syscall cannot be traced; a
+ * compiled-out syscall's stub calls it too). Its prototype is long
+ * (void): a program of its own, with the task's registers, judging only
+ * the numbers the plan hooks here (FA_SPAN_AT_NI), so that a stub with a
+ * hook of its own is not judged twice. */
+SEC("fexit/sys_ni_syscall")
+int fa_ni_syscall_exit(__u64 *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 compat = current_compat(task);
+	__u32 nr = current_syscall_nr(task);
+	if (nr >= FA_NR_SYSCALLS)
+		return 0;
+	__u32 key = span_index(nr, compat);
+	struct fa_span *span = bpf_map_lookup_elem(&spans, &key);
+	if (!span || !(span->flags & FA_SPAN_AT_NI))
+		return 0;
+	return on_end(nr, syscall_function_ret((long)ctx[0], compat), 1);
+}
+
+SEC("fexit") int fa_fexit_body0(__u64 *ctx) { return fexit_body(ctx); }
+SEC("fexit") int fa_fexit_body1(__u64 *ctx) { return fexit_body(ctx); }
+SEC("fentry") int fa_fentry_body0(__u64 *ctx) { return fentry_body(ctx); }
+SEC("fentry") int fa_fentry_body1(__u64 *ctx) { return fentry_body(ctx); }
+SEC("fentry") int fa_fentry_end_body0(__u64 *ctx) { return fentry_end_body(ctx); }
+
+/* The stubs: for each group as many as a plan may hook functions of it
+ * (the engine falls back to the tracepoints past that). Group 0 is the
+ * prototype of most functions (x86: a `regs` parameter, ~370 functions
+ * per ABI), group 1 the other (x86: SYSCALL_DEFINE0's `__unused`, the
+ * ~45 `__do_sys_*` functions both ABIs' wrappers alias). */
+FA_STUBS16(fexit, 0, 0) FA_STUBS16(fexit, 0, 1) FA_STUBS16(fexit, 0, 2) FA_STUBS16(fexit, 0, 3)
+FA_STUBS16(fexit, 0, 4) FA_STUBS16(fexit, 0, 5) FA_STUBS16(fexit, 0, 6) FA_STUBS16(fexit, 0, 7)
+FA_STUBS16(fexit, 0, 8) FA_STUBS16(fexit, 0, 9) FA_STUBS16(fexit, 0, a) FA_STUBS16(fexit, 0, b)
+FA_STUBS16(fexit, 1, 0) FA_STUBS16(fexit, 1, 1) FA_STUBS16(fexit, 1, 2)
+FA_STUBS16(fentry, 0, 0) FA_STUBS16(fentry, 0, 1)
+FA_STUBS16(fentry, 1, 0)
+/* exit and exit_group of each ABI (arguments: group 0 on every machine). */
+FA_STUB(fentry_end, 0, 0) FA_STUB(fentry_end, 0, 1) FA_STUB(fentry_end, 0, 2) FA_STUB(fentry_end, 0, 3)

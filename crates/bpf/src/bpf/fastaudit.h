@@ -376,6 +376,7 @@ enum fa_span_flag {
 	FA_SPAN_PATH_RULES = 1,       /* a candidate rule tests path= or dir= */
 	FA_SPAN_URING_OP = 2,         /* uring_spans: the op is audited at all */
 	FA_SPAN_OBJ_RULES = 4,        /* a candidate rule tests the objects (obj_uid, inode, ...) */
+	FA_SPAN_AT_NI = 8,            /* not implemented here: judged at sys_ni_syscall's exit */
 };
 
 /* Where one syscall's candidate rule ids sit in the candidates array

@@ -4,6 +4,8 @@
 
 use crate::plan::hooks::noted::noted_functions;
 use crate::plan::kinds::KernelFunctions;
+use crate::plan::syscall_functions::SyscallFunctions;
+use std::collections::HashMap;
 
 /// The running kernel's BTF (/sys/kernel/btf/vmlinux), for the functions
 /// and tracepoint prototypes it has.
@@ -27,6 +29,67 @@ impl KernelBtf {
             libbpf_rs::libbpf_sys::btf__find_by_name_kind(self.0.as_ptr(), c.as_ptr(), kind)
         };
         u32::try_from(id).ok()
+    }
+
+    /// Every function whose name starts with one of `prefixes`, with
+    /// its prototype's type id: one pass over the BTF (a lookup by name
+    /// is a pass each, and a plan may want hundreds).
+    pub(crate) fn functions_starting(&self, prefixes: &[&str]) -> HashMap<String, u32> {
+        use libbpf_rs::libbpf_sys as sys;
+        // SAFETY: valid BTF.
+        let count = unsafe { sys::btf__type_cnt(self.0.as_ptr()) };
+        let mut found = HashMap::new();
+        for id in 1..count {
+            let Some(t) = self.ty(id) else { continue };
+            if (t.info >> 24) & 0x1f != sys::BTF_KIND_FUNC {
+                continue;
+            }
+            // SAFETY: libbpf returns NULL or a NUL-terminated string inside the BTF.
+            let p = unsafe { sys::btf__name_by_offset(self.0.as_ptr(), t.name_off) };
+            if p.is_null() {
+                continue;
+            }
+            // SAFETY: see above.
+            let name = unsafe { std::ffi::CStr::from_ptr(p) }.to_bytes();
+            if prefixes.iter().any(|x| name.starts_with(x.as_bytes())) {
+                // SAFETY: a FUNC's union member is its prototype's type id.
+                let proto = unsafe { t.__bindgen_anon_1.type_ };
+                found.insert(String::from_utf8_lossy(name).into_owned(), proto);
+            }
+        }
+        found
+    }
+
+    /// Whether prototype `proto` takes one argument, a pointer to
+    /// (const) `struct pt_regs`: a syscall wrapper's.
+    pub(crate) fn takes_only_regs(&self, proto: u32) -> bool {
+        use libbpf_rs::libbpf_sys as sys;
+        let kind = |t: &sys::btf_type| (t.info >> 24) & 0x1f;
+        // SAFETY: pointer, const and volatile types carry a type id.
+        let target = |t: &sys::btf_type| unsafe { t.__bindgen_anon_1.type_ };
+        let Some(p) = self.ty(proto) else {
+            return false;
+        };
+        if kind(p) != sys::BTF_KIND_FUNC_PROTO || (p.info & 0xffff) != 1 {
+            return false;
+        }
+        // SAFETY: a FUNC_PROTO is followed by vlen (1) btf_param entries.
+        let param = unsafe { &*(p as *const sys::btf_type).add(1).cast::<sys::btf_param>() };
+        let Some(ptr) = self.ty(param.type_) else {
+            return false;
+        };
+        if kind(ptr) != sys::BTF_KIND_PTR {
+            return false;
+        }
+        let mut id = target(ptr);
+        while let Some(t) = self.ty(id) {
+            match kind(t) {
+                k if k == sys::BTF_KIND_CONST || k == sys::BTF_KIND_VOLATILE => id = target(t),
+                k if k == sys::BTF_KIND_STRUCT => return self.name(t.name_off) == "pt_regs",
+                _ => return false,
+            }
+        }
+        false
     }
 
     pub(crate) fn has_func(&self, name: &str) -> bool {
@@ -174,6 +237,44 @@ pub(crate) fn kernel_functions() -> KernelFunctions {
             .map(String::from)
             .collect(),
     )
+}
+
+/// The kernel function each syscall of `target` enters here, with its
+/// prototype group, from the kernel's BTF (none without one).
+pub(crate) fn syscall_functions(target: fastaudit_rules::Target) -> SyscallFunctions {
+    let Some(btf) = KernelBtf::load() else {
+        return SyscallFunctions::Found(Default::default());
+    };
+    let prefixes = [
+        target.syscall_function_prefix(false),
+        target.syscall_function_prefix(true),
+        // The compat ABI's own entries (`__ia32_compat_sys_`; arm64's
+        // compat prefix is that already).
+        compat_prefix(target),
+        // What x86's wrappers of syscalls without arguments alias.
+        "__do_sys_",
+        "__do_compat_sys_",
+        crate::plan::syscall_functions::NI_FUNCTION,
+    ];
+    let found = btf.functions_starting(&prefixes);
+    // A syscall's function takes the registers alone (the stubs' bodies
+    // read them from the first argument): an inner `__do_sys_X` of a
+    // syscall with arguments, if one was not inlined, is not one.
+    let usable = |name: &str, proto: u32| {
+        name == crate::plan::syscall_functions::NI_FUNCTION || btf.takes_only_regs(proto)
+    };
+    SyscallFunctions::resolve(target, |name| {
+        found.get(name).copied().filter(|&p| usable(name, p))
+    })
+}
+
+/// The prefix of a target's compat-only syscall entries.
+fn compat_prefix(target: fastaudit_rules::Target) -> &'static str {
+    if target == fastaudit_rules::Target::AARCH64 {
+        "__arm64_compat_sys_"
+    } else {
+        "__ia32_compat_sys_"
+    }
 }
 
 #[cfg(test)]

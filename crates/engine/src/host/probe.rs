@@ -3,7 +3,7 @@
 //! and layouts (`btf`, `kallsyms`), LSMs and version, gathered into the
 //! plain data a plan is made for ([`crate::plan::kinds`], [`Environment`]).
 
-use crate::host::btf::{kernel_functions, KernelBtf};
+use crate::host::btf::{kernel_functions, syscall_functions, KernelBtf};
 use crate::host::kallsyms::kernel_function_range;
 use crate::host::tracefs::{inode_tracepoints, syscall_tracepoint_names, tracepoint_exists};
 use crate::plan::kinds::{Features, HookKinds, InodeSource, KernelFunctions, UringSubmit};
@@ -141,6 +141,7 @@ impl Features {
             uring_submit,
             uring_complete_res_arg,
             functions: KernelFunctions::Assumed,
+            syscall_functions: Default::default(),
             release: kernel_release(),
             labels: crate::host::lsm::lsm_labels(),
             fmode_backing: fmode_backing(),
@@ -206,11 +207,13 @@ impl Environment {
         self.look_up_functions();
     }
 
-    /// The noted hooks' functions, looked up where fexit programs load
-    /// (only there can anything attach to them; the BTF is read then).
+    /// The noted hooks' functions and the syscalls' own, looked up where
+    /// fexit programs load (only there can anything attach to them; the
+    /// BTF is read then).
     fn look_up_functions(&mut self) {
         if self.kinds.fexit.usable() {
             self.features.functions = kernel_functions();
+            self.features.syscall_functions = syscall_functions(self.target);
         }
     }
 }

@@ -20,7 +20,7 @@ use fastaudit_bpf::types::{fa_handover, fa_limit};
 use fastaudit_bpf::{FastauditSkel, FastauditSkelBuilder};
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
 use libbpf_rs::{Link, MapCore, MapFlags, MapHandle, TracepointCategory};
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, AsRawFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -65,6 +65,7 @@ impl Generation {
         let images = plan.map_images(&resolved.live_paths())?;
         crate::load::start_trace::mark("paths resolved, map images made");
         write_maps(&skel, &images)?;
+        stub_bodies(&skel, &plan)?;
         crate::load::start_trace::mark("maps written");
         let attached = Attached {
             hooks: Vec::new(),
@@ -112,9 +113,13 @@ impl Generation {
                     prog.attach()
                         .map_err(refused(a, format!("attaching {}{hint}", a.point)))?
                 }
-                AttachPoint::Kprobe { .. } | AttachPoint::Function { .. } => prog
+                AttachPoint::Kprobe { .. }
+                | AttachPoint::Function { .. }
+                | AttachPoint::Stub { .. } => prog
                     .attach()
                     .map_err(refused(a, format!("attaching {}", a.point)))?,
+                // Tail-called by its group's stubs (in its map since the load).
+                AttachPoint::StubBody { .. } => continue,
                 AttachPoint::Syscall { tracepoint } => {
                     // libbpf finds tracepoint ids in tracefs: mount it if absent.
                     crate::host::tracefs::syscall_tracepoints();
@@ -198,8 +203,14 @@ fn open_and_load(
     // Only the programs the plan attaches are loaded (and verified).
     let test_refused = crate::load::refused::test_refused();
     for mut p in open.open_object_mut().progs_mut() {
-        let load = plan.attachments.iter().any(|a| p.name() == a.program);
+        let attachment = plan.attachments.iter().find(|a| p.name() == a.program);
+        let load = attachment.is_some();
         p.set_autoload(load);
+        // A syscall function's stub or body is loaded for its function.
+        if let Some(function) = attachment.and_then(|a| a.point.load_target()) {
+            p.set_attach_target(0, Some(function.to_string()))
+                .map_err(bpf("setting a syscall function hook's function"))?;
+        }
         if load && test_refused.iter().any(|t| p.name() == t.as_str()) {
             // The test switch: as a socket filter its context reads
             // and helpers are invalid, so the kernel's verifier
@@ -275,6 +286,37 @@ fn open_and_load(
             "loading the BPF programs (root and BPF support needed)",
         )(e)),
     }
+}
+
+/// Each syscall function body the plan loads, in its group's map: its
+/// stubs tail-call it (before this, they do nothing).
+fn stub_bodies(skel: &FastauditSkel<'static>, plan: &Plan) -> Result<(), EngineError> {
+    for a in &plan.attachments {
+        let AttachPoint::StubBody { family, group, .. } = a.point else {
+            continue;
+        };
+        let map_name = format!("{family}_body{group}");
+        let map = skel
+            .object()
+            .maps()
+            .find(|m| m.name() == map_name.as_str())
+            .ok_or_else(|| EngineError::Plan(format!("no map {map_name} in the BPF object")))?;
+        let prog = skel
+            .object()
+            .progs()
+            .find(|p| p.name() == a.program)
+            .ok_or_else(|| {
+                EngineError::Plan(format!("no program {} in the BPF object", a.program))
+            })?;
+        let fd = prog.as_fd().as_raw_fd() as u32;
+        put(
+            &map,
+            &0u32,
+            &fd,
+            "putting a syscall function body in its map",
+        )?;
+    }
+    Ok(())
 }
 
 /// The plan's read-only data into the object's, verbatim, with the run's

@@ -143,6 +143,7 @@ fn compile_once(
     plan.exes = paths.exes;
     plan.watches = paths.watches;
     plan.hooks = hooks::choose(&plan, &env);
+    plan.functions_not_hooked = hooks::functions_not_hooked(&plan, &env);
     // Without a kind for the raw hooks nothing can be loaded:
     // `hook_kind_problem` says why.
     plan.attachments = hooks::attachments(

@@ -51,6 +51,9 @@ pub struct Plan {
     pub degraded: Vec<String>,
     /// Rules left out because the hooks they need were refused.
     pub unavailable: Vec<Origin>,
+    /// Why the syscalls' own functions are not what is hooked (`None`:
+    /// they are, or there is nothing to hook), for `--explain`.
+    pub functions_not_hooked: Option<String>,
 }
 
 /// What the host offers that changes rule meaning or the hooks to use.
@@ -122,6 +125,7 @@ impl Default for Plan {
             refused: Vec::new(),
             degraded: Vec::new(),
             unavailable: Vec::new(),
+            functions_not_hooked: None,
         }
     }
 }

@@ -39,6 +39,17 @@ pub(crate) fn next_step(plan: &Plan, env: &mut Environment) -> Option<Step> {
             first.program
         )));
     }
+    // A syscall function's stub or body: the per-syscall tracepoints or
+    // the raw hooks do their work (per_function sees the refusal).
+    if matches!(
+        first.point,
+        AttachPoint::Stub { .. } | AttachPoint::StubBody { .. }
+    ) {
+        return Some(Step::Again(format!(
+            "syscall functions: {} ({}) refused ({first_why}); the tracepoints or raw syscall hooks are used instead",
+            first.program, first.point
+        )));
+    }
     // Inode changes: object names are looked up from user space; the
     // rules that need the hooks themselves (watches, dir=, path=) are
     // unavailable.

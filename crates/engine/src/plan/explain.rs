@@ -45,6 +45,12 @@ impl Plan {
                 let _ = writeln!(s, "  {a} ({})", a.purpose);
             }
         }
+        if let Some(why) = &self.functions_not_hooked {
+            let _ = writeln!(
+                s,
+                "syscalls' own functions (fexit/fentry, only the audited ones run a program): not hooked ({why})"
+            );
+        }
         if !self.degraded.is_empty() {
             let _ = writeln!(s, "degraded (programs this kernel refused):");
             for d in &self.degraded {

@@ -41,6 +41,18 @@ pub enum Hook {
     /// fentry/fexit programs on the kernel functions that note a record's
     /// data inside a syscall (System V IPC objects, NTP values).
     Noted(Noted),
+    /// fexit on the kernel function one syscall of one ABI enters (its
+    /// exit), or fentry (its entry's work): only that syscall runs a
+    /// program. `group`: the function's prototype group (the body its
+    /// stub tail-calls); `companion`: hooked for companions only.
+    SyscallFunction {
+        side: Trampoline,
+        nr: u32,
+        compat: bool,
+        function: String,
+        group: u8,
+        companion: bool,
+    },
 }
 
 impl Hook {
@@ -52,6 +64,7 @@ impl Hook {
                 | Hook::SyscallEnter { .. }
                 | Hook::CompanionExit { .. }
                 | Hook::Noted(_)
+                | Hook::SyscallFunction { .. }
         ) && *self != Hook::UringEnter
     }
 }
@@ -68,7 +81,7 @@ pub enum Noted {
 
 /// Which side of a kernel function a trampoline program runs on (both
 /// need the [`Kind::Fexit`] hook kind: BPF trampolines).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Trampoline {
     /// On entry, with the arguments.
     Fentry,
@@ -105,6 +118,20 @@ pub enum AttachPoint {
         kind: Trampoline,
         function: &'static str,
     },
+    /// A syscall function's stub (syscall_functions.bpf.h): its section
+    /// names no function, the loader sets this one before the load.
+    Stub { kind: Trampoline, function: String },
+    /// The body a prototype group's stubs tail-call: loaded for
+    /// `function` (one of the group's), put in the group's body map,
+    /// attached nowhere.
+    StubBody {
+        kind: Trampoline,
+        /// Its stubs' family (`fexit`, `fentry`, `fentry_end`): its map
+        /// is `{family}_body{group}`.
+        family: &'static str,
+        group: u8,
+        function: String,
+    },
 }
 
 impl AttachPoint {
@@ -122,6 +149,19 @@ impl AttachPoint {
             AttachPoint::Syscall { .. } => None,
             AttachPoint::Kprobe { function } => Some(format!("kprobe/{function}")),
             AttachPoint::Function { kind, function } => Some(format!("{}/{function}", kind.name())),
+            AttachPoint::Stub { kind, .. } | AttachPoint::StubBody { kind, .. } => {
+                Some(kind.name().to_string())
+            }
+        }
+    }
+
+    /// The function a stub or body is loaded for (set before the load).
+    pub fn load_target(&self) -> Option<&str> {
+        match self {
+            AttachPoint::Stub { function, .. } | AttachPoint::StubBody { function, .. } => {
+                Some(function)
+            }
+            _ => None,
         }
     }
 }
@@ -137,6 +177,17 @@ impl fmt::Display for AttachPoint {
             AttachPoint::Syscall { tracepoint } => write!(f, "tracepoint/syscalls:{tracepoint}"),
             AttachPoint::Kprobe { function } => write!(f, "kprobe/{function}"),
             AttachPoint::Function { kind, function } => write!(f, "{}/{function}", kind.name()),
+            AttachPoint::Stub { kind, function } => write!(f, "{}/{function}", kind.name()),
+            AttachPoint::StubBody {
+                kind,
+                family,
+                group,
+                function,
+            } => write!(
+                f,
+                "{} body of the {family} stubs of prototype group {group} (loaded for {function}, tail-called)",
+                kind.name()
+            ),
         }
     }
 }

@@ -307,6 +307,10 @@ impl Plan {
             fa_span_flag::FA_SPAN_OBJ_RULES.0
         } else {
             0
+        } | if self.judged_at_ni(nr, compat) {
+            fa_span_flag::FA_SPAN_AT_NI.0
+        } else {
+            0
         };
         // Judged when no watched object was touched: the rules
         // that need none, in order.

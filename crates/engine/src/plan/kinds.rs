@@ -211,6 +211,9 @@ pub struct Features {
     pub uring_complete_res_arg: Option<bool>,
     /// The kernel functions the noted hooks attach to.
     pub functions: KernelFunctions,
+    /// The kernel function each syscall enters, where fexit programs load
+    /// (read with the fexit probe).
+    pub syscall_functions: crate::plan::syscall_functions::SyscallFunctions,
     /// The kernel's release (`uname -r`), for messages; empty: not probed.
     pub release: String,
     /// Who gives the tasks' LSM labels (`subj=`, `obj=`).

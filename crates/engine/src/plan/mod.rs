@@ -21,6 +21,7 @@ pub(crate) mod path_args;
 pub(crate) mod perm;
 pub(crate) mod refusal;
 pub(crate) mod rule;
+pub mod syscall_functions;
 pub mod syscalls;
 #[cfg(test)]
 mod target_tests;

@@ -13,6 +13,7 @@ use fastaudit_bpf::programs as prog;
 #[cfg(test)]
 use fastaudit_rules::Target;
 use noted::{noted_attachments, noted_hooks};
+use per_function::{function_attachments, per_function};
 use per_syscall::per_syscall;
 use programs::{
     Twice, EXEC_PREPARE, INODE, INODE_KPROBES, RAW_ENTER, RAW_EXIT, SIGNAL_SENT, TASK,
@@ -23,6 +24,7 @@ use uring::{uring_enter_attachments, URING_OPS};
 mod companion;
 mod entry;
 pub mod noted;
+mod per_function;
 mod per_syscall;
 mod programs;
 mod uring;
@@ -143,6 +145,7 @@ pub fn attachments(
                 raw.extend(noted_attachments(*n, &features.functions));
                 continue;
             }
+            Hook::SyscallFunction { .. } => continue,
             Hook::SyscallEnter { nr, syscall } => {
                 let (program, why) = if syscalls::special(target, false).no_return().contains(nr) {
                     (prog::FA_SYSCALL_ENTER_END, "never returns: judged at entry")
@@ -164,6 +167,7 @@ pub fn attachments(
     }
     raw.extend(exits);
     raw.extend(enters);
+    raw.extend(function_attachments(target, hooks));
     Some(raw)
 }
 
@@ -186,6 +190,10 @@ pub(crate) fn choose(plan: &Plan, env: &Environment) -> Vec<Hook> {
         // execs included.
         hooks.push(Hook::RawSyscallExit);
         hooks.push(Hook::RawSyscallEnter);
+    } else if let Ok(functions) = per_function(plan, env) {
+        // Best where the kernel allows it: only the audited syscalls
+        // (and the companions) run a program.
+        hooks.extend(functions);
     } else if !plan.by_syscall.is_empty() {
         match per_syscall(plan, env) {
             Some(per_syscall) => hooks.extend(per_syscall),
@@ -229,6 +237,23 @@ pub(crate) fn choose(plan: &Plan, env: &Environment) -> Vec<Hook> {
         hooks.extend(noted_hooks(plan));
     }
     hooks
+}
+
+/// Why `plan`'s hooks are not on the syscalls' own functions (`None`:
+/// they are, or nothing is hooked).
+pub(crate) fn functions_not_hooked(plan: &Plan, env: &Environment) -> Option<String> {
+    if plan.hooks.is_empty()
+        || plan
+            .hooks
+            .iter()
+            .any(|h| matches!(h, Hook::SyscallFunction { .. }))
+    {
+        return None;
+    }
+    if plan.has_always_task_rules() {
+        return Some("an always,task rule records every syscall of its tasks".into());
+    }
+    per_function(plan, env).err()
 }
 
 /// Every program and attach point a plan can name: [`attachments`] for
@@ -299,6 +324,8 @@ pub(crate) fn every_attachment() -> Vec<Attachment> {
             | Hook::UringEnter
             | Hook::SignalSent
             | Hook::Noted(Noted::Ntp | Noted::Module) => {}
+            // Every stub and body: per_function::every_function_attachment.
+            Hook::SyscallFunction { .. } => {}
         }
     }
     let mut all: Vec<Attachment> = Vec::new();
@@ -313,6 +340,7 @@ pub(crate) fn every_attachment() -> Vec<Attachment> {
             }
         }
     }
+    all.extend(per_function::every_function_attachment());
     all
 }
 
