@@ -15,6 +15,12 @@
 #               scripts/vm/guest-checks.sh for the kinds: start:SET, explain,
 #               progs, test:BIN:NAME, cmd:NAME)
 #   FASTAUDIT   the binary (default target/release/fastaudit)
+#   FASTAUDIT_HOOK_KINDS, FASTAUDIT_SYSCALL_FUNCTION_HOOKS  passed to the
+#               guests: every fastaudit run there (the checks' and the
+#               tests') takes them; FASTAUDIT_SYSCALL_FUNCTION_HOOKS=yes
+#               tests the hooks on the syscalls' own functions,
+#               FASTAUDIT_HOOK_KINDS=tracepoint,tp_btf,raw_tp the paths
+#               without fexit
 #   VM_SHARE    results root, shared with the guests (default /tmp/vm-matrix)
 #   VM_TIMEOUT  per-guest timeout in seconds (default 900)
 #   VM_APPEND   extra guest kernel command line (default none: the LSMs

@@ -174,13 +174,13 @@ pub struct RunArgs {
     #[arg(long)]
     pub explain: bool,
     /// BPF hook kinds fastaudit may use, comma-separated. Each is probed at
-    /// start and the cheapest that works is chosen: fexit (fentry and fexit
-    /// programs on kernel functions) on the audited syscalls' own functions,
-    /// so that no other syscall runs a program; else tracepoint for the
+    /// start and the cheapest that works is chosen: tracepoint for the
     /// native syscalls rules name, tp_btf (else raw_tp) for the raw
-    /// syscall, task and inode hooks. Without fexit, module loads
-    /// (KERN_MODULE) and clock adjustments (TIME_ADJNTPVAL, TIME_INJOFFSET)
-    /// are not written (--explain says so).
+    /// syscall, task and inode hooks; fexit (fentry and fexit programs on
+    /// kernel functions) for the records no tracepoint gives, module loads
+    /// (KERN_MODULE) and clock adjustments (TIME_ADJNTPVAL, TIME_INJOFFSET),
+    /// which are not written without it (--explain says so), and with
+    /// --syscall-function-hooks for the audited syscalls themselves.
     #[arg(long, value_name = "KINDS", value_delimiter = ',', env = "FASTAUDIT_HOOK_KINDS",
           value_parser = Words { words: HOOK_KINDS, parse: parse_kind },
           default_value = "fexit,tracepoint,tp_btf,raw_tp")]
@@ -213,6 +213,15 @@ pub struct RunArgs {
     /// io_uring rule names them; each then costs a URINGOP check.
     #[arg(long)]
     pub audit_skipped_uring_ops: bool,
+    /// Where the kernel loads fexit programs, hook the audited syscalls' own
+    /// kernel functions (both ABIs), so that a syscall no rule names runs
+    /// nothing, instead of the tracepoints every syscall pays for. Off by
+    /// default while it does not agree with the kernel's audit on every
+    /// kernel tested (Linux 7.3: watches); --explain says per syscall
+    /// which hook it got.
+    #[arg(long, env = "FASTAUDIT_SYSCALL_FUNCTION_HOOKS",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub syscall_function_hooks: bool,
 }
 
 /// A run flag's help over an auditd.conf key, with the defaults as `run`

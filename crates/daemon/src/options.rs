@@ -31,6 +31,8 @@ pub struct RunOptions {
     pub hook_kinds: Vec<Kind>,
     /// Also audit the io_uring ops the kernel never audits.
     pub audit_skipped_uring_ops: bool,
+    /// Hook the audited syscalls' own functions where fexit loads.
+    pub syscall_function_hooks: bool,
     /// Leave the kernel audit as it is; log only the BPF events.
     pub bpf_only: bool,
     /// Stop another registered audit daemon and take its place.

@@ -70,6 +70,7 @@ fn plan(opts: &RunOptions) -> Result<(Plan, RuleSet, Environment, rules::Refused
             Environment::assumed(&kinds)
         };
         env.audit_skipped_uring_ops = opts.audit_skipped_uring_ops;
+        env.syscall_function_hooks = opts.syscall_function_hooks;
         env
     };
     let mut env = probed(opts.explain);
@@ -79,7 +80,10 @@ fn plan(opts: &RunOptions) -> Result<(Plan, RuleSet, Environment, rules::Refused
     if !opts.explain
         && root
         && opts.hook_kinds.contains(&Kind::Fexit)
-        && plan.wants_function_hooks()
+        && (plan.wants_function_hooks()
+            || (opts.syscall_function_hooks
+                && !plan.hooks.is_empty()
+                && !plan.kinds.fexit.usable()))
     {
         env.probe_fexit();
         plan = compile(&set, env.clone()).map_err(Error::Compile)?;

@@ -73,6 +73,9 @@ pub struct Environment {
     /// Not a host fact but the user's choice (`--audit-skipped-uring-ops`):
     /// audit the io_uring ops the kernel never audits too.
     pub audit_skipped_uring_ops: bool,
+    /// Not a host fact but the user's choice (`--syscall-function-hooks`):
+    /// hook the audited syscalls' own functions where fexit loads.
+    pub syscall_function_hooks: bool,
     /// The kernel runs no compat syscall (x86_64: no
     /// CONFIG_IA32_EMULATION, or `ia32_emulation=false`; arm64: no
     /// CONFIG_COMPAT or a CPU without 32-bit EL0): rules on that ABI can
@@ -99,6 +102,7 @@ impl Default for Environment {
             kinds: HookKinds::default(),
             syscall_tracepoints: None,
             audit_skipped_uring_ops: false,
+            syscall_function_hooks: false,
             ia32_disabled: false,
             no_prepare_exec: false,
             features: Features::default(),

@@ -181,17 +181,12 @@ pub(super) fn noted_attachments(noted: Noted, functions: &KernelFunctions) -> Ve
 impl Plan {
     /// Whether some rule records a syscall whose records only fentry/fexit
     /// programs read (clock adjustments, module loads) and the plan has
-    /// no such hook, or the plan hooks syscalls, which fexit programs on
-    /// their own functions hook best: with the fexit kind not probed,
-    /// probe it (a run probes it only then: the probe is a BPF load of
-    /// its own).
+    /// no such hook: with the fexit kind not probed, probe it (a run
+    /// probes it only then: the probe is a BPF load of its own).
     pub fn wants_function_hooks(&self) -> bool {
         [Noted::Ntp, Noted::Module]
             .into_iter()
             .any(|n| unwritten(self, n).is_some())
-            || (!self.hooks.is_empty()
-                && !self.kinds.fexit.usable()
-                && !self.has_always_task_rules())
     }
 }
 

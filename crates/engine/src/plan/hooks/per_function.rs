@@ -17,6 +17,9 @@ use std::collections::BTreeMap;
 
 /// Why the plan cannot hook the syscalls' functions (`Ok`: the hooks).
 pub(crate) fn per_function(plan: &Plan, env: &Environment) -> Result<Vec<Hook>, String> {
+    if !env.syscall_function_hooks {
+        return Err("not asked for: --syscall-function-hooks".into());
+    }
     if !plan.kinds.fexit.usable() {
         return Err("fexit programs do not load here".into());
     }
@@ -111,8 +114,14 @@ pub(crate) fn per_function(plan: &Plan, env: &Environment) -> Result<Vec<Hook>, 
             }
         }
     }
+    fits_the_stubs(plan, &hooks)?;
+    Ok(hooks)
+}
+
+/// Whether the object has a stub for each hook, by family and group.
+fn fits_the_stubs(plan: &Plan, hooks: &[Hook]) -> Result<(), String> {
     let mut counts: BTreeMap<(&str, Trampoline, u8), usize> = BTreeMap::new();
-    for h in &hooks {
+    for h in hooks {
         if let Hook::SyscallFunction {
             side,
             group,
@@ -135,7 +144,7 @@ pub(crate) fn per_function(plan: &Plan, env: &Environment) -> Result<Vec<Hook>, 
             ));
         }
     }
-    Ok(hooks)
+    Ok(())
 }
 
 /// The family of stubs a hook takes: its side's, but the entries of
@@ -352,7 +361,10 @@ mod tests {
     /// A kernel where fexit loads and every syscall function is present
     /// (`functions` when given).
     fn env_with(functions: SyscallFunctions) -> Environment {
-        let mut env = Environment::default();
+        let mut env = Environment {
+            syscall_function_hooks: true,
+            ..Environment::default()
+        };
         env.features.syscall_functions = functions;
         env
     }
@@ -507,6 +519,17 @@ mod tests {
 
         let unread = plan_in(rules, Environment::default()).unwrap();
         assert!(unread.functions_not_hooked.is_some());
+        // Off unless asked for, wherever it would work.
+        let not_asked = Environment {
+            syscall_function_hooks: false,
+            ..env()
+        };
+        let p = plan_in(rules, not_asked).unwrap();
+        assert!(hooked(&p, Trampoline::Fexit).is_empty());
+        assert_eq!(
+            p.functions_not_hooked.as_deref(),
+            Some("not asked for: --syscall-function-hooks")
+        );
         let refused = Environment {
             kinds: crate::plan::kinds::HookKinds::assumed(&[
                 crate::plan::kinds::Kind::TpBtf,
