@@ -70,7 +70,7 @@ fn plan(opts: &RunOptions) -> Result<(Plan, RuleSet, Environment, rules::Refused
             Environment::assumed(&kinds)
         };
         env.audit_skipped_uring_ops = opts.audit_skipped_uring_ops;
-        env.syscall_function_hooks = opts.syscall_function_hooks;
+        env.want_syscall_functions(opts.syscall_function_hooks);
         env
     };
     let mut env = probed(opts.explain);

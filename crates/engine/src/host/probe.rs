@@ -207,13 +207,22 @@ impl Environment {
         self.look_up_functions();
     }
 
-    /// The noted hooks' functions and the syscalls' own, looked up where
-    /// fexit programs load (only there can anything attach to them; the
-    /// BTF is read then).
+    /// Hook the audited syscalls' own functions where fexit loads
+    /// (`--syscall-function-hooks`): they are looked up then.
+    pub fn want_syscall_functions(&mut self, yes: bool) {
+        self.syscall_function_hooks = yes;
+        self.look_up_functions();
+    }
+
+    /// The noted hooks' functions, and the syscalls' own when asked for,
+    /// looked up where fexit programs load (only there can anything
+    /// attach to them; the BTF is read then: a pass over it each).
     fn look_up_functions(&mut self) {
         if self.kinds.fexit.usable() {
             self.features.functions = kernel_functions();
-            self.features.syscall_functions = syscall_functions(self.target);
+            if self.syscall_function_hooks && !self.features.syscall_functions.read() {
+                self.features.syscall_functions = syscall_functions(self.target);
+            }
         }
     }
 }
