@@ -398,10 +398,9 @@ static __always_inline int task_exit_body(__u64 *ctx)
 /* A syscall's entry, for the work only its entry can do: an exec's
  * arguments saved, and what the exits of chdir, mq_getsetattr, System V
  * IPC, clock and module syscalls need noted. */
-static __always_inline int entry_notes(struct pt_regs *regs, long id)
+static __always_inline int entry_notes(struct pt_regs *regs, long id, __u32 compat)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	__u32 compat = task_compat(task);
 	if (is_exec((__u32)id, compat))
 		save_entry_args(regs, compat);
 	else if (id == (compat ? FA_NR32_chdir : FA_NR64_chdir))
@@ -418,18 +417,19 @@ static __always_inline int entry_notes(struct pt_regs *regs, long id)
 }
 
 /* exit and exit_group, judged at their entry (they never return). */
-static __always_inline int entry_end(long id)
+static __always_inline int entry_end(long id, __u32 compat)
 {
-	__u32 compat = task_compat(bpf_get_current_task_btf());
 	return is_noreturn((__u32)id, compat) ? on_end((__u32)id, 0, 0) : 0;
 }
 
-/* A syscall's entry: what entry_notes does, and exit/exit_group judged. */
+/* A syscall's entry: what entry_notes does, and exit/exit_group judged
+ * (the raw entry hook's, on every syscall: the ABI read once). */
 static __always_inline int on_enter(struct pt_regs *regs, long id)
 {
-	if (is_noreturn((__u32)id, task_compat(bpf_get_current_task_btf())))
-		return entry_end(id);
-	return entry_notes(regs, id);
+	__u32 compat = task_compat(bpf_get_current_task_btf());
+	if (is_noreturn((__u32)id, compat))
+		return entry_end(id, compat);
+	return entry_notes(regs, id, compat);
 }
 
 /* Entry hook, attached only when exec syscalls (their arguments) or
@@ -714,12 +714,14 @@ static __always_inline int fexit_body(__u64 *ctx)
 static __always_inline int fentry_body(__u64 *ctx)
 {
 	struct pt_regs *regs = (struct pt_regs *)ctx[0];
-	return entry_notes(regs, regs_syscall_nr(regs));
+	__u32 compat = task_compat(bpf_get_current_task_btf());
+	return entry_notes(regs, regs_syscall_nr(regs), compat);
 }
 
 static __always_inline int fentry_end_body(__u64 *ctx)
 {
-	return entry_end(regs_syscall_nr((struct pt_regs *)ctx[0]));
+	__u32 compat = task_compat(bpf_get_current_task_btf());
+	return entry_end(regs_syscall_nr((struct pt_regs *)ctx[0]), compat);
 }
 
 /* A number this kernel does not implement reaches sys_ni_syscall (x86's
@@ -751,9 +753,9 @@ SEC("fentry") int fa_fentry_end_body0(__u64 *ctx) { return fentry_end_body(ctx);
 
 /* The stubs: for each group as many as a plan may hook functions of it
  * (the engine falls back to the tracepoints past that). Group 0 is the
- * prototype of most functions (x86: a `regs` parameter, ~370 functions
- * per ABI), group 1 the other (x86: SYSCALL_DEFINE0's `__unused`, the
- * ~45 `__do_sys_*` functions both ABIs' wrappers alias). */
+ * prototype of the most functions, group 1 the other; both hold real
+ * syscalls (Debian's 6.12: bind, acct, swapon are in the second, with
+ * the `__do_sys_*` functions SYSCALL_DEFINE0's wrappers alias). */
 FA_STUBS16(fexit, 0, 0) FA_STUBS16(fexit, 0, 1) FA_STUBS16(fexit, 0, 2) FA_STUBS16(fexit, 0, 3)
 FA_STUBS16(fexit, 0, 4) FA_STUBS16(fexit, 0, 5) FA_STUBS16(fexit, 0, 6) FA_STUBS16(fexit, 0, 7)
 FA_STUBS16(fexit, 0, 8) FA_STUBS16(fexit, 0, 9) FA_STUBS16(fexit, 0, a) FA_STUBS16(fexit, 0, b)
