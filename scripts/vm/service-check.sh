@@ -144,12 +144,15 @@ rm -f "$SVC/result-$KVER.txt" "$SVC/result-$KVER.txt.partial"
 echo "$(date -u +%T) booting $KERNEL (timeout ${TIMEOUT}s; console: $CONSOLE)"
 START=$(date +%s)
 cd /tmp || exit 2
+# One TCG thread for both vCPUs: qemu's multi-threaded TCG races the
+# kernel's int3 text patching (see run-in-guest.sh, VM_QEMU_OPTS).
 BISECT=()
 [ "${FA_BISECT:-0}" = 1 ] && BISECT=(--append fastaudit.bisect=1)
 QEMU_WRAP_LOG=$SVC/qemu-cmd-$KVER.txt \
 	timeout -k 10 "$TIMEOUT" vng "${VERBOSE[@]}" -r "$KERNEL" \
 	--qemu "$SVC/qemu-wrap.sh" --systemd \
 	--disable-kvm --force-9p --memory 3G --cpus 2 --rwdir /tmp \
+	--qemu-opts="-accel tcg,thread=single" \
 	--append systemd.mask=postgresql.service \
 	--append systemd.mask=postgresql@15-main.service \
 	--append systemd.mask=systemd-tmpfiles-clean.timer "${BISECT[@]}" \

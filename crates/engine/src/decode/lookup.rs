@@ -243,6 +243,21 @@ pub(crate) fn bare_items(c: &Call, nargs: usize) -> Vec<PathItem> {
         .collect()
 }
 
+/// A rename's two directories, in the kernel's order (a bare name where
+/// the old one's directory is not there: the lookup stopped at it).
+pub(crate) fn rename_directories(c: &Call) -> Vec<PathItem> {
+    let old_dir = c.parent_item(0);
+    let new_dir = old_dir.as_ref().and_then(|_| c.parent_item(1));
+    let mut v = vec![
+        new_dir.unwrap_or_else(|| c.item(1, None, NameType::Unknown)),
+        old_dir.unwrap_or_else(|| c.item(0, None, NameType::Unknown)),
+    ];
+    if c.kernel.order.rename_old_first {
+        v.swap(0, 1);
+    }
+    v
+}
+
 /// The items of a failed syscall, or of a successful one whose object BPF
 /// did not see, in the kernel's order (its names list: the path arguments
 /// in getname order, then the children of creates and deletes).
@@ -288,18 +303,8 @@ pub(crate) fn items(c: &Call, nargs: usize) -> Vec<PathItem> {
             v
         }
         "rename" | "renameat" | "renameat2" => {
-            let old_dir = c.parent_item(0);
-            let new_dir = old_dir.as_ref().and_then(|_| c.parent_item(1));
-            let mut v = vec![
-                new_dir.unwrap_or_else(|| c.item(1, None, NameType::Unknown)),
-                old_dir
-                    .clone()
-                    .unwrap_or_else(|| c.item(0, None, NameType::Unknown)),
-            ];
-            if c.kernel.order.rename_old_first {
-                v.swap(0, 1);
-            }
-            if old_dir.is_some() {
+            let mut v = rename_directories(c);
+            if c.parent_item(0).is_some() {
                 if let Some(moved) = c.stat(0, false, false) {
                     v.push(c.item(0, Some(moved), NameType::Delete));
                     if let Some(victim) = c.stat(1, false, false) {

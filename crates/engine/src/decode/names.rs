@@ -303,6 +303,16 @@ fn socket_items(
     }
 }
 
+/// Whether a rename failed before vfs_rename, whose may_delete names the
+/// files: renameat2's RENAME_NOREPLACE refusing an existing new name
+/// (EEXIST; `mv` tries it first). Its items are the two directories
+/// only, whatever user space finds there later. rename and renameat have
+/// no flags: their EEXIST (a file system's, for a non-empty directory)
+/// comes after may_delete.
+fn refused_before_vfs_rename(name: &str, exit: i64) -> bool {
+    name == "renameat2" && -exit == nix::libc::EEXIST as i64
+}
+
 /// A failed syscall's items. No lookup result is visible to BPF for it.
 /// One whose error can only come from the lookup itself never reached an
 /// object: its names are bare (fastaudit, looking again with its own
@@ -310,6 +320,8 @@ fn socket_items(
 fn failed_items(call: &lookup::Call, nargs: usize, exit: Option<i64>) -> Vec<PathItem> {
     if lookup_failed(call.name, exit.unwrap_or(0)) {
         lookup::bare_items(call, nargs)
+    } else if refused_before_vfs_rename(call.name, exit.unwrap_or(0)) {
+        lookup::rename_directories(call)
     } else {
         lookup::items(call, nargs)
     }
@@ -613,6 +625,51 @@ mod tests {
             ..Syscall::default()
         };
         path_records(&sc, aux, Facts::at((6, 18))).unwrap()
+    }
+
+    #[test]
+    fn a_rename_refused_for_noreplace_names_the_directories_only() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = std::env::temp_dir().join(format!("fa-noreplace-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("created"), b"").unwrap();
+        std::fs::write(dir.join("victim"), b"").unwrap();
+        let names = [Some(b"created".to_vec()), Some(b"victim".to_vec()), None];
+        let bases = [None, None];
+        let types = |name: &str, exit: i64| {
+            let c = lookup::Call {
+                name,
+                // Both directory descriptors AT_FDCWD.
+                args: [0xffff_ff9c, 0, 0xffff_ff9c, 0],
+                pid: std::process::id() as i32,
+                cwd: Some(dir.as_os_str().as_bytes()),
+                names: &names,
+                bases: &bases,
+                kernel: Facts::at((6, 1)),
+            };
+            failed_items(&c, 2, Some(exit))
+                .into_iter()
+                .map(|i| i.nametype)
+                .collect::<Vec<_>>()
+        };
+        let eexist = -(nix::libc::EEXIST as i64);
+        // mv's renameat2(RENAME_NOREPLACE) onto victim: refused before
+        // vfs_rename, though both files are there when user space looks.
+        assert_eq!(
+            types("renameat2", eexist),
+            [NameType::Parent, NameType::Parent]
+        );
+        // renameat's EEXIST (a non-empty directory) comes after may_delete.
+        assert_eq!(
+            types("renameat", eexist),
+            [
+                NameType::Parent,
+                NameType::Parent,
+                NameType::Delete,
+                NameType::Delete
+            ]
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
