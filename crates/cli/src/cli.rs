@@ -215,10 +215,10 @@ pub struct RunArgs {
     pub audit_skipped_uring_ops: bool,
     /// Where the kernel loads fexit programs, hook the audited syscalls' own
     /// kernel functions (both ABIs), so that a syscall no rule names runs
-    /// nothing, instead of the tracepoints every syscall pays for. Off by
-    /// default while it does not agree with the kernel's audit on every
-    /// kernel tested (Linux 7.3: watches); --explain says per syscall
-    /// which hook it got.
+    /// nothing, instead of the tracepoints every syscall pays for. Not
+    /// where the kernel preempts its own code (full, lazy, RT: Linux 7.3's
+    /// default). Off by default until measured on every kernel tested;
+    /// --explain says per syscall which hook it got.
     #[arg(long, env = "FASTAUDIT_SYSCALL_FUNCTION_HOOKS",
           value_parser = clap::builder::BoolishValueParser::new())]
     pub syscall_function_hooks: bool,

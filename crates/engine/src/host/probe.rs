@@ -145,6 +145,7 @@ impl Features {
             release: kernel_release(),
             labels: crate::host::lsm::lsm_labels(),
             fmode_backing: fmode_backing(),
+            preemption: crate::host::preemption::preempting_mode(),
         }
     }
 }

@@ -221,6 +221,12 @@ pub struct Features {
     /// `file->f_mode`'s FMODE_BACKING bit (0: no backing files, before
     /// Linux 6.6): overlayfs maps them in place of its own files.
     pub fmode_backing: u32,
+    /// The preemption model, where the kernel preempts its own code
+    /// ("lazy", "full", "rt", or why it is not known); `None`: it does
+    /// not (none, voluntary), or not probed. A program run from a
+    /// trampoline (fentry, fexit) can then be preempted half-way, and
+    /// another's on the same CPU overwrite the per-CPU scratch space.
+    pub preemption: Option<String>,
 }
 
 /// Where the kernel's audit records get a task's LSM label from.

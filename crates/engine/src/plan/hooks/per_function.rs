@@ -23,6 +23,15 @@ pub(crate) fn per_function(plan: &Plan, env: &Environment) -> Result<Vec<Hook>, 
     if !plan.kinds.fexit.usable() {
         return Err("fexit programs do not load here".into());
     }
+    // The bodies build records in per-CPU scratch maps, safe where the
+    // program cannot be preempted (a tracepoint's; a trampoline's under
+    // voluntary preemption). On Linux 7.3's lazy preemption a preempted
+    // body's half-built record was finished by another task's syscall.
+    if let Some(mode) = &env.features.preemption {
+        return Err(format!(
+            "this kernel preempts its own code (preemption: {mode}), and so the fexit and fentry programs, whose records are built in per-CPU scratch space"
+        ));
+    }
     let functions = &env.features.syscall_functions;
     if !functions.read() {
         return Err("the syscalls' functions were not looked up".into());
@@ -543,6 +552,17 @@ mod tests {
             p.functions_not_hooked.as_deref(),
             Some("fexit programs do not load here")
         );
+        // A kernel that preempts its own code (Linux 7.3's lazy model).
+        let mut preempting = env();
+        preempting.features.preemption = Some("lazy".into());
+        let p = plan_in(rules, preempting).unwrap();
+        assert!(hooked(&p, Trampoline::Fexit).is_empty());
+        assert!(p.hooks.contains(&Hook::SyscallExit {
+            nr: x86_64("openat"),
+            syscall: "openat".into()
+        }));
+        let why = p.functions_not_hooked.clone().unwrap_or_default();
+        assert!(why.contains("preemption: lazy"), "{why}");
     }
 
     #[test]
