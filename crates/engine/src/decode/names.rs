@@ -201,7 +201,7 @@ pub(crate) fn path_records(sc: &Syscall, aux: &[Aux], kernel: Facts) -> Option<P
         return crate::decode::mq_names::mq_open_records(&sent, sc.args[1], exit, sc.pid);
     }
     if let Some(mqueue) = crate::plan::path_args::names_fd_file(name) {
-        return descriptor_file(&sent, name, mqueue, exit);
+        return descriptor_file(&sent, name, mqueue, exit, kernel);
     }
     let call = lookup::Call {
         name,
@@ -248,7 +248,9 @@ pub(crate) fn path_records(sc: &Syscall, aux: &[Aux], kernel: Facts) -> Option<P
 /// the attributes it had as the syscall began. No item (nor CWD) where
 /// the kernel takes no file: a bad descriptor (or an O_PATH one, which
 /// these syscalls refuse with EBADF), fchown on a read-only mount
-/// (refused before the file is named); for a message queue (`mqueue`),
+/// (refused before the file is named), and so fsetxattr and fremovexattr
+/// since Linux 6.13 (their `file_*xattr` take write access to the mount
+/// first; before, the file was named first); for a message queue (`mqueue`),
 /// one of another file (BPF sends none), or a priority or timeout refused
 /// first (EINVAL, EFAULT), while an EBADF for the descriptor's mode comes
 /// after.
@@ -257,7 +259,9 @@ fn descriptor_file(
     name: &str,
     mqueue: bool,
     exit: Option<i64>,
+    kernel: Facts,
 ) -> Option<PathRecords> {
+    let xattr_write = |n: &str| matches!(n, "fsetxattr" | "fremovexattr");
     const EBADF: i64 = -9;
     const EFAULT: i64 = -14;
     const EINVAL: i64 = -22;
@@ -265,7 +269,7 @@ fn descriptor_file(
     let before = match exit {
         Some(EBADF) => !mqueue,
         Some(EINVAL | EFAULT) => mqueue,
-        Some(EROFS) => name == "fchown",
+        Some(EROFS) => name == "fchown" || (xattr_write(name) && kernel.version >= (6, 13)),
         _ => false,
     };
     if before {
@@ -625,6 +629,28 @@ mod tests {
             ..Syscall::default()
         };
         path_records(&sc, aux, Facts::at((6, 18))).unwrap()
+    }
+
+    #[test]
+    fn xattr_writes_refused_by_a_read_only_mount_name_their_file_before_6_13_only() {
+        let aux = [objs(&[(7, DIR, F::FA_OBJ_FILE, 2, "")])];
+        let items = |syscall: &str, kernel: (u32, u32)| {
+            let m = fastaudit_rules::tables::Machine::X86_64;
+            let sc = Syscall {
+                arch: m.elf(),
+                syscall: m.syscall_number(syscall.as_bytes()).unwrap(),
+                exit: Some(-(nix::libc::EROFS as i64)),
+                ..Syscall::default()
+            };
+            path_records(&sc, &aux, Facts::at(kernel)).map(|r| r.items.len())
+        };
+        // 6.12: audit_file() before mnt_want_write_file(); 6.13's
+        // file_removexattr/file_setxattr take the mount first.
+        assert_eq!(items("fremovexattr", (6, 12)), Some(1));
+        assert_eq!(items("fsetxattr", (6, 12)), Some(1));
+        assert_eq!(items("fremovexattr", (6, 13)), None);
+        assert_eq!(items("fsetxattr", (7, 3)), None);
+        assert_eq!(items("fchown", (6, 12)), None);
     }
 
     #[test]
