@@ -4,17 +4,12 @@
 //! 6.1 and 6.12 preempt voluntarily (at explicit points: never inside a
 //! program); 7.x preempts lazily (at the next tick: anywhere).
 
-use std::path::Path;
-
 /// The preemption model this kernel runs, when it preempts kernel code
 /// ("full", "lazy", "rt", or why it is not known); `None` for "none" and
 /// "voluntary". Read from, in turn: debugfs' `sched/preempt` (the mode in
 /// force, with PREEMPT_DYNAMIC), the `preempt=` boot parameter, and the
-/// kernel's config (its built-in model).
-pub(crate) fn preempting_mode() -> Option<String> {
-    let release = nix::sys::utsname::uname()
-        .map(|u| u.release().to_string_lossy().into_owned())
-        .unwrap_or_default();
+/// config of kernel `release` (its built-in model).
+pub(crate) fn preempting_mode(release: &str) -> Option<String> {
     let read = |p: &str| std::fs::read_to_string(p).ok();
     let mode = read("/sys/kernel/debug/sched/preempt")
         .and_then(|s| dynamic_mode(&s))
@@ -27,7 +22,6 @@ pub(crate) fn preempting_mode() -> Option<String> {
                 format!("/usr/lib/modules/{release}/config"),
             ]
             .iter()
-            .filter(|p| Path::new(p).exists())
             .find_map(|p| read(p).and_then(|s| config_mode(&s)))
         });
     match mode {

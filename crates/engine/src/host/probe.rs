@@ -135,6 +135,7 @@ impl Features {
         // as an argument; later ones are told apart at load, from the BTF,
         // only when io_uring ops are audited.
         let uring_complete_res_arg = (uring_submit != UringSubmit::SubmitReq).then_some(true);
+        let release = kernel_release();
         Features {
             missing_bpf: missing_bpf_features(),
             inode,
@@ -142,10 +143,10 @@ impl Features {
             uring_complete_res_arg,
             functions: KernelFunctions::Assumed,
             syscall_functions: Default::default(),
-            release: kernel_release(),
+            preemption: crate::host::preemption::preempting_mode(&release),
+            release,
             labels: crate::host::lsm::lsm_labels(),
             fmode_backing: fmode_backing(),
-            preemption: crate::host::preemption::preempting_mode(),
         }
     }
 }
