@@ -60,11 +60,21 @@ static __always_inline int uring_submit_body(__u64 *ctx, int typed)
 	int addressed = op == FA_IORING_OP_CONNECT || op == FA_IORING_OP_BIND;
 	if (!names && !addressed)
 		return 0;
+	/* Names delayed (uring_delayed_names()): the attempt that issues the
+	 * op takes them. One linked after a chain's head forced to io-wq runs
+	 * in that worker after it: handed its names now. One forced to io-wq
+	 * itself: handed them when it is queued (uring_queued_names). */
+	int delayed = names && uring_delayed_names();
+	int chained = delayed && uring_chain_head_async(req);
+	int queued = delayed && !chained && (req_flags(req, typed) & REQ_F_FORCE_ASYNC);
+	int handed = span->count && have_uring_objs;
 	if (!in) {
 		/* An io thread's own context (a SQPOLL thread's preps): only
 		 * the io_uring list judges its attempts. */
 		struct task_struct *task = bpf_get_current_task_btf();
-		if (span->count && have_uring_objs && (task->flags & FA_PF_IO_WORKER))
+		if (handed && (task->flags & FA_PF_IO_WORKER) && chained)
+			fa_uring_handoff(req_number(req), op, bpf_ktime_get_ns());
+		else if (handed && (task->flags & FA_PF_IO_WORKER) && !queued)
 			fa_uring_sq_submit(req_number(req), op);
 		return 0;
 	}
@@ -72,14 +82,23 @@ static __always_inline int uring_submit_body(__u64 *ctx, int typed)
 		fa_uring_sockaddr(req_number(req), op, in->stamp);
 		return 0;
 	}
+	if (chained && handed)
+		fa_uring_handoff(req_number(req), op, bpf_ktime_get_ns());
+	if (chained || queued)
+		return 0;
 	__u64 rk = req_number(req);
 	fa_uring_prep_names(rk, op, in->names, in->stamp);
-	struct uring_req_at at = {
-		.index = in->names,
-		.tid = (__u32)bpf_get_current_pid_tgid(),
-		.stamp = in->stamp,
-	};
-	bpf_map_update_elem(&uring_req_names, &rk, &at, BPF_ANY);
+	/* Older kernels: a worker that runs it after an inline attempt fills
+	 * in the syscall's entries (fa_uring_punted); with names delayed it
+	 * takes a copy of its own instead. */
+	if (!uring_delayed_names()) {
+		struct uring_req_at at = {
+			.index = in->names,
+			.tid = (__u32)bpf_get_current_pid_tgid(),
+			.stamp = in->stamp,
+		};
+		bpf_map_update_elem(&uring_req_names, &rk, &at, BPF_ANY);
+	}
 	in->names += names;
 	return 0;
 }
@@ -104,8 +123,10 @@ static __always_inline int uring_queue_body(__u64 *ctx, int typed)
 	/* A forced-async request stays unparked: every later tracepoint
 	 * reads "not parked" and "queued for io-wq" alike for it. */
 	__u64 flags = req_flags(req, typed);
-	if (flags & REQ_F_FORCE_ASYNC)
+	if (flags & REQ_F_FORCE_ASYNC) {
+		uring_queued_names(req, op, span);
 		return 0;
+	}
 	struct uring_enter *in = uring_enter_current();
 	uring_pending_ended(in, req);
 	struct uring_try t = {
@@ -118,6 +139,9 @@ static __always_inline int uring_queue_body(__u64 *ctx, int typed)
 		.first_inline = 1,
 	};
 	uring_attempts(&t, URING_ENDED_AGAIN, 0);
+	/* After the inline attempt took what it was handed (a SQPOLL
+	 * thread's), the worker's copy. */
+	uring_queued_names(req, op, span);
 	uring_park(key, 0, URING_NEXT_WORKER);
 	return 0;
 }

@@ -97,6 +97,17 @@ struct io_link___delayed {
 	struct delayed_filename___fa newpath;
 } __attribute__((preserve_access_index));
 
+/* Whether this kernel's preps copy names without taking them (the
+ * wrapper above: Linux 7.x). The attempt that issues the op takes them
+ * then (complete_getname()), in its own thread's context: inside
+ * io_uring_enter for an inline attempt, else the io-wq worker's or the
+ * SQPOLL thread's, where they come first, as a syscall's do. A
+ * relocated constant: the verifier drops the branch not taken. */
+static __always_inline int uring_delayed_names(void)
+{
+	return bpf_core_type_exists(struct delayed_filename___fa);
+}
+
 /* Name `field` of op struct `type` at cmd, as this kernel holds it (a
  * field whose type does not match is absent to CO-RE: the wrapper's test
  * is false on older kernels, and the branch not taken is never verified). */

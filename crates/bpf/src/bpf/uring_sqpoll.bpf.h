@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* io_uring ops of a SQPOLL ring run by its thread: the thread's preps
- * take names and addresses outside any audit context, so what their
- * records need is sent under a stamp of the request's own when it is
- * prepared (uring_sq_reqs), and the attempt that ends it takes them,
- * with the inodes it changed. Apart from the senders it uses: only
- * SQPOLL rings pay for it. */
+/* io_uring ops whose records travel under a stamp of the request's own
+ * (uring_sq_reqs), sent before the op runs, which the attempt that ends
+ * it takes, with the inodes it changed:
+ * - a SQPOLL ring's, run by its thread: the thread's preps take names and
+ *   addresses outside any audit context; sent when it prepares them;
+ * - on kernels whose preps delay their names (uring_delayed_names()), an
+ *   op an io-wq worker runs: the worker takes the names in its own
+ *   context; sent when the request is queued for io-wq.
+ * Apart from the senders it uses: only those ops pay for it. */
 #ifndef FA_URING_SQPOLL_BPF_H
 #define FA_URING_SQPOLL_BPF_H
 
@@ -64,10 +67,40 @@ static __always_inline __u32 uring_sq_run_done(struct uring_sq_run *run, __u32 t
 	return lost;
 }
 
+/* Send what request req's (op `op`) records need under stamp `stamp`
+ * of the current thread (its names, their lookups' inputs and the CWD;
+ * or its address), and note them as the request's. */
+__noinline int fa_uring_handoff(__u64 req, __u32 op, __u64 stamp)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct uring_sq_req at = {
+		.stamp = stamp,
+		.tid = tid,
+	};
+	if (op == FA_IORING_OP_CONNECT || op == FA_IORING_OP_BIND) {
+		fa_uring_sockaddr(req, op, stamp);
+	} else {
+		__u32 lost = 0;
+		struct fa_msg m = {
+			.kind = FA_MSG_AUX,
+			.tid = tid,
+			.stamp = stamp,
+		};
+		send_cwd(bpf_get_current_task_btf(), &m, &lost);
+		fa_uring_prep_names(req, op, 0, stamp);
+		struct fa_aux_uring_punt *in = aux_reserve(&m, &lost, FA_AUX_URING_PUNT, sizeof(*in));
+		if (in) {
+			uring_lookup_inputs(in, req, op, 0);
+			aux_submit(in);
+		}
+	}
+	bpf_map_update_elem(&uring_sq_reqs, &req, &at, BPF_ANY);
+	return 0;
+}
+
 /* The SQPOLL thread prepared request req (op `op`, audited by an
- * io_uring rule): send what its records need under a stamp of its own
- * (its names, their lookups' inputs and the CWD; or its address), and
- * note the request as the one whose inode changes follow. */
+ * io_uring rule): hand its records off, and note the request as the one
+ * whose inode changes follow. */
 __noinline int fa_uring_sq_submit(__u64 req, __u32 op)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -80,34 +113,36 @@ __noinline int fa_uring_sq_submit(__u64 req, __u32 op)
 	struct uring_sq_run *prev = bpf_map_lookup_elem(&uring_sq_current, &tid);
 	if (prev)
 		uring_sq_run_done(prev, tid);
-	struct uring_sq_req at = {
-		.stamp = bpf_ktime_get_ns(),
-		.tid = tid,
-	};
-	if (op == FA_IORING_OP_CONNECT || op == FA_IORING_OP_BIND) {
-		fa_uring_sockaddr(req, op, at.stamp);
-	} else {
-		__u32 lost = 0;
-		struct fa_msg m = {
-			.kind = FA_MSG_AUX,
-			.tid = tid,
-			.stamp = at.stamp,
-		};
-		send_cwd(task, &m, &lost);
-		fa_uring_prep_names(req, op, 0, at.stamp);
-		struct fa_aux_uring_punt *in = aux_reserve(&m, &lost, FA_AUX_URING_PUNT, sizeof(*in));
-		if (in) {
-			uring_lookup_inputs(in, req, op, 0);
-			aux_submit(in);
-		}
+	__u64 stamp = bpf_ktime_get_ns();
+	fa_uring_handoff(req, op, stamp);
+	if (op != FA_IORING_OP_CONNECT && op != FA_IORING_OP_BIND) {
 		struct uring_sq_run run = {
 			.key = uring_work_key(req + bpf_core_field_offset(struct io_kiocb, work), op),
-			.stamp = at.stamp,
+			.stamp = stamp,
 		};
 		bpf_map_update_elem(&uring_sq_current, &tid, &run, BPF_ANY);
 	}
-	bpf_map_update_elem(&uring_sq_reqs, &req, &at, BPF_ANY);
 	return 0;
+}
+
+/* Whether request req is linked after the head of a chain being
+ * submitted (its ring's submission state holds one) that is forced to
+ * io-wq: the worker that runs the head runs it next. */
+static __always_inline int uring_chain_head_async(struct io_kiocb *req)
+{
+	struct io_kiocb *head = BPF_CORE_READ(req, ctx, submit_state.link.head);
+	return head && (BPF_CORE_READ(head, flags) & REQ_F_FORCE_ASYNC);
+}
+
+/* Request req (op `op`) is queued for io-wq: on a kernel whose preps
+ * delay their names, the worker's attempt takes them in its own context
+ * (a copy, after an inline attempt took the first): hand them off to it,
+ * read now, before the worker completes them. Only a named op an
+ * io_uring rule names can be recorded there. */
+static __always_inline void uring_queued_names(struct io_kiocb *req, __u32 op, struct fa_span *span)
+{
+	if (uring_delayed_names() && have_uring_objs && span->count && uring_prep_names(op))
+		fa_uring_handoff(req_number(req), op, bpf_ktime_get_ns());
 }
 
 /* The SQPOLL thread's request req (op `op`) whose records were sent
@@ -116,14 +151,16 @@ __noinline int fa_uring_sq_submit(__u64 req, __u32 op)
  * nothing up; an address's first, whose context holds it). */
 static __always_inline int uring_sq_take(struct io_kiocb *req, __u32 op, long ret, struct uring_sq_req *at)
 {
-	if (!BPF_CORE_READ(req, ctx, sq_data))
+	int delayed = uring_delayed_names();
+	if (!delayed && !BPF_CORE_READ(req, ctx, sq_data))
 		return 0;
 	__u64 k = req_number(req);
 	struct uring_sq_req *found = bpf_map_lookup_elem(&uring_sq_reqs, &k);
 	if (!found)
 		return 0;
+	/* Names delayed: the attempt took them first thing, -EAGAIN or not. */
 	int addressed = op == FA_IORING_OP_CONNECT || op == FA_IORING_OP_BIND;
-	if (ret == -EAGAIN && !addressed)
+	if (ret == -EAGAIN && !addressed && !delayed)
 		return 0;
 	*at = *found;
 	bpf_map_delete_elem(&uring_sq_reqs, &k);

@@ -27,9 +27,10 @@ pub(crate) fn decode(ev: &mut AuditEvent, aux: &[Aux], kernel: &Facts) {
     let [op] = ev.uringops.as_mut_slice() else {
         return;
     };
-    // A SQPOLL ring's op whose names the BPF side sent: items= counts the
-    // records made of them; else (a worker's) as the BPF side counted.
-    let paths = match uring_sq::sq_paths(op.op, aux, op.pid, kernel) {
+    // An op whose names the BPF side handed it (a SQPOLL ring's; with
+    // names delayed, any an io thread runs): items= counts the records
+    // made of them; else (a worker's) as the BPF side counted.
+    let paths = match uring_sq::sq_paths(op.op, op.exit, aux, op.pid, kernel) {
         Some(p) => {
             op.items = p.items.len() as u32;
             Some(p)

@@ -887,6 +887,7 @@ mod tests {
                 rename_old_first: true,
             },
             tomoyo: false,
+            uring_delayed_names: true,
         };
         let symlink = [
             name(fa_aux_kind::FA_AUX_CWD, 0, "/w"),

@@ -1,12 +1,21 @@
-//! The CWD and PATH records of an io_uring op of a SQPOLL ring, run by
-//! its SQPOLL thread or an io-wq worker. The thread's preps take the op's
-//! names outside any audit context (it has none between ops), so when the
-//! op runs no entry exists for them: each lookup (`__audit_inode()`) adds
-//! one, named, and each `audit_inode_child()` finds the named parent and
-//! its child or adds a nameless pair. [`Names`] keeps a context's list by
-//! those two rules; each op is the sequence of calls its VFS path makes,
-//! fed by what the BPF side sent (the names, the inodes the op changed,
-//! the file an open opened) and, for the rest, lookups made here.
+//! The CWD and PATH records of an io_uring op that runs in a context of
+//! its own with names the BPF side handed it (uring_sqpoll.bpf.h):
+//! - a SQPOLL ring's op, run by its SQPOLL thread or an io-wq worker. The
+//!   thread's preps take the op's names outside any audit context (it has
+//!   none between ops), so when the op runs no entry exists for them: each
+//!   lookup (`__audit_inode()`) adds one, named, and each
+//!   `audit_inode_child()` finds the named parent and its child or adds a
+//!   nameless pair;
+//! - on a kernel whose preps delay their names (Linux 7.x), any op an io
+//!   thread runs (a worker's, a SQPOLL thread's): its attempt takes the
+//!   names first (`audit_getname()`, an entry each, UNKNOWN), and its
+//!   lookups fill those in, as a syscall's do. An attempt that returned
+//!   -EAGAIN took them and looked nothing up.
+//!
+//! [`Names`] keeps a context's list by those rules; each op is the
+//! sequence of calls its VFS path makes, fed by what the BPF side sent
+//! (the names, the inodes the op changed, the file an open opened) and,
+//! for the rest, lookups made here.
 
 use crate::decode::exec_files::inode_of;
 use crate::decode::sent::{decode, Obj, PathRecords, Sent};
@@ -38,6 +47,9 @@ struct Entry {
 #[derive(Default)]
 struct Names {
     list: Vec<Entry>,
+    /// The entry `audit_getname()` made for name argument 0 and 1 (the
+    /// struct filename's `aname`), where the names were taken so.
+    own: [Option<usize>; 2],
 }
 
 fn same(a: Option<Inode>, b: Inode) -> bool {
@@ -63,17 +75,36 @@ fn names_child(dname: &[u8], path: &[u8], shown: Shown) -> bool {
 }
 
 impl Names {
-    /// `__audit_inode()` of `name`, which has no entry of its own, found
-    /// at `inode` (`parent`: its directory).
-    fn inode(&mut self, name: &[u8], inode: Inode, parent: bool) {
+    /// `audit_getname()` of name argument `arg`: an entry of its own,
+    /// UNKNOWN until a lookup fills it in.
+    fn getname(&mut self, arg: usize, name: &[u8]) {
+        self.list.push(Entry {
+            name: Some(name.to_vec()),
+            shown: Shown::Full,
+            inode: None,
+            nametype: NameType::Unknown,
+        });
+        if let Some(own) = self.own.get_mut(arg) {
+            *own = Some(self.list.len() - 1);
+        }
+    }
+
+    /// `__audit_inode()` of name argument `arg` (`name`), found at
+    /// `inode` (`parent`: its directory): its own entry if it has one of
+    /// a type that fits, else the last of that inode that fits (an entry
+    /// with no inode has AUDIT_INO_UNSET, which none matches), else a new
+    /// one, named.
+    fn inode(&mut self, arg: usize, name: &[u8], inode: Inode, parent: bool) {
         let wanted = |t: NameType| match parent {
             true => matches!(t, NameType::Parent | NameType::Unknown),
             false => t != NameType::Parent,
         };
-        let found = self
-            .list
-            .iter()
-            .rposition(|n| same(n.inode, inode) && wanted(n.nametype));
+        let own = self.own.get(arg).copied().flatten();
+        let found = own.filter(|&i| wanted(self.list[i].nametype)).or_else(|| {
+            self.list
+                .iter()
+                .rposition(|n| same(n.inode, inode) && wanted(n.nametype))
+        });
         let i = found.unwrap_or_else(|| {
             self.list.push(Entry {
                 name: Some(name.to_vec()),
@@ -248,7 +279,14 @@ impl Op<'_> {
     /// A name created in its directory (mkdir, symlink, a link's new
     /// name, an open's O_CREAT): the directory looked up, then the child
     /// checked (may_create: still negative) and, if made, notified.
-    fn create(&self, n: &mut Names, new: &[u8], dfd: i32, made: Option<Inode>, dir_changed: bool) {
+    fn create(
+        &self,
+        n: &mut Names,
+        (arg, new): (usize, &[u8]),
+        dfd: i32,
+        made: Option<Inode>,
+        dir_changed: bool,
+    ) {
         let dir = dir_changed
             .then(|| changed_dir(&self.sent.objs, false).map(|o| o.inode))
             .flatten()
@@ -256,7 +294,7 @@ impl Op<'_> {
         let Some(dir) = dir else {
             return;
         };
-        n.inode(new, dir, true);
+        n.inode(arg, new, dir, true);
         let child = base(new);
         match made {
             Some(inode) => {
@@ -276,10 +314,10 @@ impl Op<'_> {
         let follow = inputs.open_flags & (O_NOFOLLOW | O_EXCL) == 0;
         if inputs.open_flags & O_CREAT == 0 {
             if let Some(i) = opened.or_else(|| self.look(file, inputs.dfd, false, follow)) {
-                n.inode(file, i, false);
+                n.inode(0, file, i, false);
             }
         } else if let Some(made) = self.changed.made() {
-            self.create(n, file, inputs.dfd, Some(made), true);
+            self.create(n, (0, file), inputs.dfd, Some(made), true);
         } else {
             // There already: opened (or refused) as it was, found
             // without the directory since Linux 6.12 (unless O_EXCL).
@@ -291,10 +329,10 @@ impl Op<'_> {
                 false => None,
             };
             if let Some(dir) = dir {
-                n.inode(file, dir, true);
+                n.inode(0, file, dir, true);
             }
             match (there, dir) {
-                (Some(i), _) => n.inode(file, i, false),
+                (Some(i), _) => n.inode(0, file, i, false),
                 (None, Some(dir)) => n.child(dir, base(file), None, NameType::Create),
                 (None, None) => {}
             }
@@ -309,8 +347,8 @@ impl Op<'_> {
         let Some(src) = linked.or_else(|| self.look(old, self.inputs.dfd, false, false)) else {
             return Some(());
         };
-        n.inode(old, src, false);
-        self.create(n, new, self.inputs.dfd2, linked, linked.is_some());
+        n.inode(0, old, src, false);
+        self.create(n, (1, new), self.inputs.dfd2, linked, linked.is_some());
         Some(())
     }
 
@@ -321,7 +359,7 @@ impl Op<'_> {
             .map(|o| o.inode)
             .or_else(|| self.look(victim_name, self.inputs.dfd, true, true));
         if let Some(dir) = dir {
-            n.inode(victim_name, dir, true);
+            n.inode(0, victim_name, dir, true);
             let victim = self
                 .changed
                 .child()
@@ -343,14 +381,14 @@ impl Op<'_> {
         let Some(old_dir) = old_dir else {
             return Some(());
         };
-        n.inode(old, old_dir, true);
+        n.inode(0, old, old_dir, true);
         let new_dir = changed_dir(&self.sent.objs, true)
             .map(|o| o.inode)
             .or_else(|| self.look(new, self.inputs.dfd2, true, true));
         let Some(new_dir) = new_dir else {
             return Some(());
         };
-        n.inode(new, new_dir, true);
+        n.inode(1, new, new_dir, true);
         let source = moved.or_else(|| self.look(old, self.inputs.dfd, false, false));
         if source.is_some() {
             n.child(old_dir, base(old), source, NameType::Delete);
@@ -363,9 +401,16 @@ impl Op<'_> {
     }
 }
 
-/// The CWD and PATH records of SQPOLL ring op `op` of process `pid`
-/// from its event's `aux` (None: not one the BPF side sent names for).
-pub(crate) fn sq_paths(op: u32, aux: &[Aux], pid: i32, kernel: &Facts) -> Option<PathRecords> {
+/// The CWD and PATH records of op `op` of process `pid` whose attempt
+/// returned `exit`, from its event's `aux` (None: not one the BPF side
+/// handed names to).
+pub(crate) fn sq_paths(
+    op: u32,
+    exit: Option<i64>,
+    aux: &[Aux],
+    pid: i32,
+    kernel: &Facts,
+) -> Option<PathRecords> {
     let sent = decode(aux)?;
     let (inputs, _) = sent.uring_punted.first()?;
     let ctx = Op {
@@ -380,11 +425,41 @@ pub(crate) fn sq_paths(op: u32, aux: &[Aux], pid: i32, kernel: &Facts) -> Option
             .find(|(i, _)| *i == inputs.index)
             .map(|(_, inode)| *inode),
     };
+    let name = *tables::URING_OPS.get(op as usize)?;
     let mut n = Names::default();
-    match *tables::URING_OPS.get(op as usize)? {
+    if kernel.uring_delayed_names {
+        if !matches!(
+            name,
+            "openat" | "openat2" | "mkdirat" | "symlinkat" | "linkat" | "unlinkat" | "renameat"
+        ) {
+            return None;
+        }
+        for arg in 0..2 {
+            if let Some(name) = ctx.name(arg as u32) {
+                n.getname(arg, name);
+            }
+        }
+        const EAGAIN: i64 = nix::libc::EAGAIN as i64;
+        if exit == Some(-EAGAIN) {
+            return Some(records(n, ctx.cwd));
+        }
+    }
+    match name {
         "openat" | "openat2" => ctx.open(&mut n, kernel)?,
-        "mkdirat" => ctx.create(&mut n, ctx.name(0)?, inputs.dfd, ctx.changed.made(), true),
-        "symlinkat" => ctx.create(&mut n, ctx.name(1)?, inputs.dfd2, ctx.changed.made(), true),
+        "mkdirat" => ctx.create(
+            &mut n,
+            (0, ctx.name(0)?),
+            inputs.dfd,
+            ctx.changed.made(),
+            true,
+        ),
+        "symlinkat" => ctx.create(
+            &mut n,
+            (1, ctx.name(1)?),
+            inputs.dfd2,
+            ctx.changed.made(),
+            true,
+        ),
         "linkat" => ctx.link(&mut n)?,
         "unlinkat" => ctx.unlink(&mut n)?,
         "renameat" => ctx.rename(&mut n)?,
@@ -436,7 +511,7 @@ mod tests {
     #[test]
     fn a_create_names_its_directory_and_the_new_file_once() {
         let mut n = Names::default();
-        n.inode(b"/d/f", ino(10), true);
+        n.inode(0, b"/d/f", ino(10), true);
         n.child(ino(10), b"f", None, Create);
         n.child(ino(10), b"f", Some(ino(11)), Create);
         assert_eq!(
@@ -453,8 +528,8 @@ mod tests {
         // The new name's lookup finds the old name's directory entry; its
         // children then match no named parent: two nameless pairs.
         let mut n = Names::default();
-        n.inode(b"/d/a", ino(10), true);
-        n.inode(b"/d/b", ino(10), true);
+        n.inode(0, b"/d/a", ino(10), true);
+        n.inode(1, b"/d/b", ino(10), true);
         n.child(ino(10), b"a", Some(ino(12)), Delete);
         n.child(ino(10), b"b", None, Create);
         n.child(ino(10), b"b", Some(ino(12)), Create);
@@ -474,8 +549,8 @@ mod tests {
     #[test]
     fn a_rename_across_directories_names_all_four() {
         let mut n = Names::default();
-        n.inode(b"/a/x", ino(10), true);
-        n.inode(b"/b/y", ino(20), true);
+        n.inode(0, b"/a/x", ino(10), true);
+        n.inode(1, b"/b/y", ino(20), true);
         n.child(ino(10), b"x", Some(ino(12)), Delete);
         n.child(ino(20), b"y", None, Create);
         n.child(ino(20), b"y", Some(ino(12)), Create);
@@ -493,7 +568,7 @@ mod tests {
     #[test]
     fn a_relative_names_directory_is_the_working_directory() {
         let mut n = Names::default();
-        n.inode(b"f", ino(10), true);
+        n.inode(0, b"f", ino(10), true);
         n.child(ino(10), b"f", Some(ino(11)), Delete);
         let items = n.items(Some(b"/home/u"));
         assert_eq!(
@@ -508,8 +583,8 @@ mod tests {
     #[test]
     fn a_link_names_its_source_then_the_new_names_directory() {
         let mut n = Names::default();
-        n.inode(b"/d/t", ino(11), false);
-        n.inode(b"/d/h", ino(10), true);
+        n.inode(0, b"/d/t", ino(11), false);
+        n.inode(1, b"/d/h", ino(10), true);
         n.child(ino(10), b"h", None, Create);
         n.child(ino(10), b"h", Some(ino(11)), Create);
         assert_eq!(
@@ -520,6 +595,109 @@ mod tests {
                 (Some("/d/h".into()), Some(11), Create)
             ]
         );
+    }
+
+    /// Linux 7.x: the names taken first, then filled in by the lookups.
+    #[test]
+    fn with_names_taken_first_a_rename_in_one_directory_is_a_syscalls() {
+        let mut n = Names::default();
+        n.getname(0, b"/d/a");
+        n.getname(1, b"/d/b");
+        n.inode(0, b"/d/a", ino(10), true);
+        n.inode(1, b"/d/b", ino(10), true);
+        n.child(ino(10), b"a", Some(ino(12)), Delete);
+        n.child(ino(10), b"b", None, Create);
+        n.child(ino(10), b"b", Some(ino(12)), Create);
+        assert_eq!(
+            shape(&n.items(None)),
+            [
+                (Some("/d/".into()), Some(10), Parent),
+                (Some("/d/".into()), Some(10), Parent),
+                (Some("/d/a".into()), Some(12), Delete),
+                (Some("/d/b".into()), Some(12), Create)
+            ]
+        );
+    }
+
+    #[test]
+    fn with_names_taken_first_a_symlinks_target_stays_unknown_and_a_failed_lookup_too() {
+        let mut n = Names::default();
+        n.getname(0, b"/d/t");
+        n.getname(1, b"/d/s");
+        n.inode(1, b"/d/s", ino(10), true);
+        n.child(ino(10), b"s", None, Create);
+        n.child(ino(10), b"s", Some(ino(13)), Create);
+        assert_eq!(
+            shape(&n.items(None)),
+            [
+                (Some("/d/t".into()), None, Unknown),
+                (Some("/d/".into()), Some(10), Parent),
+                (Some("/d/s".into()), Some(13), Create)
+            ]
+        );
+        let mut n = Names::default();
+        n.getname(0, b"/d/missing");
+        assert_eq!(
+            shape(&n.items(None)),
+            [(Some("/d/missing".into()), None, Unknown)]
+        );
+    }
+
+    /// The aux samples of an op handed names `names` (lookups' inputs:
+    /// `op`, dfd AT_FDCWD) with working directory `cwd`.
+    fn handed(op: u32, names: &[&[u8]], cwd: &[u8]) -> Vec<Aux> {
+        use fastaudit_bpf::types::fa_aux_kind;
+        let named = |i: u32, n: &[u8]| {
+            let mut d = i.to_ne_bytes().to_vec();
+            d.extend((n.len() as u32).to_ne_bytes());
+            d.extend(n);
+            d
+        };
+        let mut aux = vec![Aux {
+            ty: fa_aux_kind::FA_AUX_CWD.0,
+            data: named(0, cwd),
+        }];
+        for (i, n) in names.iter().enumerate() {
+            aux.push(Aux {
+                ty: fa_aux_kind::FA_AUX_URING_NAME.0,
+                data: named(i as u32, n),
+            });
+        }
+        let inputs = fa_aux_uring_punt {
+            index: 0,
+            op,
+            open_flags: 0,
+            dfd: nix::libc::AT_FDCWD,
+            dfd2: nix::libc::AT_FDCWD,
+            pad: 0,
+        };
+        aux.push(Aux {
+            ty: fa_aux_kind::FA_AUX_URING_PUNT.0,
+            data: crate::payload::bytes(&inputs),
+        });
+        aux
+    }
+
+    fn op_number(name: &str) -> u32 {
+        tables::URING_OPS.iter().position(|o| *o == name).unwrap() as u32
+    }
+
+    #[test]
+    fn with_names_delayed_an_attempt_that_returned_eagain_took_them_and_looked_nothing_up() {
+        // A file that exists: a completed lookup would name it NORMAL.
+        let open = op_number("openat");
+        let aux = handed(open, &[b"/"], b"/");
+        let delayed = Facts {
+            uring_delayed_names: true,
+            ..Facts::at((7, 3))
+        };
+        let again = sq_paths(open, Some(-i64::from(nix::libc::EAGAIN)), &aux, 1, &delayed).unwrap();
+        assert_eq!(shape(&again.items), [(Some("/".into()), None, Unknown)]);
+        assert_eq!(again.cwd.as_deref(), Some(&b"/"[..]));
+        let done = sq_paths(open, Some(0), &aux, 1, &delayed).unwrap();
+        assert_eq!(done.items.len(), 1);
+        assert_eq!(done.items[0].nametype, Normal);
+        assert!(done.items[0].inode.is_some());
     }
 
     #[test]

@@ -198,13 +198,20 @@ pub(crate) struct NameOrder {
 /// first (seen in Debian's arm64 6.12: linkat's old name, symlinkat's
 /// target are item 0). Told from those functions in the kernel's BTF and,
 /// without them, from the machine.
-pub(crate) fn name_order() -> NameOrder {
-    static ORDER: std::sync::OnceLock<NameOrder> = std::sync::OnceLock::new();
-    *ORDER.get_or_init(|| {
-        let b = KernelBtf::load();
-        let has = |f: &str| b.as_ref().is_some_and(|b| b.has_func(f));
-        order_of(crate::plan::syscalls::BUILT_FOR, has)
-    })
+pub(crate) fn name_order(btf: Option<&KernelBtf>) -> NameOrder {
+    let has = |f: &str| btf.is_some_and(|b| b.has_func(f));
+    order_of(crate::plan::syscalls::BUILT_FOR, has)
+}
+
+/// Whether this kernel's io_uring preps copy file names without taking
+/// them (`struct delayed_filename`, Debian's 7.2 and 7.3; 6.18 has not):
+/// then the thread whose attempt issues an op takes its names, in its
+/// own context, first, as a syscall does (an io-wq worker's URINGOP
+/// names them), and io_uring_enter's context holds only those of the
+/// attempts made inline. Before, each prep took its names in the
+/// submitter's context, and a worker's lookups filled them in there.
+pub(crate) fn uring_delayed_names(btf: Option<&KernelBtf>) -> bool {
+    btf.is_some_and(|b| b.struct_size("delayed_filename").is_some())
 }
 
 /// The name order of a kernel of `target` that has the functions `has`

@@ -15,18 +15,22 @@ pub(crate) struct Facts {
     pub order: NameOrder,
     /// TOMOYO runs: it looks an exec's program up a second time.
     pub tomoyo: bool,
+    /// io_uring preps delay their names (`host::btf::uring_delayed_names`).
+    pub uring_delayed_names: bool,
 }
 
 impl Facts {
     /// This kernel's, probed now (its version, BTF and LSM list).
     pub(crate) fn probe() -> Facts {
-        use crate::host::btf::name_order;
+        use crate::host::btf::{name_order, uring_delayed_names, KernelBtf};
         use crate::host::lsm::active_lsms;
         use crate::host::probe::kernel_version;
+        let btf = KernelBtf::load();
         Facts {
             version: kernel_version(),
-            order: name_order(),
+            order: name_order(btf.as_ref()),
             tomoyo: active_lsms().is_some_and(|l| l.iter().any(|m| m == "tomoyo")),
+            uring_delayed_names: uring_delayed_names(btf.as_ref()),
         }
     }
 
@@ -38,6 +42,7 @@ impl Facts {
             version,
             order: NameOrder::default(),
             tomoyo: false,
+            uring_delayed_names: false,
         }
     }
 }

@@ -12,10 +12,13 @@ use std::collections::HashMap;
 const MAX_WAITING: usize = 1 << 16;
 
 /// Events of one thread whose samples may wait at once. A syscall's come
-/// right before it (one at a time); a SQPOLL thread's requests send theirs
-/// when prepared, and their events follow when they have run, several
-/// later (a batch, or io-wq workers finishing in any order).
-const MAX_STAMPS: usize = 16;
+/// right before it (one at a time); io_uring requests handed off (a
+/// SQPOLL thread's when prepared; with names delayed, any queued for
+/// io-wq, under the submitter's thread) send theirs first, and their
+/// events follow when they have run, a whole batch later, io-wq workers
+/// finishing in any order: as many as the BPF side keeps requests
+/// handed off (uring_sq_reqs).
+const MAX_STAMPS: usize = 4096;
 
 /// Pairs auxiliary samples with their events.
 #[derive(Default)]
