@@ -32,6 +32,7 @@
 #include "handover.bpf.h"    /* live rule changes: which object judges */
 #include "uring_hooks.bpf.h" /* io_uring ops (URINGOP) */
 #include "syscall_functions.bpf.h" /* hooks on the audited syscalls' functions */
+#include "preempt.bpf.h"      /* their bodies with preemption off, where the kernel preempts */
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -706,7 +707,10 @@ static __always_inline int fexit_body(__u64 *ctx)
 {
 	struct pt_regs *regs = (struct pt_regs *)ctx[0];
 	__u32 compat = current_compat(bpf_get_current_task_btf());
-	return on_end((__u32)regs_syscall_nr(regs), syscall_function_ret((long)ctx[1], compat), 1);
+	fn_preempt_off();
+	int r = on_end((__u32)regs_syscall_nr(regs), syscall_function_ret((long)ctx[1], compat), 1);
+	fn_preempt_on();
+	return r;
 }
 
 /* Entries: the notes, and apart from them (the exit's work, verified
@@ -715,13 +719,19 @@ static __always_inline int fentry_body(__u64 *ctx)
 {
 	struct pt_regs *regs = (struct pt_regs *)ctx[0];
 	__u32 compat = task_compat(bpf_get_current_task_btf());
-	return entry_notes(regs, regs_syscall_nr(regs), compat);
+	fn_preempt_off();
+	int r = entry_notes(regs, regs_syscall_nr(regs), compat);
+	fn_preempt_on();
+	return r;
 }
 
 static __always_inline int fentry_end_body(__u64 *ctx)
 {
 	__u32 compat = task_compat(bpf_get_current_task_btf());
-	return entry_end(regs_syscall_nr((struct pt_regs *)ctx[0]), compat);
+	fn_preempt_off();
+	int r = entry_end(regs_syscall_nr((struct pt_regs *)ctx[0]), compat);
+	fn_preempt_on();
+	return r;
 }
 
 /* A number this kernel does not implement reaches sys_ni_syscall (x86's
@@ -742,7 +752,10 @@ int fa_ni_syscall_exit(__u64 *ctx)
 	struct fa_span *span = bpf_map_lookup_elem(&spans, &key);
 	if (!span || !(span->flags & FA_SPAN_AT_NI))
 		return 0;
-	return on_end(nr, syscall_function_ret((long)ctx[0], compat), 1);
+	fn_preempt_off();
+	int r = on_end(nr, syscall_function_ret((long)ctx[0], compat), 1);
+	fn_preempt_on();
+	return r;
 }
 
 SEC("fexit") int fa_fexit_body0(__u64 *ctx) { return fexit_body(ctx); }

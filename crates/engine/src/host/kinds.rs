@@ -89,6 +89,22 @@ impl HookKinds {
     }
 }
 
+/// Whether the syscall function bodies can run with preemption disabled
+/// here (preempt.bpf.h): the probe that disables it around a global
+/// function call loads and attaches, or why not.
+pub(crate) fn probe_preempt_guard() -> Probe {
+    let print = libbpf_rs::set_print(Some((libbpf_rs::PrintLevel::Warn, keep_warning)));
+    let found = load_and_attach(&[prog::FA_PROBE_PREEMPT_GUARD]);
+    libbpf_rs::set_print(print);
+    take_warnings();
+    match found {
+        Ok(mut p) => p
+            .pop()
+            .unwrap_or_else(|| Probe::Refused("the preemption probe gave no answer".into())),
+        Err(why) => Probe::Refused(why),
+    }
+}
+
 /// libbpf's warnings during a probe, kept for the refusal they explain.
 pub(crate) static WARNINGS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 

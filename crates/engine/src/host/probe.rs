@@ -6,7 +6,7 @@
 use crate::host::btf::{kernel_functions, syscall_functions, KernelBtf};
 use crate::host::kallsyms::kernel_function_range;
 use crate::host::tracefs::{inode_tracepoints, syscall_tracepoint_names, tracepoint_exists};
-use crate::plan::kinds::{Features, HookKinds, InodeSource, KernelFunctions, UringSubmit};
+use crate::plan::kinds::{Features, HookKinds, InodeSource, KernelFunctions, Probe, UringSubmit};
 use crate::plan::Environment;
 use std::path::Path;
 
@@ -144,6 +144,7 @@ impl Features {
             functions: KernelFunctions::Assumed,
             syscall_functions: Default::default(),
             preemption: crate::host::preemption::preempting_mode(&release),
+            preempt_guard: Probe::Assumed,
             release,
             labels: crate::host::lsm::lsm_labels(),
             fmode_backing: fmode_backing(),
@@ -224,6 +225,14 @@ impl Environment {
             self.features.functions = kernel_functions();
             if self.syscall_function_hooks && !self.features.syscall_functions.read() {
                 self.features.syscall_functions = syscall_functions(self.target);
+            }
+            // Where the kernel preempts, the bodies need preemption off.
+            let preempts = self.features.preemption.is_some();
+            if self.syscall_function_hooks
+                && preempts
+                && self.features.preempt_guard == Probe::Assumed
+            {
+                self.features.preempt_guard = crate::host::kinds::probe_preempt_guard();
             }
         }
     }

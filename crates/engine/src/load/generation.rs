@@ -367,6 +367,7 @@ fn write_rodata(ro: &mut types::rodata, r: &Rodata, options: Options, number: u3
     ro.apparmor_blob_sizes_addr = r.apparmor_blob_sizes_addr;
     ro.apparmor_cred_offset = r.apparmor_cred_offset;
     ro.fmode_backing = r.fmode_backing;
+    ro.fn_preempt_guard = u32::from(r.fn_preempt_guard);
     ro.generation = number;
 }
 

@@ -50,6 +50,13 @@ impl Plan {
                 s,
                 "syscalls' own functions (fexit/fentry, only the audited ones run a program): not hooked ({why})"
             );
+        } else if let (true, Some(mode)) =
+            (self.rodata().fn_preempt_guard, &self.features.preemption)
+        {
+            let _ = writeln!(
+                s,
+                "syscalls' own functions: their programs run with preemption disabled (this kernel preempts its own code, preemption: {mode})"
+            );
         }
         if !self.degraded.is_empty() {
             let _ = writeln!(s, "degraded (programs this kernel refused):");

@@ -88,6 +88,9 @@ pub struct Rodata {
     pub apparmor_cred_offset: i32,
     /// `file->f_mode`'s FMODE_BACKING bit here (BPF `fmode_backing`).
     pub fmode_backing: u32,
+    /// The syscall function bodies disable preemption (preempt.bpf.h):
+    /// the kernel preempts its own code, and the plan hooks functions.
+    pub fn_preempt_guard: bool,
 }
 
 /// Every map entry the plan loads, by map (the BPF side's names).
@@ -184,6 +187,11 @@ impl Plan {
                 _ => -1,
             },
             fmode_backing: self.features.fmode_backing,
+            fn_preempt_guard: self.features.preemption.is_some()
+                && self
+                    .attachments
+                    .iter()
+                    .any(|a| matches!(a.point, AttachPoint::StubBody { .. })),
         }
     }
 

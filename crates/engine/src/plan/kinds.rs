@@ -227,6 +227,11 @@ pub struct Features {
     /// trampoline (fentry, fexit) can then be preempted half-way, and
     /// another's on the same CPU overwrite the per-CPU scratch space.
     pub preemption: Option<String>,
+    /// Whether the syscall function bodies can run with preemption
+    /// disabled (bpf_preempt_disable, Linux 6.11, with global function
+    /// calls inside, which later verifiers allow): probed only where
+    /// `preemption` says the kernel preempts and those hooks are wanted.
+    pub preempt_guard: Probe,
 }
 
 /// Where the kernel's audit records get a task's LSM label from.

@@ -9,6 +9,7 @@
 //! `fa_fexit<group>_<n>` and `fa_fentry<group>_<n>`, as many as it has.
 
 use crate::plan::hook::{AttachPoint, Attachment, Hook, Trampoline};
+use crate::plan::kinds::Probe;
 use crate::plan::syscall_functions::{candidates, NI_FUNCTION, NI_GROUP, PROTO_GROUPS};
 use crate::plan::syscalls;
 use crate::plan::{Environment, Plan};
@@ -26,10 +27,14 @@ pub(crate) fn per_function(plan: &Plan, env: &Environment) -> Result<Vec<Hook>, 
     // The bodies build records in per-CPU scratch maps, safe where the
     // program cannot be preempted (a tracepoint's; a trampoline's under
     // voluntary preemption). On Linux 7.3's lazy preemption a preempted
-    // body's half-built record was finished by another task's syscall.
-    if let Some(mode) = &env.features.preemption {
+    // body's half-built record was finished by another task's syscall:
+    // there the bodies disable preemption (preempt.bpf.h), where the
+    // kernel lets them.
+    if let (Some(mode), Probe::Refused(why)) =
+        (&env.features.preemption, &env.features.preempt_guard)
+    {
         return Err(format!(
-            "this kernel preempts its own code (preemption: {mode}), and so the fexit and fentry programs, whose records are built in per-CPU scratch space"
+            "this kernel preempts its own code (preemption: {mode}), and its verifier refuses the fexit and fentry programs, whose records are built in per-CPU scratch space, with preemption disabled: {why}"
         ));
     }
     let functions = &env.features.syscall_functions;
@@ -552,10 +557,12 @@ mod tests {
             p.functions_not_hooked.as_deref(),
             Some("fexit programs do not load here")
         );
-        // A kernel that preempts its own code (Linux 7.3's lazy model).
+        // A kernel that preempts its own code (Linux 7.3's lazy model) and
+        // refuses the bodies with preemption disabled.
         let mut preempting = env();
         preempting.features.preemption = Some("lazy".into());
-        let p = plan_in(rules, preempting).unwrap();
+        preempting.features.preempt_guard = Probe::Refused("no bpf_preempt_disable".into());
+        let p = plan_in(rules, preempting.clone()).unwrap();
         assert!(hooked(&p, Trampoline::Fexit).is_empty());
         assert!(p.hooks.contains(&Hook::SyscallExit {
             nr: x86_64("openat"),
@@ -563,6 +570,15 @@ mod tests {
         }));
         let why = p.functions_not_hooked.clone().unwrap_or_default();
         assert!(why.contains("preemption: lazy"), "{why}");
+        assert!(why.contains("no bpf_preempt_disable"), "{why}");
+        assert!(!p.rodata().fn_preempt_guard);
+        // One that lets them: hooked, the bodies told to disable it.
+        preempting.features.preempt_guard = Probe::Works;
+        let p = plan_in(rules, preempting).unwrap();
+        assert!(!hooked(&p, Trampoline::Fexit).is_empty());
+        assert!(p.rodata().fn_preempt_guard);
+        // Where the kernel does not preempt, they never do.
+        assert!(!plan_in(rules, env()).unwrap().rodata().fn_preempt_guard);
     }
 
     #[test]
