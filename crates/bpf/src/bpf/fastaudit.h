@@ -578,7 +578,7 @@ struct fa_aux_uring_obj {
 struct fa_aux_uring_punt {
 	__u32 index;
 	__u32 op;          /* IORING_OP_* */
-	__u32 open_flags;  /* an open's flags (its O_CREAT) */
+	__u32 open_flags;  /* an open's flags (its O_CREAT); a statx's (AT_*) */
 	__s32 dfd;         /* the directory descriptor of its first name */
 	__s32 dfd2;        /* ... of its second (rename, link) */
 	__u32 pad;

@@ -206,6 +206,7 @@ static __always_inline void uring_lookup_inputs(struct fa_aux_uring_punt *r, __u
 		r->dfd = BPF_CORE_READ((struct io_open *)cmd, dfd);
 		break;
 	case FA_IORING_OP_STATX:
+		r->open_flags = BPF_CORE_READ((struct io_statx *)cmd, flags);
 		r->dfd = BPF_CORE_READ((struct io_statx *)cmd, dfd);
 		break;
 	case FA_IORING_OP_MKDIRAT:

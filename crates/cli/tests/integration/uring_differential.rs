@@ -15,7 +15,7 @@ use support::assert_agrees;
 /// The binary under test (cargo gives its path to integration tests only).
 const FASTAUDIT: &str = env!("CARGO_BIN_EXE_fastaudit");
 
-const RULES: &str = "-a always,io_uring -S openat,openat2,connect,bind,renameat,unlinkat,mkdirat,symlinkat,linkat,close -k ur\n";
+const RULES: &str = "-a always,io_uring -S openat,openat2,statx,connect,bind,renameat,unlinkat,mkdirat,symlinkat,linkat,close -k ur\n";
 
 /// The same operations, each as given (inline first) or with `prefix`.
 fn steps(prefix: &str) -> Vec<String> {

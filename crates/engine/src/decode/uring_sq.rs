@@ -307,6 +307,18 @@ impl Op<'_> {
         }
     }
 
+    /// statx: its object, as its lookup found it (the last symlink
+    /// followed unless AT_SYMLINK_NOFOLLOW); none where it failed.
+    fn statx(&self, n: &mut Names) -> Option<()> {
+        const AT_SYMLINK_NOFOLLOW: u32 = nix::libc::AT_SYMLINK_NOFOLLOW as u32;
+        let file = self.name(0)?;
+        let follow = self.inputs.open_flags & AT_SYMLINK_NOFOLLOW == 0;
+        if let Some(i) = self.look(file, self.inputs.dfd, false, follow) {
+            n.inode(0, file, i, false);
+        }
+        Some(())
+    }
+
     /// openat, openat2: the file, or (O_CREAT) its directory and the child.
     fn open(&self, n: &mut Names, kernel: &Facts) -> Option<()> {
         let (inputs, opened) = (self.inputs, self.opened);
@@ -430,7 +442,14 @@ pub(crate) fn sq_paths(
     if kernel.uring_delayed_names {
         if !matches!(
             name,
-            "openat" | "openat2" | "mkdirat" | "symlinkat" | "linkat" | "unlinkat" | "renameat"
+            "openat"
+                | "openat2"
+                | "statx"
+                | "mkdirat"
+                | "symlinkat"
+                | "linkat"
+                | "unlinkat"
+                | "renameat"
         ) {
             return None;
         }
@@ -446,6 +465,7 @@ pub(crate) fn sq_paths(
     }
     match name {
         "openat" | "openat2" => ctx.open(&mut n, kernel)?,
+        "statx" => ctx.statx(&mut n)?,
         "mkdirat" => ctx.create(
             &mut n,
             (0, ctx.name(0)?),
