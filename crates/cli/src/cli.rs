@@ -222,6 +222,13 @@ pub struct RunArgs {
     #[arg(long, env = "FASTAUDIT_SYSCALL_FUNCTION_HOOKS",
           value_parser = clap::builder::BoolishValueParser::new())]
     pub syscall_function_hooks: bool,
+    /// Name each event's container (and Kubernetes pod) in ENRICHED and
+    /// JSON logs: CONTAINER_ID, CONTAINER_RUNTIME, ... after SYSCALL's and
+    /// URINGOP's interpretations, `container`/`k8s`/`cgroup` in JSON;
+    /// RAW never has them (docs/containers.md). `no` leaves them out.
+    #[arg(long, env = "FASTAUDIT_CONTAINERS", default_value = "yes", action = clap::ArgAction::Set,
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub containers: bool,
 }
 
 /// A run flag's help over an auditd.conf key, with the defaults as `run`

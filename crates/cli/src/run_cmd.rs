@@ -48,6 +48,7 @@ fn options(args: RunArgs) -> RunOptions {
         hook_kinds: args.hook_kinds,
         audit_skipped_uring_ops: args.audit_skipped_uring_ops,
         syscall_function_hooks: args.syscall_function_hooks,
+        containers: args.containers,
         bpf_only: args.bpf_only,
         take_over: args.take_over,
         apply_irreversible: args.apply_irreversible,

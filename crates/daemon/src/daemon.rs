@@ -23,11 +23,12 @@ use crate::settings::RunSettings;
 use crate::signals::Signals;
 use crate::sink::{now_stamp, Sink};
 use crate::status::StatusFile;
+use fastaudit_containers::Resolver;
 use fastaudit_engine::{run_live, start_trace, Attached, AuditEvent, EngineError, Handler};
 use fastaudit_engine::{Options, Plan, Stats};
 use fastaudit_log::{Counts, Source, Writer};
 use fastaudit_records::daemon as own;
-use fastaudit_records::{types, Stamp};
+use fastaudit_records::{types, Format, Stamp};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -53,6 +54,8 @@ pub struct Daemon {
     lines: Vec<u8>,
     /// Why the run stops early (the kernel audit could not be turned on).
     failed: Option<Error>,
+    /// Each event's container, from its cgroup (ENRICHED and JSON).
+    containers: Resolver,
 }
 
 impl Daemon {
@@ -67,6 +70,7 @@ impl Daemon {
         mut sink: Sink,
         signals: Signals,
         expect_companions: bool,
+        containers: Resolver,
     ) -> Result<Daemon, Error> {
         let kernel_settings = KernelSettings::of(rules.current());
         // Only with --apply-irreversible does the kernel get the rules'
@@ -134,6 +138,7 @@ impl Daemon {
             reload_job: None,
             lines: Vec::with_capacity(4096),
             failed: None,
+            containers,
         })
     }
 
@@ -443,11 +448,22 @@ impl Handler for Daemon {
             serial: self.sink.serial(),
         };
         self.lines.clear();
-        uring_event_lines(&mut self.lines, &ev, stamp, self.sink.format());
+        // RAW is the kernel's records only: no container there.
+        let format = self.sink.format();
+        let workload = match format {
+            Format::Raw => None,
+            _ => self.containers.workload(ev.cgroup),
+        };
+        uring_event_lines(&mut self.lines, &ev, stamp, format, workload.as_deref());
         // Each URINGOP was an event of the BPF side's own.
         let events = ev.uringops.len() as u64 + u64::from(!ev.no_syscall);
-        self.sink
-            .write_events(&self.lines, Some(stamp), Source::Event, events);
+        self.sink.write_events_in(
+            &self.lines,
+            Some(stamp),
+            Source::Event,
+            events,
+            workload.as_deref(),
+        );
     }
 
     /// Losses as the engine counts them, while it runs.

@@ -11,12 +11,22 @@ use fastaudit_records::exit::rank;
 use fastaudit_records::line::{line, line_with};
 use fastaudit_records::path::{cwd_body, cwd_body_into};
 use fastaudit_records::syscall::proctitle_body_into;
-use fastaudit_records::{types, Format, Stamp, UringOp};
+use fastaudit_records::{types, Format, Stamp, UringOp, Workload};
 
 /// An event's lines appended to `lines`: its URINGOP records first, then
-/// (unless it has none) SYSCALL and what follows it.
-pub fn uring_event_lines(lines: &mut Vec<u8>, ev: &AuditEvent, stamp: Stamp, format: Format) {
+/// (unless it has none) SYSCALL and what follows it. ENRICHED: where its
+/// task ran (`workload`) joins SYSCALL's and each URINGOP's
+/// interpretations.
+pub fn uring_event_lines(
+    lines: &mut Vec<u8>,
+    ev: &AuditEvent,
+    stamp: Stamp,
+    format: Format,
+    workload: Option<&Workload>,
+) {
+    let workload = workload.filter(|_| format == Format::Enriched);
     let uringop = |lines: &mut Vec<u8>, op: &UringOp| {
+        let start = lines.len();
         lines.extend(line(
             None,
             types::URINGOP,
@@ -25,12 +35,15 @@ pub fn uring_event_lines(lines: &mut Vec<u8>, ev: &AuditEvent, stamp: Stamp, for
             format,
             &SystemNames,
         ));
+        if let Some(w) = workload {
+            w.enrich_line(lines, start);
+        }
     };
     for op in &ev.uringops {
         uringop(lines, op);
     }
     if !ev.no_syscall {
-        event_lines_into(lines, ev, stamp, format);
+        event_lines_in(lines, ev, stamp, format, workload);
         return;
     }
     // An op of its own (an io-wq worker's or a SQPOLL thread's): its
@@ -53,10 +66,25 @@ pub fn event_lines(ev: &AuditEvent, stamp: Stamp, format: Format) -> Vec<u8> {
 
 /// [`event_lines`] appended to `lines`, each body written in place.
 pub fn event_lines_into(lines: &mut Vec<u8>, ev: &AuditEvent, stamp: Stamp, format: Format) {
+    event_lines_in(lines, ev, stamp, format, None);
+}
+
+/// [`event_lines_into`], SYSCALL's interpretations with `workload`'s.
+fn event_lines_in(
+    lines: &mut Vec<u8>,
+    ev: &AuditEvent,
+    stamp: Stamp,
+    format: Format,
+    workload: Option<&Workload>,
+) {
     let record = |lines: &mut Vec<u8>, ty: u32, body: &dyn Fn(&mut Vec<u8>)| {
         line_with(lines, None, ty, stamp, format, &SystemNames, body);
     };
+    let start = lines.len();
     record(lines, types::SYSCALL, &|o| ev.syscall.body_into(o));
+    if let Some(w) = workload {
+        w.enrich_line(lines, start);
+    }
     if !ev.records.is_empty() {
         for (ty, body) in after_syscall(ev) {
             record(lines, ty, &|o| o.extend_from_slice(&body));

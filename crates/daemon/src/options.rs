@@ -33,6 +33,8 @@ pub struct RunOptions {
     pub audit_skipped_uring_ops: bool,
     /// Hook the audited syscalls' own functions where fexit loads.
     pub syscall_function_hooks: bool,
+    /// Name each event's container in ENRICHED and JSON.
+    pub containers: bool,
     /// Leave the kernel audit as it is; log only the BPF events.
     pub bpf_only: bool,
     /// Stop another registered audit daemon and take its place.

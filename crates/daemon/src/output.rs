@@ -9,7 +9,7 @@ use fastaudit_log::{Source, Writer};
 use fastaudit_records::enrich::SystemNames;
 use fastaudit_records::group::{self, Event, Grouper};
 use fastaudit_records::json;
-use fastaudit_records::Stamp;
+use fastaudit_records::{Stamp, Workload};
 use std::time::{Duration, Instant};
 
 /// The log with auditd.conf's additions.
@@ -78,6 +78,17 @@ impl Output {
     /// Write the lines of `events` events from `source` (RAW or ENRICHED,
     /// one per record); the writer counts them as logged or lost.
     pub fn write_events(&mut self, lines: &[u8], source: Source, events: u64) {
+        self.write_events_in(lines, source, events, None);
+    }
+
+    /// [`Output::write_events`], a JSON event with where its task ran.
+    pub fn write_events_in(
+        &mut self,
+        lines: &[u8],
+        source: Source,
+        events: u64,
+        workload: Option<&Workload>,
+    ) {
         if self.json.is_none() {
             let lines = self.with_node(lines);
             self.writer.write_events(&lines, source, events);
@@ -91,7 +102,7 @@ impl Output {
             0 => {}
             // A kernel record: gathered with the others of its stamp, and
             // counted, record by record, when its event is written.
-            1 => {
+            1 if source != Source::Event => {
                 let (r, s) = records.remove(0);
                 for e in self.grouper().push(s, r, Instant::now()) {
                     let n = e.1.len() as u64;
@@ -102,7 +113,7 @@ impl Output {
             _ => {
                 let stamp = records[0].1;
                 let e = (stamp, records.into_iter().map(|(r, _)| r).collect());
-                self.write_json(e, source, events);
+                self.write_json_in(e, source, events, workload);
             }
         }
     }
@@ -112,8 +123,24 @@ impl Output {
             .get_or_insert_with(|| Grouper::new(Duration::ZERO))
     }
 
-    fn write_json(&mut self, (stamp, records): Event, source: Source, events: u64) {
-        let line = json::event(self.node.as_deref(), stamp, &records, &SystemNames);
+    fn write_json(&mut self, e: Event, source: Source, events: u64) {
+        self.write_json_in(e, source, events, None);
+    }
+
+    fn write_json_in(
+        &mut self,
+        (stamp, records): Event,
+        source: Source,
+        events: u64,
+        workload: Option<&Workload>,
+    ) {
+        let line = json::event_in(
+            self.node.as_deref(),
+            stamp,
+            &records,
+            &SystemNames,
+            workload,
+        );
         self.writer.write_events(&line, source, events);
     }
 

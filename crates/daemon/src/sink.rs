@@ -13,7 +13,7 @@ use fastaudit_plugins::{Dispatcher, Report, Settings as PluginSettings};
 use fastaudit_records::daemon::{self as own, OwnSerials, Sender};
 use fastaudit_records::enrich::SystemNames;
 use fastaudit_records::line::line;
-use fastaudit_records::{types, Format, Stamp};
+use fastaudit_records::{types, Format, Stamp, Workload};
 
 /// The log and the plugins, and the stamps of fastaudit's own records.
 pub struct Sink {
@@ -74,9 +74,22 @@ impl Sink {
     /// [`Sink::write`] for lines that hold `events` events (a BPF event's
     /// URINGOP records are events of their own).
     pub fn write_events(&mut self, lines: &[u8], eoe: Option<Stamp>, source: Source, events: u64) {
+        self.write_events_in(lines, eoe, source, events, None);
+    }
+
+    /// [`Sink::write_events`] for a BPF event whose task ran in
+    /// `workload` (JSON writes it; ENRICHED lines have it already).
+    pub fn write_events_in(
+        &mut self,
+        lines: &[u8],
+        eoe: Option<Stamp>,
+        source: Source,
+        events: u64,
+        workload: Option<&Workload>,
+    ) {
         // Plugins get auditd's lines: with its node= prefix, never JSON.
         self.plugins.feed(&self.log.with_node(lines), eoe);
-        self.log.write_events(lines, source, events);
+        self.log.write_events_in(lines, source, events, workload);
     }
 
     /// One of fastaudit's own records, stamped now with its own serial.

@@ -12,6 +12,7 @@ use crate::rules::{self, Rules};
 use crate::settings::{self, Refused, RunSettings};
 use crate::signals::Signals;
 use crate::sink::Sink;
+use fastaudit_containers::Resolver;
 use fastaudit_engine::{compile, start_trace, Environment, Kind, Options, Plan};
 use fastaudit_log::Writer;
 use fastaudit_records::Format;
@@ -143,6 +144,22 @@ pub(crate) fn irreversible_notes(opts: &RunOptions, set: &RuleSet) -> Vec<String
     Asked::of(set).notes(teller)
 }
 
+/// Container identity (`--containers`): ids resolved in the hierarchy the
+/// engine chose, where it has one. Made whatever the log format (a
+/// SIGHUP may change it); RAW never asks it.
+fn containers(opts: &RunOptions, plan: &Plan) -> Resolver {
+    let Some(view) = plan.features.cgroups.as_ref().filter(|_| opts.containers) else {
+        return Resolver::none();
+    };
+    Resolver::new(&view.mount, fastaudit_containers::Roots::default()).unwrap_or_else(|e| {
+        eprintln!(
+            "fastaudit: warning: events name no container: {}: {e}",
+            view.mount.display()
+        );
+        Resolver::none()
+    })
+}
+
 /// Open the log, start the plugins and the daemon, and run the plan.
 fn launch(opts: &RunOptions, settings: RunSettings, plan: Plan, rules: Rules) -> Result<(), Error> {
     for w in &settings.warnings {
@@ -168,7 +185,16 @@ fn launch(opts: &RunOptions, settings: RunSettings, plan: Plan, rules: Rules) ->
     // Companion events (a loginuid write's SYSCALL) come whenever
     // something is attached: LOGIN records then wait for theirs.
     let expect_companions = !plan.attachments.is_empty();
-    let daemon = Daemon::start(opts, settings, rules, sink, signals, expect_companions)?;
+    let containers = containers(opts, &plan);
+    let daemon = Daemon::start(
+        opts,
+        settings,
+        rules,
+        sink,
+        signals,
+        expect_companions,
+        containers,
+    )?;
     let options = Options {
         ring_buffer_bytes: opts.ring_buffer_bytes,
         // Beside another audit daemon, tasks with an audit context get

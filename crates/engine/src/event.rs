@@ -38,4 +38,7 @@ pub struct AuditEvent {
     pub uringops: Vec<UringOp>,
     /// Only `uringops`: no SYSCALL and PROCTITLE records.
     pub no_syscall: bool,
+    /// The task's cgroup id (in the hierarchy `Features::cgroups` names;
+    /// 0: unread): what its container is found from. No record has it.
+    pub cgroup: u64,
 }

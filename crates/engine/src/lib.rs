@@ -47,7 +47,8 @@ pub use plan::compile::compile;
 pub use plan::hook::{AttachPoint, Attachment, Hook, Noted};
 pub use plan::image::{ImageError, LivePaths, MapImages, Rodata};
 pub use plan::kinds::{
-    Features, HookKinds, InodeSource, KernelFunctions, Kind, LsmLabels, Probe, UringSubmit,
+    CgroupView, Features, HookKinds, InodeSource, KernelFunctions, Kind, LsmLabels, Probe,
+    UringSubmit,
 };
 pub use plan::refusal::Refusal;
 pub use plan::rule::{CompileError, CompiledRule, Test, Watch};

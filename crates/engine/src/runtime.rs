@@ -581,6 +581,7 @@ pub(crate) fn assemble(
         cmdline,
         companion: ev.flags & fa_event_flag::FA_EV_COMPANION.0 != 0,
         aux_lost: ev.flags & fa_event_flag::FA_EV_AUX_LOST.0 != 0,
+        cgroup: ev.cgroup,
         // Filled in by decode; no URINGOP unless grouped with some.
         ..AuditEvent::default()
     }

@@ -72,7 +72,7 @@ fn id_name(v: &str, lookup: impl Fn(u32) -> Option<String>) -> String {
     }
 }
 
-fn quoted(out: &mut Vec<u8>, name: &str, value: &str) {
+pub(crate) fn quoted(out: &mut Vec<u8>, name: &str, value: &str) {
     out.extend_from_slice(name.as_bytes());
     out.push(b'=');
     if needs_hex(value.as_bytes()) {

@@ -81,6 +81,18 @@ fn line(o: Map<String, Value>) -> Vec<u8> {
 
 /// One event's JSON line (with its newline).
 pub fn event(node: Option<&str>, stamp: Stamp, records: &[Record], names: &dyn Names) -> Vec<u8> {
+    event_in(node, stamp, records, names, None)
+}
+
+/// [`event`] with where its task ran (`container`, `k8s`, `cgroup`
+/// objects after the records).
+pub fn event_in(
+    node: Option<&str>,
+    stamp: Stamp,
+    records: &[Record],
+    names: &dyn Names,
+    workload: Option<&crate::Workload>,
+) -> Vec<u8> {
     let mut o = head(node, stamp);
     let mut args = record::Args::new();
     for r in records {
@@ -111,6 +123,9 @@ pub fn event(node: Option<&str>, stamp: Stamp, records: &[Record], names: &dyn N
     if let Some(Value::Object(execve)) = o.get_mut("EXECVE") {
         let argv = args.values().map(|a| Value::String(percent(a))).collect();
         execve.insert("ARGV".into(), Value::Array(argv));
+    }
+    if let Some(w) = workload {
+        w.json_into(&mut o);
     }
     line(o)
 }

@@ -17,10 +17,12 @@ pub mod sockaddr;
 pub mod special;
 pub mod syscall;
 pub mod uringop;
+pub mod workload;
 
 pub use line::{Format, Stamp};
 pub use syscall::Syscall;
 pub use uringop::UringOp;
+pub use workload::Workload;
 
 /// Record type numbers (`<linux/audit.h>`), from the message-type table
 /// (crates/rules/data/msgtype.tsv), where each is written once.

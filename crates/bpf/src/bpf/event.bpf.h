@@ -9,6 +9,7 @@
 #include "dentry.bpf.h"
 #include "subject.bpf.h"
 #include "proctitle.bpf.h"
+#include "cgroup.bpf.h"
 
 #define FA_SIGKILL 9 /* on every architecture */
 
@@ -145,6 +146,7 @@ static __always_inline void fill_event(struct fa_event *ev, struct subject *s, _
 	ev->auid = FA_GET(task, struct task_struct, loginuid.val);
 	ev->ses = FA_GET(task, struct task_struct, sessionid);
 	ev->pers = FA_GET(task, struct task_struct, personality);
+	ev->cgroup = task_cgroup_id(task);
 	ev->flags = s->returned ? 0 : FA_EV_NO_RETURN;
 	read_ids(ev, c);
 	bpf_get_current_comm(ev->comm, sizeof(ev->comm));

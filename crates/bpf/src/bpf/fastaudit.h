@@ -668,6 +668,7 @@ struct fa_event {
 	struct fa_msg msg;   /* FA_MSG_EVENT; stamp: the syscall's end */
 	__s64 ret;
 	__u64 args[4];
+	__u64 cgroup;    /* the task's cgroup id (cgroup.bpf.h): no kernel record has it */
 	__u32 arch;      /* AUDIT_ARCH_* */
 	__u32 syscall;
 	__u32 rule;      /* the rule whose key the record carries (exit rules, then task rules) */

@@ -86,6 +86,7 @@ static __always_inline void uring_emit_op(struct subject *s, const struct uring_
 	ev->rule = key_rule;
 	ev->pid = s->tgid;
 	ev->ppid = BPF_CORE_READ(task, real_parent, tgid);
+	ev->cgroup = task_cgroup_id(task);
 	ev->flags = FA_EV_URINGOP | flags;
 	ev->arch = 0;
 	ev->proctitle_len = 0;

@@ -397,6 +397,7 @@ static __always_inline void uring_emit_end_marker(__u32 tgid, __u32 tid)
 	ev->msg.stamp = bpf_ktime_get_ns();
 	ev->flags = FA_EV_URING_END | FA_EV_NO_RECORD;
 	ev->pid = tgid;
+	ev->cgroup = 0;
 	ev->exe_len = 0;
 	ev->subj_len = 0;
 	ev->generation = generation;

@@ -8,6 +8,7 @@
 mod auditor_tools;
 mod bench_quick;
 mod config_check;
+mod containers;
 mod corpus_loads;
 mod ctl;
 mod daemon;

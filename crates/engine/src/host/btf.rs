@@ -122,6 +122,25 @@ impl KernelBtf {
             .into_owned()
     }
 
+    /// The value of `member` of enum `name` (a kernel enum whose values
+    /// differ by configuration, such as `cgroup_subsys_id`).
+    pub(crate) fn enum_value(&self, name: &str, member: &str) -> Option<i64> {
+        use libbpf_rs::libbpf_sys as sys;
+        let t = self.ty(self.find(name, sys::BTF_KIND_ENUM)?)?;
+        let vlen = (t.info & 0xffff) as usize;
+        // SAFETY: an ENUM is followed by vlen btf_enum entries.
+        let members = unsafe {
+            std::slice::from_raw_parts(
+                (t as *const sys::btf_type).add(1).cast::<sys::btf_enum>(),
+                vlen,
+            )
+        };
+        members
+            .iter()
+            .find(|m| self.name(m.name_off) == member)
+            .map(|m| i64::from(m.val))
+    }
+
     /// Tracepoint `tp`'s arguments (after the leading `void *` of its
     /// `btf_trace_` typedef), each as its type's name, a pointer as the
     /// pointee's name with `*`.

@@ -6,6 +6,7 @@
 //! plans nothing, loads no rule set and reads no event.
 
 pub(crate) mod btf;
+pub(crate) mod cgroups;
 pub(crate) mod facts;
 pub(crate) mod identity;
 pub(crate) mod kallsyms;

@@ -148,6 +148,7 @@ impl Features {
             release,
             labels: crate::host::lsm::lsm_labels(),
             fmode_backing: fmode_backing(),
+            cgroups: crate::host::cgroups::cgroup_view(btf()),
         }
     }
 }

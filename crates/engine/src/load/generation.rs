@@ -368,6 +368,7 @@ fn write_rodata(ro: &mut types::rodata, r: &Rodata, options: Options, number: u3
     ro.apparmor_cred_offset = r.apparmor_cred_offset;
     ro.fmode_backing = r.fmode_backing;
     ro.fn_preempt_guard = u32::from(r.fn_preempt_guard);
+    ro.cgroup_subsys = r.cgroup_subsys;
     ro.generation = number;
 }
 

@@ -70,6 +70,19 @@ impl Plan {
     /// the records.
     fn explain_kernel(&self, s: &mut String) {
         let _ = write!(s, "hook kinds on this kernel:\n{}", self.kinds.describe());
+        // Whether containers can be named (docs/containers.md); nothing
+        // said where the host was not probed.
+        if let Some(view) = &self.features.cgroups {
+            let which = match &view.controller {
+                None => "cgroup v2".to_string(),
+                Some((name, _)) => format!("the cgroup v1 {name} controller's"),
+            };
+            let _ = writeln!(
+                s,
+                "containers: events carry their task's cgroup in {which} hierarchy, resolved under {}",
+                view.mount.display()
+            );
+        }
         match &self.features.inode {
             crate::plan::kinds::InodeSource::Tracepoints => {}
             crate::plan::kinds::InodeSource::Kprobes { ctime_current, .. } => {

@@ -91,6 +91,9 @@ pub struct Rodata {
     /// The syscall function bodies disable preemption (preempt.bpf.h):
     /// the kernel preempts its own code, and the plan hooks functions.
     pub fn_preempt_guard: bool,
+    /// The cgroup v1 controller whose cgroup events name (BPF
+    /// `cgroup_subsys`); -1: cgroup v2's.
+    pub cgroup_subsys: i32,
 }
 
 /// Every map entry the plan loads, by map (the BPF side's names).
@@ -192,6 +195,13 @@ impl Plan {
                     .attachments
                     .iter()
                     .any(|a| matches!(a.point, AttachPoint::StubBody { .. })),
+            cgroup_subsys: self
+                .features
+                .cgroups
+                .as_ref()
+                .and_then(|c| c.controller.as_ref())
+                .and_then(|(_, id)| i32::try_from(*id).ok())
+                .unwrap_or(-1),
         }
     }
 

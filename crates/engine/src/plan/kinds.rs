@@ -232,6 +232,20 @@ pub struct Features {
     /// calls inside, which later verifiers allow): probed only where
     /// `preemption` says the kernel preempts and those hooks are wanted.
     pub preempt_guard: Probe,
+    /// The cgroup hierarchy events name their task's cgroup in, for
+    /// container identity (`None`: none mounted, or not probed; events
+    /// then carry v2's id, which nothing resolves).
+    pub cgroups: Option<CgroupView>,
+}
+
+/// Where events' cgroup ids are resolved to paths (`host::cgroups`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CgroupView {
+    /// The hierarchy's mount (of its root): an id's path is under it.
+    pub mount: std::path::PathBuf,
+    /// The cgroup v1 controller whose hierarchy it is, with its index
+    /// (`cgroup_subsys_id`) in this kernel; `None`: cgroup v2.
+    pub controller: Option<(String, u32)>,
 }
 
 /// Where the kernel's audit records get a task's LSM label from.
