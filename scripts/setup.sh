@@ -45,9 +45,10 @@ run=(auditd procps)
 # (the man pages render; verify looks up the unit's Documentation=man:),
 # jq (a consumer of the JSON log), redis-server and redis-tools (the bench's
 # redis scenario starts a private server on a loopback port of its own),
-# podman, runc and busybox-static (the container identity test runs a
-# container of an image it imports from a static busybox: nothing pulled).
-test_only=(bpftool python3 audispd-plugins rsyslog libacl1-dev systemd groff-base man-db jq redis-server redis-tools podman runc busybox-static)
+# podman, runc, docker.io, containerd and busybox-static (the container
+# identity tests run containers of an image they import from a static
+# busybox, nothing pulled; they start dockerd and containerd themselves).
+test_only=(bpftool python3 audispd-plugins rsyslog libacl1-dev systemd groff-base man-db jq redis-server redis-tools podman runc docker.io containerd busybox-static)
 
 pkgs=("${build[@]}" "${run[@]}")
 [ "$tests" = yes ] && pkgs+=("${test_only[@]}")

@@ -20,28 +20,24 @@
 const volatile __s32 cgroup_subsys = -1;
 
 /* The kernfs id of the task's cgroup in that hierarchy: the id a file
- * handle on the cgroup file system names (0: unread). */
+ * handle on the cgroup file system names (0: unread). No branch but the
+ * load-time constant's (a NULL on the way makes the reads after it fail,
+ * which leaves 0): it is inlined in every exit program that fills an
+ * event, where 6.1's verifier pays for each branch in every state. Not a
+ * global function: the task is a BTF pointer, which 6.1 does not pass
+ * to one. */
 static __always_inline __u64 task_cgroup_id(struct task_struct *task)
 {
+	if (cgroup_subsys < 0)
+		return BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id);
+	/* subsys[] indexed by a load-time constant: its offset from this
+	 * kernel's layout, the index from user space. */
 	struct css_set *cset = BPF_CORE_READ(task, cgroups);
-	struct cgroup *cgrp = NULL;
-	if (!cset)
-		return 0;
-	if (cgroup_subsys < 0) {
-		cgrp = BPF_CORE_READ(cset, dfl_cgrp);
-	} else {
-		/* subsys[] indexed by a load-time constant: its offset from
-		 * this kernel's layout, the index from user space. */
-		struct cgroup_subsys_state *css = NULL;
-		__u64 at = bpf_core_field_offset(struct css_set, subsys) +
-			   (__u64)(cgroup_subsys & 31) * sizeof(css);
-		if (bpf_probe_read_kernel(&css, sizeof(css), (void *)cset + at) || !css)
-			return 0;
-		cgrp = BPF_CORE_READ(css, cgroup);
-	}
-	if (!cgrp)
-		return 0;
-	return BPF_CORE_READ(cgrp, kn, id);
+	struct cgroup_subsys_state *css = NULL;
+	__u64 at = bpf_core_field_offset(struct css_set, subsys) +
+		   (__u64)(cgroup_subsys & 31) * sizeof(css);
+	bpf_probe_read_kernel(&css, sizeof(css), (void *)cset + at);
+	return BPF_CORE_READ(css, cgroup, kn, id);
 }
 
 #endif

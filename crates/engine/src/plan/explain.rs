@@ -74,7 +74,7 @@ impl Plan {
         // said where the host was not probed.
         if let Some(view) = &self.features.cgroups {
             let which = match &view.controller {
-                None => "cgroup v2".to_string(),
+                None => "the cgroup v2".to_string(),
                 Some((name, _)) => format!("the cgroup v1 {name} controller's"),
             };
             let _ = writeln!(
