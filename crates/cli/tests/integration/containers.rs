@@ -72,7 +72,12 @@ impl Runtime {
             .args(self.global)
             .args(args)
             .output()
-            .unwrap_or_else(|e| panic!("{} (scripts/setup.sh --tests installs it): {e}", self.program));
+            .unwrap_or_else(|e| {
+                panic!(
+                    "{} (scripts/setup.sh --tests installs it): {e}",
+                    self.program
+                )
+            });
         assert!(
             out.status.success(),
             "{} {args:?}: {}",
@@ -183,8 +188,7 @@ impl Runtime {
         }
         let named = format!(
             "CONTAINER_NAME=\"{}\" CONTAINER_IMAGE=\"{}\"",
-            log.name,
-            IMAGE
+            log.name, IMAGE
         );
         let last_open = inside
             .iter()
@@ -242,7 +246,10 @@ impl Runtime {
         assert_eq!(last["container"]["name"], log.name.as_str(), "{last}");
         assert_eq!(last["container"]["image"], IMAGE, "{last}");
         for e in &host {
-            assert!(e.get("container").is_none() && e.get("cgroup").is_none(), "{e}");
+            assert!(
+                e.get("container").is_none() && e.get("cgroup").is_none(),
+                "{e}"
+            );
         }
     }
 }
@@ -266,7 +273,10 @@ fn podman_container_events_name_their_container_in_enriched_and_json_never_in_ra
         text.contains("key=\"ct-open\"") && text.contains("exe=\"/bin/busybox\""),
         "{text}"
     );
-    assert!(!text.contains("CONTAINER") && !text.contains('\x1d'), "{text}");
+    assert!(
+        !text.contains("CONTAINER") && !text.contains('\x1d'),
+        "{text}"
+    );
 
     PODMAN.check_enriched(&dir);
     PODMAN.check_json(&dir);
