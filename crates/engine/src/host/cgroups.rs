@@ -7,7 +7,9 @@
 //! (cgroup.bpf.h), user space resolves ids to paths under the mount.
 
 use crate::host::btf::KernelBtf;
+use crate::host::mountinfo::unescape_octal;
 use crate::plan::kinds::CgroupView;
+use std::os::unix::ffi::OsStringExt;
 use std::path::PathBuf;
 
 /// v1 controllers in the order one is taken: those every container
@@ -51,7 +53,9 @@ pub(crate) fn choose(mountinfo: &str) -> Option<(PathBuf, Option<String>)> {
         if *root != "/" {
             continue;
         }
-        let point = PathBuf::from(unescape(point));
+        let point = PathBuf::from(std::ffi::OsString::from_vec(unescape_octal(
+            point.as_bytes(),
+        )));
         match *fstype {
             "cgroup2" => return Some((point, None)),
             "cgroup" => {
@@ -69,29 +73,6 @@ pub(crate) fn choose(mountinfo: &str) -> Option<(PathBuf, Option<String>)> {
     v1.into_iter()
         .next()
         .map(|(_, point, name)| (point, Some(name.to_string())))
-}
-
-/// mountinfo's octal escapes (`\040` for a space) undone.
-fn unescape(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let octal = b
-            .get(i + 1..i + 4)
-            .filter(|d| d.iter().all(|c| (b'0'..=b'7').contains(c)));
-        match (b[i], octal) {
-            (b'\\', Some(d)) => {
-                out.push(d.iter().fold(0u8, |n, c| n.wrapping_mul(8) + (c - b'0')));
-                i += 4;
-            }
-            (c, _) => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

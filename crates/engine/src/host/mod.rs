@@ -12,6 +12,7 @@ pub(crate) mod identity;
 pub(crate) mod kallsyms;
 pub(crate) mod kinds;
 pub(crate) mod lsm;
+pub(crate) mod mountinfo;
 pub(crate) mod preemption;
 pub(crate) mod probe;
 pub(crate) mod tracefs;

@@ -10,6 +10,7 @@
 //! thread ([`crate::load::watch_follow`]) for as long as it runs; the plan only
 //! names the paths.
 
+use crate::host::mountinfo::unescape_octal;
 use crate::plan::rule::Watch;
 use fastaudit_bpf::types::{fa_inode_key, fa_name_key, fa_path_key, fa_watch};
 use std::collections::HashMap;
@@ -41,28 +42,6 @@ fn mounts_below(dir: &[u8]) -> Vec<Vec<u8>> {
         .map(unescape_octal)
         .filter(|p| p.starts_with(&prefix))
         .collect()
-}
-
-/// mountinfo escapes space, tab, newline and backslash as \ooo.
-fn unescape_octal(s: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(s.len());
-    let mut i = 0;
-    while i < s.len() {
-        let oct = s
-            .get(i + 1..i + 4)
-            .filter(|d| s[i] == b'\\' && d.iter().all(|c| (b'0'..=b'7').contains(c)));
-        match oct {
-            Some(d) => {
-                out.push(d.iter().fold(0u8, |a, c| a.wrapping_mul(8) + (c - b'0')));
-                i += 4;
-            }
-            None => {
-                out.push(s[i]);
-                i += 1;
-            }
-        }
-    }
-    out
 }
 
 /// The user-space mirror of the `watched` map.
@@ -287,13 +266,6 @@ mod tests {
         ] {
             assert_eq!(normalize(p), want, "{}", String::from_utf8_lossy(p));
         }
-    }
-
-    #[test]
-    fn mountinfo_escapes() {
-        assert_eq!(unescape_octal(br"/mnt/a\040b"), b"/mnt/a b");
-        assert_eq!(unescape_octal(br"/x\\y"), br"/x\\y");
-        assert_eq!(unescape_octal(br"/x\134y"), br"/x\y");
     }
 
     #[test]
